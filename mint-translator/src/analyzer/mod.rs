@@ -1,0 +1,1 @@
+//! The stencil analyzer (thesis Sec. 5.3).

@@ -1,0 +1,474 @@
+//! Assembles a CUDA kernel: header, helpers, parameter list (packed into a device array
+//! when too large, thesis Sec. 4.2.9), the work partitioner's thread mapping with chunk
+//! loops (Sec. 4.2.5, 4.2.8), the body, and the reduction epilogue.
+//!
+//! The body skeleton for on-chip optimized kernels lives in `crate::optimizer`; this
+//! module provides the pieces both share.
+
+use super::cexpr::{red_combine, red_identity, CPrinter, RefResolver};
+use super::names::{c_ident, Names};
+use crate::baseline::config::LaunchConfig;
+use crate::ir::*;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+/// What a kernel parameter holds; the runtime fills it at launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ParamKind {
+    /// Device pointer to element `[0, 0, 0]` of array `i` of the kernel.
+    ArrayPtr(usize),
+    /// Row pitch of array `i`, in elements.
+    ArrayPitch(usize),
+    /// Plane (slice) stride of array `i`, in elements.
+    ArraySlice(usize),
+    /// Extent of array `i` along `axis` (0 = x, fastest varying).
+    ArrayExtent(usize, u8),
+    /// Host scalar `i` of the kernel.
+    Scalar(usize),
+    /// Lower bound of parallel loop `i` (outermost first).
+    Lo(usize),
+    /// Exclusive upper bound of parallel loop `i`.
+    Hi(usize),
+    /// Device buffer of one partial reduction value per block.
+    Partials,
+    /// Device array of 8-byte words holding the packed parameters.
+    Packed,
+}
+
+/// A kernel parameter: what it holds and its C name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    pub kind: ParamKind,
+    pub name: String,
+}
+
+impl ParamKind {
+    /// Size in bytes as a kernel parameter.
+    pub fn bytes(self, k: &Kernel, idx64: bool) -> u32 {
+        match self {
+            ParamKind::ArrayPtr(_) | ParamKind::Partials | ParamKind::Packed => 8,
+            ParamKind::Scalar(i) => k.scalars[i].ty.unwrap_or(ScalarTy::F64).param_bytes(idx64),
+            _ => {
+                if idx64 {
+                    8
+                } else {
+                    4
+                }
+            }
+        }
+    }
+}
+
+/// C name of the pitch of array `a`.
+pub fn pitch_name(a: &str) -> String {
+    format!("mint_pitch_{}", c_ident(a))
+}
+/// C name of the plane stride of array `a`.
+pub fn slice_name(a: &str) -> String {
+    format!("mint_slice_{}", c_ident(a))
+}
+/// C name of the extent of array `a` along `axis`.
+pub fn extent_name(a: &str, axis: u8) -> String {
+    format!("mint_n{}_{}", ["x", "y", "z"][axis as usize], c_ident(a))
+}
+/// C names of the bounds of the parallel loop mapped to `axis`.
+pub fn lo_name(axis: usize) -> String {
+    format!("mint_lo_{}", ["x", "y", "z"][axis])
+}
+pub fn hi_name(axis: usize) -> String {
+    format!("mint_hi_{}", ["x", "y", "z"][axis])
+}
+
+/// The C entry-point name of kernel `k`.
+pub fn entry_name(k: &Kernel) -> String {
+    let clean: String = k
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("mint_{clean}")
+}
+
+/// Baseline array references: flattened device-memory addresses with the pitch
+/// (thesis Sec. 4.2.5, array flattening).
+pub struct GlobalRefs<'k> {
+    pub kernel: &'k Kernel,
+}
+
+/// `base[x + y * pitch + z * slice]` for an index list (slowest first).
+pub fn flat_ref(p: &CPrinter, base: &str, array: &str, index: &[Expr]) -> String {
+    match index.len() {
+        1 => format!("{base}[{}]", p.expr(&index[0])),
+        2 => format!(
+            "{base}[{} + {} * {}]",
+            p.expr_at(&index[1], 12),
+            p.expr_at(&index[0], 13),
+            pitch_name(array)
+        ),
+        _ => format!(
+            "{base}[{} + {} * {} + {} * {}]",
+            p.expr_at(&index[2], 12),
+            p.expr_at(&index[1], 13),
+            pitch_name(array),
+            p.expr_at(&index[0], 13),
+            slice_name(array)
+        ),
+    }
+}
+
+impl RefResolver for GlobalRefs<'_> {
+    fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
+        flat_ref(p, &p.names.get(array), array, index)
+    }
+}
+
+/// The parameter list of a kernel, before packing: arrays (pointer, pitch, plane stride,
+/// and extents where `extents` asks for them), scalars, loop bounds, reduction buffer.
+pub fn base_params(k: &Kernel, extents: &[bool]) -> Vec<Param> {
+    let mut ps = Vec::new();
+    for (i, a) in k.arrays.iter().enumerate() {
+        ps.push(Param {
+            kind: ParamKind::ArrayPtr(i),
+            name: c_ident(&a.name),
+        });
+        if a.ndim >= 2 {
+            ps.push(Param {
+                kind: ParamKind::ArrayPitch(i),
+                name: pitch_name(&a.name),
+            });
+        }
+        if a.ndim >= 3 {
+            ps.push(Param {
+                kind: ParamKind::ArraySlice(i),
+                name: slice_name(&a.name),
+            });
+        }
+        if extents.get(i).copied().unwrap_or(false) {
+            for axis in 0..a.ndim {
+                ps.push(Param {
+                    kind: ParamKind::ArrayExtent(i, axis),
+                    name: extent_name(&a.name, axis),
+                });
+            }
+        }
+    }
+    let red = k.reduction.as_ref().map(|r| r.var.as_str());
+    for (i, s) in k.scalars.iter().enumerate() {
+        if Some(s.name.as_str()) == red {
+            continue;
+        }
+        ps.push(Param {
+            kind: ParamKind::Scalar(i),
+            name: c_ident(&s.name),
+        });
+    }
+    let n = k.nest.len();
+    for i in 0..n {
+        let axis = n - 1 - i;
+        ps.push(Param {
+            kind: ParamKind::Lo(i),
+            name: lo_name(axis),
+        });
+        ps.push(Param {
+            kind: ParamKind::Hi(i),
+            name: hi_name(axis),
+        });
+    }
+    if k.reduction.is_some() {
+        ps.push(Param {
+            kind: ParamKind::Partials,
+            name: "mint_partials".into(),
+        });
+    }
+    ps
+}
+
+/// Splits `params` into (kernel parameters, packed words) when their total size exceeds
+/// `limit` bytes: array parameters then travel in a device array of 8-byte words whose
+/// pointer is the kernel's first parameter (thesis Sec. 4.2.9).
+pub fn pack_params(
+    k: &Kernel,
+    params: Vec<Param>,
+    idx64: bool,
+    limit: u32,
+) -> (Vec<Param>, Vec<Param>) {
+    let total: u32 = params.iter().map(|p| p.kind.bytes(k, idx64).max(4)).sum();
+    if total <= limit {
+        return (params, Vec::new());
+    }
+    let (packed, mut kept): (Vec<Param>, Vec<Param>) = params.into_iter().partition(|p| {
+        matches!(
+            p.kind,
+            ParamKind::ArrayPtr(_)
+                | ParamKind::ArrayPitch(_)
+                | ParamKind::ArraySlice(_)
+                | ParamKind::ArrayExtent(..)
+        )
+    });
+    kept.insert(
+        0,
+        Param {
+            kind: ParamKind::Packed,
+            name: "mint_args".into(),
+        },
+    );
+    (kept, packed)
+}
+
+/// C type of a parameter.
+pub fn param_ctype(k: &Kernel, p: &Param) -> String {
+    match p.kind {
+        ParamKind::ArrayPtr(i) => {
+            let a = &k.arrays[i];
+            if a.written {
+                format!("{}* __restrict__", a.elem.cuda_name())
+            } else {
+                format!("const {}* __restrict__", a.elem.cuda_name())
+            }
+        }
+        ParamKind::Scalar(i) => format!(
+            "const {}",
+            k.scalars[i].ty.unwrap_or(ScalarTy::F64).cuda_name()
+        ),
+        ParamKind::Partials => {
+            let t = k.reduction.as_ref().and_then(|r| r.ty).unwrap_or(ScalarTy::F64);
+            format!("{}* __restrict__", t.cuda_name())
+        }
+        ParamKind::Packed => "const unsigned long long* __restrict__".into(),
+        _ => "const idx_t".into(),
+    }
+}
+
+/// Writes the header comment, index typedef and the helper functions.
+pub fn preamble(k: &Kernel, cfg: &LaunchConfig, idx64: bool, notes: &[String], helpers: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// Mint for Rust: kernel `{}` of fn `{}` at {}:{}:{}",
+        k.name, k.region, k.origin.file, k.origin.line, k.origin.column
+    );
+    if k.is_single() {
+        let _ = writeln!(s, "// single: one thread runs the block");
+    } else {
+        let _ = writeln!(
+            s,
+            "// nest({}) tile({}, {}, {}) chunksize({}, {}, {}): {}x{}x{} threads per block",
+            cfg.nest,
+            cfg.tile[0],
+            cfg.tile[1],
+            cfg.tile[2],
+            cfg.chunk[0],
+            cfg.chunk[1],
+            cfg.chunk[2],
+            cfg.block[0],
+            cfg.block[1],
+            cfg.block[2]
+        );
+    }
+    for n in notes {
+        let _ = writeln!(s, "// {n}");
+    }
+    let _ = writeln!(
+        s,
+        "typedef {} idx_t;",
+        if idx64 { "long long" } else { "int" }
+    );
+    s.push_str(helpers);
+    s
+}
+
+/// The kernel's signature line(s) and, for packed parameters, the unpacking prologue.
+pub fn signature(k: &Kernel, entry: &str, cfg: &LaunchConfig, params: &[Param], packed: &[Param]) -> String {
+    let mut s = String::new();
+    let bounds = if k.is_single() {
+        String::new()
+    } else {
+        format!("__launch_bounds__({}) ", cfg.threads())
+    };
+    let _ = writeln!(s, "extern \"C\" __global__ void {bounds}{entry}(");
+    for (i, p) in params.iter().enumerate() {
+        let sep = if i + 1 == params.len() { "" } else { "," };
+        let _ = writeln!(s, "    {} {}{sep}", param_ctype(k, p), p.name);
+    }
+    s.push_str(")\n{\n");
+    if !packed.is_empty() {
+        let _ = writeln!(
+            s,
+            "    // parameters past the {}-word limit arrive packed (thesis Sec. 4.2.9)",
+            packed.len()
+        );
+        for (i, p) in packed.iter().enumerate() {
+            let ty = param_ctype(k, p);
+            let cast = ty.trim_start_matches("const ").replace(" __restrict__", "");
+            let _ = writeln!(s, "    {ty} {} = ({cast})mint_args[{i}];", p.name);
+        }
+    }
+    s
+}
+
+/// The names every kernel reserves, bound before the body is printed.
+pub fn base_names(k: &Kernel, params: &[Param], packed: &[Param]) -> Names {
+    let mut names = Names::new();
+    for a in &k.arrays {
+        names.fixed(&a.name);
+    }
+    for s in &k.scalars {
+        names.fixed(&s.name);
+    }
+    for l in &k.nest {
+        names.fixed(&l.var);
+    }
+    for p in params.iter().chain(packed) {
+        names.reserve(&p.name);
+    }
+    names
+}
+
+/// Code for the reduction epilogue: the block's values combined in a fixed tree order,
+/// one partial per block (deterministic; the finish kernel combines the partials).
+pub fn reduction_epilogue(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
+    let Some(r) = &k.reduction else { return };
+    let t = r.ty.unwrap_or(ScalarTy::F64);
+    let nt = cfg.threads();
+    let acc = p.names.get(&r.var);
+    let [bx, by, _] = cfg.block;
+    p.push_line(&format!(
+        "// reduction({}: {}): the block's values are combined in a fixed order",
+        r.op.symbol(),
+        r.var
+    ));
+    p.push_line(&format!("__shared__ {} mint_red[{nt}];", t.cuda_name()));
+    p.push_line(&format!(
+        "const int mint_tid = threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z);"
+    ));
+    p.push_line(&format!("mint_red[mint_tid] = {acc};"));
+    p.push_line("__syncthreads();");
+    let half = nt.next_power_of_two() / 2;
+    if half > 0 {
+        p.push_line(&format!(
+            "for (int mint_s = {half}; mint_s > 0; mint_s >>= 1) {{"
+        ));
+        p.push_line(&format!(
+            "    if (mint_tid < mint_s && mint_tid + mint_s < {nt}) mint_red[mint_tid] = {};",
+            red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]")
+        ));
+        p.push_line("    __syncthreads();");
+        p.push_line("}");
+    }
+    p.push_line("if (mint_tid == 0) mint_partials[blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z)] = mint_red[0];");
+}
+
+/// Threads of the finish kernel that combines per-block partials.
+pub const FINISH_THREADS: u32 = 256;
+
+/// The finish kernel: one block combines `mint_n` partials in a fixed order.
+pub fn finish_kernel(entry: &str, op: RedOp, t: ScalarTy) -> String {
+    let c = t.cuda_name();
+    let n = FINISH_THREADS;
+    let id = red_identity(op, t);
+    let comb = |a: &str, b: &str| red_combine(op, t, a, b);
+    format!(
+        "extern \"C\" __global__ void __launch_bounds__({n}) {entry}(\n    const {c}* __restrict__ mint_partials,\n    const unsigned long long mint_n,\n    {c}* __restrict__ mint_out)\n{{\n    __shared__ {c} mint_red[{n}];\n    {c} mint_acc = {id};\n    for (unsigned long long i = threadIdx.x; i < mint_n; i += {n}) mint_acc = {};\n    mint_red[threadIdx.x] = mint_acc;\n    __syncthreads();\n    for (int mint_s = {}; mint_s > 0; mint_s >>= 1) {{\n        if (threadIdx.x < mint_s) mint_red[threadIdx.x] = {};\n        __syncthreads();\n    }}\n    if (threadIdx.x == 0) mint_out[0] = mint_red[0];\n}}\n",
+        comb("mint_acc", "mint_partials[i]"),
+        n / 2,
+        comb("mint_red[threadIdx.x]", "mint_red[threadIdx.x + mint_s]")
+    )
+}
+
+/// Whether the body has a `continue` outside any serial loop (it then skips the point).
+pub fn has_top_level_continue(b: &Block) -> bool {
+    fn go(b: &Block) -> bool {
+        b.stmts.iter().any(|s| match &s.kind {
+            StmtKind::Continue => true,
+            StmtKind::If { then, els, .. } => go(then) || els.as_ref().is_some_and(go),
+            StmtKind::Block(b) => go(b),
+            _ => false,
+        })
+    }
+    go(b)
+}
+
+/// Prints the point body, guarded so `continue` skips the point.
+pub fn point_body(p: &mut CPrinter, body: &Block) {
+    if has_top_level_continue(body) {
+        p.push_line("do {");
+        p.indent += 1;
+        p.block_body(body);
+        p.indent -= 1;
+        p.push_line("} while (0);");
+    } else {
+        p.block_body(body);
+    }
+}
+
+/// The baseline skeleton (thesis Table 4.3 with chunking, Sec. 4.2.8): each thread
+/// computes its global indices; chunked axes become serial loops (contiguous chunks along
+/// y and z, block-strided along x so loads stay coalesced); points outside the loop
+/// ranges are skipped.
+pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
+    let n = k.nest.len();
+    if let Some(r) = &k.reduction {
+        let t = r.ty.unwrap_or(ScalarTy::F64);
+        let acc = p.names.get(&r.var);
+        p.push_line(&format!(
+            "{} {acc} = {};",
+            t.cuda_name(),
+            red_identity(r.op, t)
+        ));
+    }
+    p.push_line("// this thread's points (work partitioner, thesis Sec. 4.2.5)");
+    let dims = ["x", "y", "z"];
+    let mut guards = Vec::new();
+    let mut opened = 0;
+    // z, then y, then x: chunk loops nest outermost-first.
+    for axis in (0..n).rev() {
+        let var = p.names.get(k.axis_var(axis).unwrap());
+        let (t, c, b) = (cfg.tile[axis], cfg.chunk[axis], cfg.block[axis]);
+        let d = dims[axis];
+        let lo = lo_name(axis);
+        let hi = hi_name(axis);
+        let blk = if t == 1 { format!("(idx_t)blockIdx.{d}") } else { format!("(idx_t)blockIdx.{d} * {t}") };
+        if c == 1 {
+            p.push_line(&format!(
+                "const idx_t {var} = {lo} + {blk} + (idx_t)threadIdx.{d};"
+            ));
+            guards.push(format!("{var} < {hi}"));
+        } else if axis == 0 {
+            p.push_line(&format!(
+                "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d};"
+            ));
+            p.push_line(&format!(
+                "for (int mint_c{d} = 0; mint_c{d} < {c}; ++mint_c{d}) {{"
+            ));
+            p.indent += 1;
+            opened += 1;
+            p.push_line(&format!(
+                "const idx_t {var} = mint_{d}0 + mint_c{d} * {b};"
+            ));
+            guards.push(format!("{var} < {hi}"));
+        } else {
+            p.push_line(&format!(
+                "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d} * {c};"
+            ));
+            p.push_line(&format!(
+                "for (idx_t {var} = mint_{d}0, mint_{d}_end = min(mint_{d}0 + {c}, {hi}); {var} < mint_{d}_end; ++{var}) {{"
+            ));
+            p.indent += 1;
+            opened += 1;
+        }
+    }
+    if guards.is_empty() {
+        point_body(p, &k.body);
+    } else {
+        p.push_line(&format!("if ({}) {{", guards.join(" && ")));
+        p.indent += 1;
+        point_body(p, &k.body);
+        p.indent -= 1;
+        p.push_line("}");
+    }
+    for _ in 0..opened {
+        p.indent -= 1;
+        p.push_line("}");
+    }
+    reduction_epilogue(p, k, cfg);
+}

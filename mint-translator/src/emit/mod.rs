@@ -1,0 +1,7 @@
+//! CUDA C++ emission.
+
+pub mod cexpr;
+pub mod cuda;
+pub mod names;
+
+pub use cuda::{Param, ParamKind};

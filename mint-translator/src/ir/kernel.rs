@@ -1,0 +1,173 @@
+//! A kernel: one annotated loop nest (or `single` block) outlined from a region.
+
+use super::expr::{Expr, SpanId};
+use super::stmt::Block;
+use super::types::ScalarTy;
+use serde::{Deserialize, Serialize};
+
+/// Where a kernel came from in the user's Rust source.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One outlined kernel, as the front end lowered it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Kernel {
+    /// Unique within the program, a valid C identifier tail (e.g. `heat_0`).
+    pub name: String,
+    /// The region (function) that contains it.
+    pub region: String,
+    pub origin: Origin,
+    /// The parallel loops, outermost first (1..=3 of them); empty for a `single` block.
+    pub nest: Vec<ParLoop>,
+    /// The statements one thread runs for one point of the iteration space (for a
+    /// `single` block: the whole block).
+    pub body: Block,
+    /// Arrays the body references, in first-use order.
+    pub arrays: Vec<ArrayParam>,
+    /// Host scalars the body reads, in first-use order.
+    pub scalars: Vec<ScalarParam>,
+    pub reduction: Option<Reduction>,
+    pub clauses: Clauses,
+    pub options: OptOptions,
+}
+
+impl Kernel {
+    pub fn is_single(&self) -> bool {
+        self.nest.is_empty()
+    }
+    pub fn array(&self, name: &str) -> Option<&ArrayParam> {
+        self.arrays.iter().find(|a| a.name == name)
+    }
+    pub fn array_index(&self, name: &str) -> Option<usize> {
+        self.arrays.iter().position(|a| a.name == name)
+    }
+    /// The parallel loop variable mapped to axis `axis` (0 = x, 1 = y, 2 = z).
+    pub fn axis_var(&self, axis: usize) -> Option<&str> {
+        let n = self.nest.len();
+        (axis < n).then(|| self.nest[n - 1 - axis].var.as_str())
+    }
+    /// The axis (0 = x, 1 = y, 2 = z) a parallel loop variable is mapped to.
+    pub fn var_axis(&self, var: &str) -> Option<usize> {
+        let n = self.nest.len();
+        self.nest.iter().position(|l| l.var == var).map(|i| n - 1 - i)
+    }
+}
+
+/// A parallel loop `for var in lo..hi` of the nest. Its bounds are evaluated on the host
+/// and passed to the kernel; `lo`/`hi` here are kept only for type inference and analysis
+/// (`None` when the front end could not express them in the kernel language).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParLoop {
+    pub var: String,
+    pub ty: Option<ScalarTy>,
+    pub lo: Option<Expr>,
+    pub hi: Option<Expr>,
+    pub inclusive: bool,
+    #[serde(default)]
+    pub span: SpanId,
+}
+
+/// An array the kernel references.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrayParam {
+    pub name: String,
+    pub elem: ScalarTy,
+    /// 1, 2 or 3. Indices are slowest-varying first: `[z, y, x]`, `[y, x]`, `[x]`.
+    pub ndim: u8,
+    pub read: bool,
+    pub written: bool,
+    #[serde(default)]
+    pub span: SpanId,
+}
+
+/// A host scalar passed by value at launch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScalarParam {
+    pub name: String,
+    /// Known from the host declaration, or `None` to be inferred from its uses.
+    pub ty: Option<ScalarTy>,
+    #[serde(default)]
+    pub span: SpanId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RedOp {
+    Add,
+    Mul,
+    Min,
+    Max,
+}
+
+impl RedOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            RedOp::Add => "+",
+            RedOp::Mul => "*",
+            RedOp::Min => "min",
+            RedOp::Max => "max",
+        }
+    }
+    /// Element types the reduction supports (Mint had only `+`).
+    pub fn supports(self, ty: ScalarTy) -> bool {
+        matches!(
+            ty,
+            ScalarTy::F32 | ScalarTy::F64 | ScalarTy::I32 | ScalarTy::I64 | ScalarTy::U32
+        )
+    }
+}
+
+/// `reduction(op: var)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reduction {
+    pub op: RedOp,
+    pub var: String,
+    pub ty: Option<ScalarTy>,
+    #[serde(default)]
+    pub span: SpanId,
+}
+
+/// A `tile`/`chunksize` entry: a literal, or a host expression evaluated at launch
+/// (index into the launch's clause values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ClauseValue {
+    Const(u32),
+    Runtime(u16),
+}
+
+/// The work-sharing clauses of `#[mint::r#for(...)]`, in x, y, z order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clauses {
+    pub tile: Option<[ClauseValue; 3]>,
+    pub chunk: Option<[ClauseValue; 3]>,
+    pub nowait: bool,
+    /// Span of the directive, for errors found when the clauses are resolved.
+    #[serde(default)]
+    pub span: SpanId,
+}
+
+/// Optimizer options (thesis Table 3.2 and Appendix B), region defaults merged with the
+/// kernel's own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct OptOptions {
+    /// Center-point references to registers (Sec. 5.6).
+    pub register: bool,
+    /// Shared-memory planes (slots) allowed, 0 = the shared-memory optimizer is off (Sec. 5.7).
+    pub shared: u8,
+    /// Prefer L1 over shared memory in the unified on-chip memory (Sec. 5.5).
+    pub prefer_l1: bool,
+    /// Unroll short serial loops and fold constants (Sec. 5.4).
+    pub unroll: bool,
+    /// One index variable for arrays of identical shape (Sec. 5.9).
+    pub same_index: bool,
+}
+
+impl OptOptions {
+    /// Whether any on-chip optimization is requested.
+    pub fn any(&self) -> bool {
+        self.register || self.shared > 0 || self.unroll || self.same_index
+    }
+}

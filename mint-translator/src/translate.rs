@@ -1,0 +1,136 @@
+//! The translation pipeline: type inference, validation, kernel configuration, the
+//! optimizer passes, and CUDA emission.
+
+use crate::baseline::config::{self, LaunchConfig};
+use crate::diag::DiagResult;
+use crate::emit::cexpr::{helpers_source, CPrinter};
+use crate::emit::cuda::{self, GlobalRefs, Param};
+use crate::ir::*;
+use crate::report::Report;
+use crate::target::Target;
+use crate::{typeck, validate};
+use serde::{Deserialize, Serialize};
+
+/// How the runtime finishes a reduction: a second kernel combines the per-block partials.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReductionPlan {
+    pub op: RedOp,
+    pub ty: ScalarTy,
+    pub var: String,
+    /// Entry point of the finish kernel (in the same module).
+    pub finish_entry: String,
+}
+
+/// A translated kernel: CUDA source and everything the runtime needs to launch it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Translation {
+    /// The kernel's name in the program (e.g. `heat_0`).
+    pub kernel: String,
+    /// The `extern "C"` entry point.
+    pub entry: String,
+    pub source: String,
+    pub config: LaunchConfig,
+    /// Kernel parameters in order.
+    pub params: Vec<Param>,
+    /// Parameters packed into a device array of 8-byte words (empty when not packed).
+    pub packed: Vec<Param>,
+    /// Dynamic shared memory to request at launch, in bytes.
+    pub dynamic_shared_bytes: u32,
+    /// Static shared memory the kernel declares, in bytes.
+    pub static_shared_bytes: u32,
+    /// Request the L1-preferring carveout (`prefer_l1`).
+    pub prefer_l1: bool,
+    pub idx64: bool,
+    pub reduction: Option<ReductionPlan>,
+    /// What the analyzer and optimizer decided, for `MINT_REPORT`.
+    pub report: Report,
+    /// The typed kernel that was translated.
+    pub ir: Kernel,
+}
+
+/// Type-checks and validates a kernel as the front end lowered it.
+///
+/// # Errors
+/// The diagnostics of [`typeck::check`] and [`validate::check`].
+pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
+    typeck::check(kernel)?;
+    validate::check(kernel)
+}
+
+/// Translates `kernel` for `target`.
+///
+/// # Errors
+/// Ill-typed or invalid kernels (see [`check`]) and clauses that do not fit the device
+/// (see [`config::resolve`]).
+pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
+    let mut k = kernel.clone();
+    check(&mut k)?;
+    let cfg = config::resolve(&k, target)?;
+    if k.options.any() && !k.is_single() {
+        if let Some(t) = crate::optimizer::optimize(&k, &cfg, target)? {
+            return Ok(t);
+        }
+    }
+    Ok(baseline(&k, &cfg, target, Report::baseline(&k, &cfg)))
+}
+
+/// The baseline translation (thesis Ch. 4): every reference goes to device memory.
+pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report) -> Translation {
+    let entry = cuda::entry_name(k);
+    let params = cuda::base_params(k, &[]);
+    let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
+    let refs = GlobalRefs { kernel: k };
+    let names = cuda::base_names(k, &params, &packed);
+    let mut p = CPrinter::new(names, &refs);
+    if k.is_single() {
+        p.block_body(&k.body);
+    } else {
+        cuda::baseline_body(&mut p, k, cfg);
+    }
+    let body = std::mem::take(&mut p.out);
+    let helpers = helpers_source(&p.helpers.borrow());
+    let mut notes = vec!["optimizations: none (baseline: every reference goes to device memory)".to_string()];
+    if !packed.is_empty() {
+        notes.push(format!(
+            "{} parameter words exceed the {}-byte limit and are packed",
+            packed.len(),
+            target.param_limit
+        ));
+    }
+    let mut source = cuda::preamble(k, cfg, target.idx64, &notes, &helpers);
+    source.push_str(&cuda::signature(k, &entry, cfg, &params, &packed));
+    source.push_str(&body);
+    source.push_str("}\n");
+    let reduction = k.reduction.as_ref().map(|r| {
+        let ty = r.ty.unwrap_or(ScalarTy::F64);
+        let finish_entry = format!("{entry}_finish");
+        source.push('\n');
+        source.push_str(&cuda::finish_kernel(&finish_entry, r.op, ty));
+        ReductionPlan {
+            op: r.op,
+            ty,
+            var: r.var.clone(),
+            finish_entry,
+        }
+    });
+    let static_shared_bytes = k
+        .reduction
+        .as_ref()
+        .map(|r| cfg.threads() * r.ty.unwrap_or(ScalarTy::F64).size_bytes())
+        .unwrap_or(0);
+    Translation {
+        kernel: k.name.clone(),
+        entry,
+        source,
+        config: *cfg,
+        params,
+        packed,
+        dynamic_shared_bytes: 0,
+        static_shared_bytes,
+        prefer_l1: k.options.prefer_l1,
+        idx64: target.idx64,
+        reduction,
+        report,
+        ir: k.clone(),
+    }
+}
