@@ -1,0 +1,310 @@
+//! Choosing the backend (`MINT_DEVICE`) and the CUDA devices themselves.
+
+use crate::error::{describe, Error, Result};
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaStream};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Once, OnceLock};
+
+/// Where a region runs.
+///
+/// `MINT_DEVICE` selects it for the process: `auto` (default: CUDA device 0 when a driver,
+/// NVRTC and a device exist, else the CPU; the choice is logged once), `cpu`, `cuda`
+/// (device 0, an error if absent), `cuda:N`. [`with_device`] overrides it for one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Device {
+    /// CUDA device 0 if present, otherwise the CPU.
+    Auto,
+    /// The CPU backend (rayon threads).
+    Cpu,
+    /// CUDA device `N`; an error if it is not there.
+    Cuda(usize),
+}
+
+impl Device {
+    /// Parses a `MINT_DEVICE` value.
+    ///
+    /// # Errors
+    /// [`Error::BadDeviceSpec`] for anything but `auto`, `cpu`, `cuda`, `cuda:N`.
+    pub fn parse(s: &str) -> Result<Device> {
+        let t = s.trim().to_ascii_lowercase();
+        match t.as_str() {
+            "" | "auto" => Ok(Device::Auto),
+            "cpu" => Ok(Device::Cpu),
+            "cuda" | "gpu" => Ok(Device::Cuda(0)),
+            _ => t
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(Device::Cuda)
+                .ok_or_else(|| Error::BadDeviceSpec { value: s.into() }),
+        }
+    }
+
+    /// The process-wide choice from `MINT_DEVICE`.
+    ///
+    /// # Errors
+    /// [`Error::BadDeviceSpec`] for a malformed value.
+    pub fn from_env() -> Result<Device> {
+        match std::env::var("MINT_DEVICE") {
+            Ok(v) => Device::parse(&v),
+            Err(_) => Ok(Device::Auto),
+        }
+    }
+}
+
+thread_local! {
+    static OVERRIDE: Cell<Option<Device>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with regions on this thread using `device`, whatever `MINT_DEVICE` says.
+/// Tests use it to run the same region on the CPU and on CUDA.
+pub fn with_device<R>(device: Device, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Device>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OVERRIDE.with(|o| o.set(self.0));
+        }
+    }
+    let _restore = Restore(OVERRIDE.with(|o| o.replace(Some(device))));
+    f()
+}
+
+/// The device regions on this thread use now.
+///
+/// # Errors
+/// [`Error::BadDeviceSpec`] for a malformed `MINT_DEVICE`.
+pub fn requested_device() -> Result<Device> {
+    match OVERRIDE.with(|o| o.get()) {
+        Some(d) => Ok(d),
+        None => Device::from_env(),
+    }
+}
+
+/// Whether `MINT_DEVICE` demands CUDA (`cuda` or `cuda:N`): tests that need a GPU then
+/// fail instead of skipping when none is found.
+pub fn cuda_required() -> bool {
+    matches!(Device::from_env(), Ok(Device::Cuda(_)))
+}
+
+/// Why CUDA cannot be used on this machine, or the number of devices.
+fn cuda_probe() -> &'static std::result::Result<usize, String> {
+    static PROBE: OnceLock<std::result::Result<usize, String>> = OnceLock::new();
+    PROBE.get_or_init(|| {
+        // cudarc panics at first use when a library is missing: look before touching it.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err("the CUDA driver library (libcuda) was not found".into());
+        }
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            return Err("the NVRTC library (libnvrtc) was not found".into());
+        }
+        cudarc::driver::result::init().map_err(|e| format!("cuInit failed: {}", describe(e)))?;
+        let n = cudarc::driver::result::device::get_count()
+            .map_err(|e| format!("cuDeviceGetCount failed: {}", describe(e)))?;
+        if n <= 0 {
+            return Err("the CUDA driver reports no devices".into());
+        }
+        Ok(n as usize)
+    })
+}
+
+/// Whether a usable CUDA device exists (driver, NVRTC and at least one device).
+pub fn cuda_available() -> bool {
+    cuda_probe().is_ok()
+}
+
+/// A CUDA device in use: its context, the stream Mint's work runs on, and the
+/// properties the translator needs.
+pub struct Gpu {
+    pub ordinal: usize,
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub max_threads_per_block: u32,
+    pub shared_bytes_per_block: u32,
+    pub shared_bytes_optin: u32,
+    pub total_memory: usize,
+    pub l2_bytes: u32,
+    pub max_grid: [u32; 3],
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "CUDA device {} ({}, sm_{}{})",
+            self.ordinal, self.name, self.compute_capability.0, self.compute_capability.1
+        )
+    }
+}
+
+impl Gpu {
+    fn open(ordinal: usize) -> Result<Gpu> {
+        let no = |reason: String| Error::NoDevice {
+            requested: format!("cuda:{ordinal}"),
+            reason,
+        };
+        let count = *cuda_probe().as_ref().map_err(|r| no(r.clone()))?;
+        if ordinal >= count {
+            return Err(no(format!("there are only {count} CUDA device(s)")));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| no(describe(e)))?;
+        let stream = ctx.new_stream().map_err(|e| Error::driver("cuStreamCreate", e))?;
+        let attr = |a: Attr| -> Result<u32> {
+            ctx.attribute(a)
+                .map(|v| v as u32)
+                .map_err(|e| Error::driver("cuDeviceGetAttribute", e))
+        };
+        Ok(Gpu {
+            ordinal,
+            name: ctx.name().unwrap_or_else(|_| "unknown".into()),
+            compute_capability: (
+                attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+            ),
+            multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            shared_bytes_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            shared_bytes_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            total_memory: ctx.total_mem().unwrap_or(0),
+            l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            max_grid: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            ctx,
+            stream,
+        })
+    }
+
+    /// The device with this ordinal, opened once per process.
+    ///
+    /// # Errors
+    /// [`Error::NoDevice`] when CUDA or the device is missing.
+    pub fn get(ordinal: usize) -> Result<Arc<Gpu>> {
+        static GPUS: OnceLock<Mutex<HashMap<usize, Arc<Gpu>>>> = OnceLock::new();
+        let mut map = GPUS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(g) = map.get(&ordinal) {
+            return Ok(g.clone());
+        }
+        let g = Arc::new(Gpu::open(ordinal)?);
+        map.insert(ordinal, g.clone());
+        Ok(g)
+    }
+
+    /// Makes this device's context current on the calling thread.
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| Error::driver("cuCtxSetCurrent", e))
+    }
+
+    /// Waits for all of Mint's work on this device.
+    ///
+    /// # Errors
+    /// A kernel that faulted reports here as [`Error::Driver`].
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(|e| Error::driver("cuStreamSynchronize", e))
+    }
+
+    /// Free and total device memory in bytes.
+    pub fn memory_info(&self) -> (usize, usize) {
+        let _ = self.bind();
+        self.ctx.mem_get_info().unwrap_or((0, self.total_memory))
+    }
+}
+
+/// The backend a region runs on.
+#[derive(Clone, Debug)]
+pub enum Backend {
+    Cpu,
+    Cuda(Arc<Gpu>),
+}
+
+impl Backend {
+    /// Short description: `CPU (N threads)` or `CUDA device 0 (NVIDIA H100 ..., sm_90)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Backend::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
+            Backend::Cuda(g) => format!("{g:?}"),
+        }
+    }
+}
+
+/// Resolves the backend for a region entered on this thread now.
+///
+/// # Errors
+/// [`Error::BadDeviceSpec`] for a malformed `MINT_DEVICE`; [`Error::NoDevice`] when CUDA
+/// is demanded and absent.
+pub fn backend() -> Result<Backend> {
+    static LOG: Once = Once::new();
+    let log = |msg: String| {
+        LOG.call_once(|| {
+            if std::env::var_os("MINT_QUIET").is_none() {
+                eprintln!("mint: {msg}");
+            }
+        })
+    };
+    match requested_device()? {
+        Device::Cpu => Ok(Backend::Cpu),
+        Device::Cuda(n) => {
+            let g = Gpu::get(n)?;
+            log(format!("running on {g:?}"));
+            Ok(Backend::Cuda(g))
+        }
+        Device::Auto => match cuda_probe() {
+            Ok(_) => match Gpu::get(0) {
+                Ok(g) => {
+                    log(format!("running on {g:?} (MINT_DEVICE=cpu selects the CPU)"));
+                    Ok(Backend::Cuda(g))
+                }
+                Err(e) => {
+                    log(format!("{e}; running on the CPU"));
+                    Ok(Backend::Cpu)
+                }
+            },
+            Err(reason) => {
+                log(format!("no CUDA device ({reason}); running on the CPU backend"));
+                Ok(Backend::Cpu)
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_specs_parse() {
+        assert_eq!(Device::parse("auto").unwrap(), Device::Auto);
+        assert_eq!(Device::parse("").unwrap(), Device::Auto);
+        assert_eq!(Device::parse("CPU").unwrap(), Device::Cpu);
+        assert_eq!(Device::parse("cuda").unwrap(), Device::Cuda(0));
+        assert_eq!(Device::parse("cuda:3").unwrap(), Device::Cuda(3));
+        assert!(matches!(Device::parse("tpu"), Err(Error::BadDeviceSpec { .. })));
+        assert!(matches!(Device::parse("cuda:x"), Err(Error::BadDeviceSpec { .. })));
+    }
+
+    #[test]
+    fn with_device_overrides_and_restores() {
+        let before = requested_device().ok();
+        with_device(Device::Cpu, || {
+            assert_eq!(requested_device().unwrap(), Device::Cpu);
+            with_device(Device::Cuda(1), || {
+                assert_eq!(requested_device().unwrap(), Device::Cuda(1))
+            });
+            assert_eq!(requested_device().unwrap(), Device::Cpu);
+        });
+        assert_eq!(requested_device().ok(), before);
+    }
+}

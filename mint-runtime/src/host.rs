@@ -1,0 +1,212 @@
+//! Host-side arrays and scalars as the generated code hands them to the runtime.
+
+use mint_translator::ir::ScalarTy;
+use ndarray::{ArrayBase, Data, DataMut, Dimension};
+
+/// A plain numeric type that can live in a device array or be passed to a kernel.
+pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 'static {
+    /// The kernel language's name for this type.
+    const TY: ScalarTy;
+    /// The value as raw little-endian bits in the low bytes of a `u64`.
+    fn to_bits64(self) -> u64;
+    /// The value from the low bytes of a `u64`.
+    fn from_bits64(b: u64) -> Self;
+}
+
+macro_rules! element {
+    ($($t:ty => $v:ident, $bits:ty);* $(;)?) => {$(
+        impl Element for $t {
+            const TY: ScalarTy = ScalarTy::$v;
+            #[inline]
+            fn to_bits64(self) -> u64 {
+                <$bits>::from_ne_bytes(self.to_ne_bytes()) as u64
+            }
+            #[inline]
+            fn from_bits64(b: u64) -> Self {
+                <$t>::from_ne_bytes((b as $bits).to_ne_bytes())
+            }
+        }
+    )*};
+}
+element! {
+    f32 => F32, u32; f64 => F64, u64;
+    i8 => I8, u8; i16 => I16, u16; i32 => I32, u32; i64 => I64, u64; isize => Isize, u64;
+    u8 => U8, u8; u16 => U16, u16; u32 => U32, u32; u64 => U64, u64; usize => Usize, u64;
+}
+
+impl Element for bool {
+    const TY: ScalarTy = ScalarTy::Bool;
+    fn to_bits64(self) -> u64 {
+        self as u64
+    }
+    fn from_bits64(b: u64) -> Self {
+        b & 1 == 1
+    }
+}
+
+/// A raw view of a host array: element pointer, shape and strides (in elements),
+/// padded to three dimensions as `[z, y, x]`.
+#[derive(Clone, Copy, Debug)]
+pub struct RawArray<T> {
+    pub ptr: *mut T,
+    pub shape: [usize; 3],
+    pub strides: [isize; 3],
+    pub ndim: usize,
+    /// Row-major and contiguous.
+    pub standard: bool,
+}
+
+impl<T> RawArray<T> {
+    /// The shape as the user sees it (`ndim` entries, slowest first).
+    pub fn user_shape(&self) -> Vec<usize> {
+        self.shape[3 - self.ndim..].to_vec()
+    }
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn raw_from_parts<T>(ptr: *mut T, shape: &[usize], strides: &[isize], standard: bool) -> RawArray<T> {
+    let nd = shape.len();
+    assert!(
+        (1..=3).contains(&nd),
+        "Mint arrays have 1, 2 or 3 dimensions, found {nd}"
+    );
+    let mut s = [1usize; 3];
+    let mut st = [0isize; 3];
+    s[3 - nd..].copy_from_slice(shape);
+    st[3 - nd..].copy_from_slice(strides);
+    RawArray {
+        ptr,
+        shape: s,
+        strides: st,
+        ndim: nd,
+        standard,
+    }
+}
+
+/// An array the macros accept: `ndarray` arrays of 1 to 3 dimensions, `Vec`s and slices
+/// (as 1-D arrays), and references to these.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an array Mint can copy to the device",
+    note = "Mint accepts ndarray arrays of 1, 2 or 3 dimensions, Vec<T> and [T] with T a plain numeric type"
+)]
+pub trait HostArray {
+    type Elem: Element;
+    /// Read-only raw view (the pointer must not be written through).
+    fn raw(&self) -> RawArray<Self::Elem>;
+}
+
+/// A host array that can be written: the target of `copy!(x, from_device)` and arrays a
+/// kernel writes on the CPU backend.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be written by Mint",
+    note = "`copy!(x, from_device)` and kernels that assign elements of `x` need `x` to be mutable: `&mut Array3<T>` or an owned array declared `mut`"
+)]
+pub trait HostArrayMut: HostArray {
+    fn raw_mut(&mut self) -> RawArray<Self::Elem>;
+}
+
+impl<S, D> HostArray for ArrayBase<S, D>
+where
+    S: Data,
+    S::Elem: Element,
+    D: Dimension,
+{
+    type Elem = S::Elem;
+    fn raw(&self) -> RawArray<S::Elem> {
+        raw_from_parts(
+            self.as_ptr() as *mut S::Elem,
+            self.shape(),
+            self.strides(),
+            self.is_standard_layout(),
+        )
+    }
+}
+
+impl<S, D> HostArrayMut for ArrayBase<S, D>
+where
+    S: DataMut,
+    S::Elem: Element,
+    D: Dimension,
+{
+    fn raw_mut(&mut self) -> RawArray<S::Elem> {
+        let standard = self.is_standard_layout();
+        let shape = self.shape().to_vec();
+        let strides = self.strides().to_vec();
+        raw_from_parts(self.as_mut_ptr(), &shape, &strides, standard)
+    }
+}
+
+impl<T: Element> HostArray for [T] {
+    type Elem = T;
+    fn raw(&self) -> RawArray<T> {
+        raw_from_parts(self.as_ptr() as *mut T, &[self.len()], &[1], true)
+    }
+}
+impl<T: Element> HostArrayMut for [T] {
+    fn raw_mut(&mut self) -> RawArray<T> {
+        raw_from_parts(self.as_mut_ptr(), &[self.len()], &[1], true)
+    }
+}
+impl<T: Element> HostArray for Vec<T> {
+    type Elem = T;
+    fn raw(&self) -> RawArray<T> {
+        self.as_slice().raw()
+    }
+}
+impl<T: Element> HostArrayMut for Vec<T> {
+    fn raw_mut(&mut self) -> RawArray<T> {
+        self.as_mut_slice().raw_mut()
+    }
+}
+impl<A: HostArray + ?Sized> HostArray for &A {
+    type Elem = A::Elem;
+    fn raw(&self) -> RawArray<A::Elem> {
+        (**self).raw()
+    }
+}
+impl<A: HostArray + ?Sized> HostArray for &mut A {
+    type Elem = A::Elem;
+    fn raw(&self) -> RawArray<A::Elem> {
+        (**self).raw()
+    }
+}
+impl<A: HostArrayMut + ?Sized> HostArrayMut for &mut A {
+    fn raw_mut(&mut self) -> RawArray<A::Elem> {
+        (**self).raw_mut()
+    }
+}
+
+/// A scalar kernel argument, with its type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScalarValue {
+    pub ty: ScalarTy,
+    /// The value's bits in the low bytes.
+    pub bits: u64,
+}
+
+impl ScalarValue {
+    pub fn of<T: Element>(v: T) -> ScalarValue {
+        ScalarValue {
+            ty: T::TY,
+            bits: v.to_bits64(),
+        }
+    }
+    /// The value as an `i64` if it is an integer (for range checks of index types).
+    pub fn as_i128(&self) -> Option<i128> {
+        Some(match self.ty {
+            ScalarTy::I8 => self.bits as u8 as i8 as i128,
+            ScalarTy::I16 => self.bits as u16 as i16 as i128,
+            ScalarTy::I32 => self.bits as u32 as i32 as i128,
+            ScalarTy::I64 | ScalarTy::Isize => self.bits as i64 as i128,
+            ScalarTy::U8 | ScalarTy::U16 | ScalarTy::U32 | ScalarTy::U64 | ScalarTy::Usize => {
+                self.bits as i128
+            }
+            _ => return None,
+        })
+    }
+}

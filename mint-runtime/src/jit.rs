@@ -1,0 +1,225 @@
+//! Run-time compilation with NVRTC, an on-disk cache, and `MINT_DUMP`.
+//!
+//! A kernel is compiled for the device's own architecture (a CUBIN for `sm_XY`; PTX for
+//! the newest architecture NVRTC knows when the device is newer still). The image is
+//! cached in `MINT_CACHE_DIR` (default: the user's cache directory, `mint` inside it)
+//! under the SHA-256 of the source, the compile options and the NVRTC version, so a
+//! second run of the same program compiles nothing.
+
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
+use sha2::{Digest, Sha256};
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+static COMPILED: AtomicU64 = AtomicU64::new(0);
+static CACHE_HITS: AtomicU64 = AtomicU64::new(0);
+static MEMORY_HITS: AtomicU64 = AtomicU64::new(0);
+static COMPILE_NANOS: AtomicU64 = AtomicU64::new(0);
+static LOAD_NANOS: AtomicU64 = AtomicU64::new(0);
+
+/// Counts of this process's JIT work.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JitStats {
+    /// Kernels NVRTC compiled.
+    pub compiled: u64,
+    /// Kernels loaded from the on-disk cache.
+    pub disk_cache_hits: u64,
+    /// Launches that found their kernel already loaded in this process.
+    pub memory_hits: u64,
+    /// Seconds spent in NVRTC.
+    pub compile_seconds: f64,
+    /// Seconds spent translating, compiling or reading the cache, and loading modules.
+    pub load_seconds: f64,
+}
+
+/// This process's JIT statistics so far.
+pub fn jit_stats() -> JitStats {
+    JitStats {
+        compiled: COMPILED.load(Ordering::Relaxed),
+        disk_cache_hits: CACHE_HITS.load(Ordering::Relaxed),
+        memory_hits: MEMORY_HITS.load(Ordering::Relaxed),
+        compile_seconds: COMPILE_NANOS.load(Ordering::Relaxed) as f64 * 1e-9,
+        load_seconds: LOAD_NANOS.load(Ordering::Relaxed) as f64 * 1e-9,
+    }
+}
+
+pub(crate) fn note_memory_hit() {
+    MEMORY_HITS.fetch_add(1, Ordering::Relaxed);
+}
+
+pub(crate) fn note_load_time(t: Instant) {
+    LOAD_NANOS.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+}
+
+/// A compiled module image.
+pub(crate) struct Image {
+    pub data: Vec<u8>,
+    pub is_cubin: bool,
+}
+
+fn nvrtc_version() -> (i32, i32) {
+    static V: OnceLock<(i32, i32)> = OnceLock::new();
+    *V.get_or_init(|| {
+        let (mut a, mut b) = (0, 0);
+        unsafe { nvrtc_sys::nvrtcVersion(&mut a, &mut b) };
+        (a, b)
+    })
+}
+
+/// Architectures NVRTC can target (e.g. 75, 80, 86, 89, 90, ...).
+fn supported_archs() -> &'static [i32] {
+    static A: OnceLock<Vec<i32>> = OnceLock::new();
+    A.get_or_init(|| unsafe {
+        let mut n = 0;
+        if nvrtc_sys::nvrtcGetNumSupportedArchs(&mut n) != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+            return Vec::new();
+        }
+        let mut v = vec![0i32; n.max(0) as usize];
+        nvrtc_sys::nvrtcGetSupportedArchs(v.as_mut_ptr());
+        v
+    })
+}
+
+/// The `--gpu-architecture` value for a device, and whether it yields a CUBIN.
+fn arch_for(cc: (u32, u32)) -> (String, bool) {
+    let want = (cc.0 * 10 + cc.1) as i32;
+    let archs = supported_archs();
+    if archs.is_empty() || archs.contains(&want) {
+        (format!("sm_{want}"), true)
+    } else {
+        let best = archs.iter().copied().filter(|&a| a <= want).max().unwrap_or(want);
+        (format!("compute_{best}"), false)
+    }
+}
+
+/// Where compiled images are cached, if anywhere.
+pub fn cache_dir() -> Option<PathBuf> {
+    match std::env::var_os("MINT_CACHE_DIR") {
+        Some(d) if d.is_empty() => None,
+        Some(d) => Some(PathBuf::from(d)),
+        None => dirs::cache_dir().map(|d| d.join("mint")),
+    }
+}
+
+fn dump(name: &str, source: &str) {
+    if let Some(dir) = std::env::var_os("MINT_DUMP") {
+        let dir = PathBuf::from(dir);
+        if std::fs::create_dir_all(&dir).is_ok() {
+            let _ = std::fs::write(dir.join(format!("{name}.cu")), source);
+        }
+    }
+}
+
+fn keep_failed_source(name: &str, source: &str) -> PathBuf {
+    let dir = std::env::var_os("MINT_DUMP")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let _ = std::fs::create_dir_all(&dir);
+    let p = dir.join(format!("mint-failed-{name}.cu"));
+    let _ = std::fs::write(&p, source);
+    p
+}
+
+fn write_atomic(path: &Path, data: &[u8]) {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, data).is_ok() && std::fs::rename(&tmp, path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// Compiles `source` (kernel `name`) for `gpu`, or reads it from the cache.
+///
+/// # Errors
+/// [`Error::Compile`] with NVRTC's log when the source does not compile.
+pub(crate) fn compile(gpu: &Gpu, name: &str, source: &str) -> Result<Image> {
+    dump(name, source);
+    let (arch, is_cubin) = arch_for(gpu.compute_capability);
+    let options = vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+        "-lineinfo".to_string(),
+        "--fmad=true".to_string(),
+    ];
+    let (va, vb) = nvrtc_version();
+    let mut h = Sha256::new();
+    h.update(b"mint-jit-v1\0");
+    h.update(source.as_bytes());
+    for o in &options {
+        h.update(b"\0");
+        h.update(o.as_bytes());
+    }
+    h.update(format!("\0nvrtc {va}.{vb}").as_bytes());
+    let key = format!("{:x}", h.finalize());
+    let ext = if is_cubin { "cubin" } else { "ptx" };
+    let cached = cache_dir().map(|d| d.join(format!("{key}.{ext}")));
+    if let Some(p) = &cached {
+        if let Ok(data) = std::fs::read(p) {
+            if !data.is_empty() {
+                CACHE_HITS.fetch_add(1, Ordering::Relaxed);
+                return Ok(Image { data, is_cubin });
+            }
+        }
+    }
+
+    let t0 = Instant::now();
+    let fail = |log: String| Error::Compile {
+        kernel: name.to_string(),
+        log,
+        source_path: keep_failed_source(name, source),
+    };
+    let c_src = CString::new(source).map_err(|_| fail("source contains a NUL byte".into()))?;
+    let c_name = CString::new(format!("{name}.cu")).unwrap_or_default();
+    let prog = nvrtc::create_program(&c_src, Some(&c_name))
+        .map_err(|e| fail(format!("nvrtcCreateProgram: {e:?}")))?;
+    let compiled = unsafe { nvrtc::compile_program(prog, &options) };
+    let log = unsafe { nvrtc::get_program_log(prog) }
+        .map(|v| {
+            let bytes: Vec<u8> = v.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+        .unwrap_or_default();
+    if let Err(e) = compiled {
+        unsafe {
+            let _ = nvrtc::destroy_program(prog);
+        }
+        return Err(fail(if log.is_empty() { format!("{e:?}") } else { log }));
+    }
+    let data = unsafe {
+        if is_cubin {
+            let mut size = 0usize;
+            let r = nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size);
+            let mut v = vec![0u8; size];
+            let r2 = nvrtc_sys::nvrtcGetCUBIN(prog, v.as_mut_ptr() as *mut _);
+            if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS || r2 != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                let _ = nvrtc::destroy_program(prog);
+                return Err(fail("nvrtcGetCUBIN failed".into()));
+            }
+            v
+        } else {
+            match nvrtc::get_ptx(prog) {
+                Ok(p) => p.iter().map(|&c| c as u8).collect(),
+                Err(e) => {
+                    let _ = nvrtc::destroy_program(prog);
+                    return Err(fail(format!("nvrtcGetPTX: {e:?}")));
+                }
+            }
+        }
+    };
+    unsafe {
+        let _ = nvrtc::destroy_program(prog);
+    }
+    COMPILED.fetch_add(1, Ordering::Relaxed);
+    COMPILE_NANOS.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    if let Some(p) = &cached {
+        if let Some(d) = p.parent() {
+            let _ = std::fs::create_dir_all(d);
+        }
+        write_atomic(p, &data);
+    }
+    Ok(Image { data, is_cubin })
+}

@@ -1,0 +1,558 @@
+//! Kernel sites and launches.
+//!
+//! Each annotated loop nest becomes a [`KernelSite`]: a `static` in the user's program
+//! holding the kernel's IR (as JSON) and, per device and launch configuration, the
+//! translated, compiled and loaded variant. The first launch of a configuration
+//! translates the IR for the device's limits, compiles it with NVRTC (or reads the
+//! on-disk cache) and loads it; later launches only fill parameters and launch.
+
+use crate::array::DeviceArray;
+use crate::device::Gpu;
+use crate::error::{describe, Error, Result};
+use crate::host::ScalarValue;
+use crate::jit;
+use crate::stats;
+use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
+use cudarc::driver::{result as drv, CudaFunction};
+use cudarc::nvrtc::Ptx;
+use mint_translator::emit::cuda::FINISH_THREADS;
+use mint_translator::emit::ParamKind;
+use mint_translator::ir::{Kernel, ScalarTy};
+use mint_translator::{Target, Translation};
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+/// One annotated loop nest (or `single` block) of the program. The macros emit one
+/// `static` per site.
+pub struct KernelSite {
+    /// `<fn>_<index>`.
+    pub name: &'static str,
+    pub file: &'static str,
+    pub line: u32,
+    /// The typed kernel IR, as JSON.
+    pub ir: &'static str,
+    kernel: OnceLock<std::result::Result<Kernel, String>>,
+    variants: Mutex<Vec<Arc<Variant>>>,
+}
+
+impl KernelSite {
+    pub const fn new(name: &'static str, file: &'static str, line: u32, ir: &'static str) -> KernelSite {
+        KernelSite {
+            name,
+            file,
+            line,
+            ir,
+            kernel: OnceLock::new(),
+            variants: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// `file:line` of the loop nest.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+
+    /// The kernel's IR.
+    ///
+    /// # Errors
+    /// [`Error::Translate`] if the embedded IR cannot be read (a version mismatch between
+    /// `mint-macros` and `mint-runtime`).
+    pub fn kernel(&self) -> Result<&Kernel> {
+        self.kernel
+            .get_or_init(|| serde_json::from_str(self.ir).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| Error::Translate {
+                kernel: self.name.into(),
+                location: self.location(),
+                message: format!(
+                    "the embedded kernel IR could not be read ({e}); mint-macros and mint-runtime must be the same version"
+                ),
+            })
+    }
+
+    /// Translates the kernel for `target` without compiling it (what `MINT_DUMP` and
+    /// tests look at).
+    ///
+    /// # Errors
+    /// [`Error::Translate`] when the translator rejects the kernel for this target.
+    pub fn translate(&self, target: &Target) -> Result<Translation> {
+        mint_translator::translate(self.kernel()?, target).map_err(|d| Error::Translate {
+            kernel: self.name.into(),
+            location: self.location(),
+            message: d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "),
+        })
+    }
+}
+
+/// Arguments of one launch, as the generated host code passes them.
+pub struct LaunchArgs<'a> {
+    /// Region slot of each of the kernel's arrays, in the kernel's order.
+    pub arrays: &'a [usize],
+    /// The kernel's host scalars, in the kernel's order.
+    pub scalars: &'a [ScalarValue],
+    /// `(lo, hi)` of each parallel loop (exclusive `hi`), outermost first.
+    pub bounds: &'a [(i64, i64)],
+    /// Values of `tile`/`chunksize` entries given as expressions.
+    pub clauses: &'a [u32],
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct VariantKey {
+    ordinal: usize,
+    idx64: bool,
+    clauses: Vec<u32>,
+    param_limit: u32,
+}
+
+/// Resource use of a loaded kernel, read from the driver.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct KernelAttrs {
+    pub registers: u32,
+    pub local_bytes: u32,
+    pub static_shared_bytes: u32,
+    pub max_threads: u32,
+    /// Resident blocks per multiprocessor at this launch configuration.
+    pub blocks_per_sm: u32,
+    /// Theoretical occupancy, 0..=1.
+    pub occupancy: f64,
+}
+
+struct DevBuf {
+    ptr: sys::CUdeviceptr,
+    bytes: usize,
+}
+
+impl DevBuf {
+    fn ensure(&mut self, gpu: &Gpu, bytes: usize) -> Result<sys::CUdeviceptr> {
+        if self.bytes < bytes {
+            if self.ptr != 0 {
+                unsafe { drv::free_sync(self.ptr) }.map_err(|e| Error::driver("cuMemFree", e))?;
+                self.ptr = 0;
+                self.bytes = 0;
+            }
+            gpu.bind()?;
+            self.ptr = unsafe { drv::malloc_sync(bytes.max(8)) }
+                .map_err(|e| Error::driver("cuMemAlloc", e))?;
+            self.bytes = bytes.max(8);
+        }
+        Ok(self.ptr)
+    }
+}
+
+#[derive(Default)]
+struct Buffers {
+    partials: Option<DevBuf>,
+    out: Option<DevBuf>,
+    packed: Option<DevBuf>,
+    packed_words: Vec<u64>,
+}
+
+/// A kernel translated and loaded for one device and configuration.
+pub(crate) struct Variant {
+    key: VariantKey,
+    pub(crate) t: Translation,
+    func: CudaFunction,
+    finish: Option<CudaFunction>,
+    pub(crate) attrs: KernelAttrs,
+    bufs: Mutex<Buffers>,
+    gpu: Arc<Gpu>,
+}
+
+impl Drop for Variant {
+    fn drop(&mut self) {
+        let b = self.bufs.get_mut().unwrap_or_else(|p| p.into_inner());
+        let _ = self.gpu.bind();
+        for d in [b.partials.take(), b.out.take(), b.packed.take()].into_iter().flatten() {
+            if d.ptr != 0 {
+                let _ = unsafe { drv::free_sync(d.ptr) };
+            }
+        }
+    }
+}
+
+fn param_limit() -> u32 {
+    static L: OnceLock<u32> = OnceLock::new();
+    *L.get_or_init(|| {
+        std::env::var("MINT_PARAM_LIMIT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(Target::default().param_limit)
+    })
+}
+
+fn launch_err(site: &KernelSite, what: &str, e: cudarc::driver::DriverError) -> Error {
+    Error::Launch {
+        kernel: site.name.into(),
+        location: site.location(),
+        message: format!("{what}: {}", describe(e)),
+    }
+}
+
+fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Variant> {
+    let t0 = Instant::now();
+    let target = Target {
+        compute_capability: gpu.compute_capability,
+        idx64: key.idx64,
+        max_threads_per_block: gpu.max_threads_per_block,
+        shared_bytes_per_block: gpu.shared_bytes_per_block,
+        shared_bytes_optin: gpu.shared_bytes_optin,
+        param_limit: key.param_limit,
+        clause_values: key.clauses.clone(),
+    };
+    let t = site.translate(&target)?;
+    let image = jit::compile(gpu, &t.kernel, &t.source)?;
+    gpu.bind()?;
+    let ptx = if image.is_cubin {
+        Ptx::from_binary(image.data)
+    } else {
+        let text: Vec<u8> = image.data.into_iter().take_while(|&b| b != 0).collect();
+        Ptx::from_src(String::from_utf8_lossy(&text).into_owned())
+    };
+    let module = gpu
+        .ctx
+        .load_module(ptx)
+        .map_err(|e| launch_err(site, "loading the compiled module", e))?;
+    let func = module
+        .load_function(&t.entry)
+        .map_err(|e| launch_err(site, "finding the kernel in its module", e))?;
+    let finish = match &t.reduction {
+        Some(r) => Some(
+            module
+                .load_function(&r.finish_entry)
+                .map_err(|e| launch_err(site, "finding the reduction finish kernel", e))?,
+        ),
+        None => None,
+    };
+    if t.dynamic_shared_bytes > 48 * 1024 {
+        func.set_attribute(
+            FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            t.dynamic_shared_bytes as i32,
+        )
+        .map_err(|e| launch_err(site, "raising the dynamic shared-memory limit", e))?;
+    }
+    if t.prefer_l1 {
+        // 0 = CU_SHAREDMEM_CARVEOUT_MAX_L1: as little shared memory as the kernel needs.
+        func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 0)
+            .map_err(|e| launch_err(site, "setting the L1 carveout", e))?;
+    }
+    let get = |a: FnAttr| func.get_attribute(a).unwrap_or(0).max(0) as u32;
+    let threads = t.config.threads();
+    let blocks_per_sm = func
+        .occupancy_max_active_blocks_per_multiprocessor(threads, t.dynamic_shared_bytes as usize, None)
+        .unwrap_or(0);
+    let max_warps = 64.0; // per SM on every architecture since Volta except sm_86/89 (48)
+    let warps_per_sm = match gpu.compute_capability {
+        (8, 6) | (8, 9) | (12, _) => 48.0,
+        _ => max_warps,
+    };
+    let attrs = KernelAttrs {
+        registers: get(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS),
+        local_bytes: get(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+        static_shared_bytes: get(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+        max_threads: get(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+        blocks_per_sm,
+        occupancy: (blocks_per_sm as f64 * threads.div_ceil(32) as f64 / warps_per_sm).min(1.0),
+    };
+    if stats::report_enabled() {
+        eprintln!(
+            "mint report: {}  registers/thread {}, local (spill) bytes/thread {}, static shared {} B, dynamic shared {} B, {} block(s)/SM, theoretical occupancy {:.0}%",
+            t.report.to_string().trim_end(),
+            attrs.registers,
+            attrs.local_bytes,
+            attrs.static_shared_bytes,
+            t.dynamic_shared_bytes,
+            attrs.blocks_per_sm,
+            attrs.occupancy * 100.0
+        );
+    }
+    jit::note_load_time(t0);
+    Ok(Variant {
+        key,
+        t,
+        func,
+        finish,
+        attrs,
+        bufs: Mutex::new(Buffers::default()),
+        gpu: gpu.clone(),
+    })
+}
+
+fn variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Arc<Variant>> {
+    let mut vs = site.variants.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(v) = vs.iter().find(|v| v.key == key) {
+        jit::note_memory_hit();
+        return Ok(v.clone());
+    }
+    let v = Arc::new(build_variant(site, gpu, key)?);
+    vs.push(v.clone());
+    Ok(v)
+}
+
+/// The loaded variant's resource use for a launch with these arguments (compiling it if
+/// needed): what `MINT_REPORT` prints, for programs and tests.
+///
+/// # Errors
+/// As for a launch: translation, compilation or loading failures.
+pub fn kernel_attrs(site: &KernelSite, gpu: &Arc<Gpu>, clauses: &[u32], idx64: bool) -> Result<(KernelAttrs, Translation)> {
+    let v = variant(
+        site,
+        gpu,
+        VariantKey {
+            ordinal: gpu.ordinal,
+            idx64,
+            clauses: clauses.to_vec(),
+            param_limit: param_limit(),
+        },
+    )?;
+    Ok((v.attrs, v.t.clone()))
+}
+
+/// Events timing one launch, resolved at the next synchronization.
+pub(crate) struct Pending {
+    pub kernel: &'static str,
+    pub start: sys::CUevent,
+    pub end: sys::CUevent,
+    pub points: f64,
+    pub bytes: f64,
+}
+
+/// What the region passes to a launch.
+pub(crate) struct LaunchCtx<'a> {
+    pub gpu: &'a Arc<Gpu>,
+    pub slots: &'a [Option<DeviceArray>],
+    pub events: &'a mut Vec<sys::CUevent>,
+    pub pending: &'a mut Vec<Pending>,
+}
+
+impl LaunchCtx<'_> {
+    fn event(&mut self) -> Result<sys::CUevent> {
+        match self.events.pop() {
+            Some(e) => Ok(e),
+            None => drv::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+                .map_err(|e| Error::driver("cuEventCreate", e)),
+        }
+    }
+}
+
+fn fits_i32(v: i128) -> bool {
+    v >= i32::MIN as i128 && v <= i32::MAX as i128
+}
+
+/// Launches `site` with `args`. Returns the reduced value for a reduction.
+pub(crate) fn launch(
+    cx: &mut LaunchCtx,
+    site: &'static KernelSite,
+    args: &LaunchArgs,
+    nowait: bool,
+) -> Result<Option<ScalarValue>> {
+    let kernel = site.kernel()?;
+    let gpu = cx.gpu.clone();
+    // Device arrays of this launch, in the kernel's order.
+    let mut arrays: Vec<&DeviceArray> = Vec::with_capacity(args.arrays.len());
+    for (i, &slot) in args.arrays.iter().enumerate() {
+        match cx.slots.get(slot).and_then(|s| s.as_ref()) {
+            Some(a) => arrays.push(a),
+            None => {
+                return Err(Error::NotOnDevice {
+                    array: kernel.arrays.get(i).map(|a| a.name.clone()).unwrap_or_default(),
+                    when: format!("kernel `{}` at {} is launched", site.name, site.location()),
+                });
+            }
+        }
+    }
+    // 64-bit indexing only when some array or bound needs it.
+    let idx64 = arrays.iter().any(|a| a.span_elems() > i32::MAX as usize)
+        || args
+            .bounds
+            .iter()
+            .any(|&(lo, hi)| !fits_i32(lo as i128) || !fits_i32(hi as i128))
+        || kernel.scalars.iter().zip(args.scalars).any(|(p, v)| {
+            p.ty.is_some_and(|t| t.is_index()) && v.as_i128().is_some_and(|x| !fits_i32(x))
+        });
+    let v = variant(
+        site,
+        &gpu,
+        VariantKey {
+            ordinal: gpu.ordinal,
+            idx64,
+            clauses: args.clauses.to_vec(),
+            param_limit: param_limit(),
+        },
+    )?;
+    let t = &v.t;
+    let extents: Vec<i64> = args.bounds.iter().map(|&(lo, hi)| hi - lo).collect();
+    let grid = t.config.grid(&extents);
+    let red = t.reduction.as_ref();
+    stats::record_launch(site.name, &format!("{}:{}", site.file, site.line));
+    if grid.contains(&0) {
+        // An empty iteration space: nothing runs; a reduction yields its identity.
+        return Ok(red.map(|r| identity_value(r.op, r.ty)));
+    }
+    for (axis, (&g, &max)) in grid.iter().zip(&gpu.max_grid).enumerate() {
+        if g > max as u64 {
+            return Err(Error::Translate {
+                kernel: site.name.into(),
+                location: site.location(),
+                message: format!(
+                    "{g} blocks along {} exceed the device's {max}; use a larger tile there",
+                    ["x", "y", "z"][axis]
+                ),
+            });
+        }
+    }
+    let blocks: u64 = grid.iter().product();
+
+    let mut bufs = v.bufs.lock().unwrap_or_else(|p| p.into_inner());
+    let partials = match red {
+        Some(r) => Some(
+            bufs.partials
+                .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
+                .ensure(&gpu, blocks as usize * r.ty.size_bytes() as usize)?,
+        ),
+        None => None,
+    };
+    let word = |k: ParamKind| -> Result<u64> {
+        let idx = |v: i128| -> u64 {
+            if idx64 { v as i64 as u64 } else { v as i32 as u32 as u64 }
+        };
+        Ok(match k {
+            ParamKind::ArrayPtr(i) => arrays[i].ptr,
+            ParamKind::ArrayPitch(i) => idx(arrays[i].pitch as i128),
+            ParamKind::ArraySlice(i) => idx(arrays[i].slice as i128),
+            ParamKind::ArrayExtent(i, axis) => idx(arrays[i].shape[2 - axis as usize] as i128),
+            ParamKind::Scalar(i) => {
+                let s = args.scalars[i];
+                match kernel.scalars[i].ty {
+                    Some(ty) if ty.is_index() => idx(s.as_i128().unwrap_or(0)),
+                    _ => s.bits,
+                }
+            }
+            ParamKind::Lo(i) => idx(args.bounds[i].0 as i128),
+            ParamKind::Hi(i) => idx(args.bounds[i].1 as i128),
+            ParamKind::Partials => partials.unwrap_or(0),
+            ParamKind::Packed => 0,
+        })
+    };
+    let mut words: Vec<u64> = Vec::with_capacity(t.params.len());
+    for p in &t.params {
+        words.push(word(p.kind)?);
+    }
+    if !t.packed.is_empty() {
+        let packed: Vec<u64> = t.packed.iter().map(|p| word(p.kind)).collect::<Result<_>>()?;
+        let buf = bufs
+            .packed
+            .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
+            .ensure(&gpu, packed.len() * 8)?;
+        if bufs.packed_words != packed {
+            unsafe { drv::memcpy_htod_async(buf, &packed, gpu.stream.cu_stream()) }
+                .map_err(|e| Error::driver("cuMemcpyHtoD (packed parameters)", e))?;
+            bufs.packed_words = packed;
+        }
+        for (w, p) in words.iter_mut().zip(&t.params) {
+            if p.kind == ParamKind::Packed {
+                *w = buf;
+            }
+        }
+    }
+    let mut ptrs: Vec<*mut c_void> = words.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
+
+    let timing = stats::timing_enabled();
+    let ev = if timing {
+        let (s, e) = (cx.event()?, cx.event()?);
+        unsafe { drv::event::record(s, gpu.stream.cu_stream()) }.map_err(|e| Error::driver("cuEventRecord", e))?;
+        Some((s, e))
+    } else {
+        None
+    };
+    let cfg = &t.config;
+    let to_u32 = |g: u64| g as u32;
+    unsafe {
+        drv::launch_kernel(
+            v.func.cu_function(),
+            (to_u32(grid[0]), to_u32(grid[1]), to_u32(grid[2])),
+            (cfg.block[0], cfg.block[1], cfg.block[2]),
+            t.dynamic_shared_bytes,
+            gpu.stream.cu_stream(),
+            &mut ptrs,
+        )
+    }
+    .map_err(|e| launch_err(site, "launch", e))?;
+
+    if let Some((s, e)) = ev {
+        unsafe { drv::event::record(e, gpu.stream.cu_stream()) }.map_err(|e| Error::driver("cuEventRecord", e))?;
+        let points: f64 = extents.iter().map(|&e| e.max(0) as f64).product();
+        let bytes: f64 = kernel
+            .arrays
+            .iter()
+            .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
+            .sum::<f64>()
+            * points;
+        cx.pending.push(Pending {
+            kernel: site.name,
+            start: s,
+            end: e,
+            points,
+            bytes,
+        });
+    }
+    let result = match (red, &v.finish) {
+        (Some(r), Some(f)) => {
+            let out = bufs
+                .out
+                .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
+                .ensure(&gpu, 8)?;
+            let mut fw: [u64; 3] = [partials.unwrap_or(0), blocks, out];
+            let mut fp: Vec<*mut c_void> = fw.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
+            unsafe {
+                drv::launch_kernel(
+                    f.cu_function(),
+                    (1, 1, 1),
+                    (FINISH_THREADS, 1, 1),
+                    0,
+                    gpu.stream.cu_stream(),
+                    &mut fp,
+                )
+            }
+            .map_err(|e| launch_err(site, "launching the reduction finish kernel", e))?;
+            let mut host = [0u8; 8];
+            unsafe { drv::memcpy_dtoh_async(&mut host[..r.ty.size_bytes() as usize], out, gpu.stream.cu_stream()) }
+                .map_err(|e| launch_err(site, "reading the reduction result", e))?;
+            gpu.synchronize().map_err(|e| match e {
+                Error::Driver { message, .. } => Error::Launch {
+                    kernel: site.name.into(),
+                    location: site.location(),
+                    message,
+                },
+                other => other,
+            })?;
+            Some(ScalarValue {
+                ty: r.ty,
+                bits: u64::from_le_bytes(host),
+            })
+        }
+        _ => None,
+    };
+    if !nowait && result.is_none() {
+        gpu.synchronize().map_err(|e| match e {
+            Error::Driver { message, .. } => Error::Launch {
+                kernel: site.name.into(),
+                location: site.location(),
+                message,
+            },
+            other => other,
+        })?;
+    }
+    Ok(result)
+}
+
+fn identity_value(op: mint_translator::ir::RedOp, ty: ScalarTy) -> ScalarValue {
+    use crate::cpu::identity;
+    match ty {
+        ScalarTy::F32 => ScalarValue::of(identity::<f32>(op)),
+        ScalarTy::F64 => ScalarValue::of(identity::<f64>(op)),
+        ScalarTy::I32 => ScalarValue::of(identity::<i32>(op)),
+        ScalarTy::I64 => ScalarValue::of(identity::<i64>(op)),
+        _ => ScalarValue::of(identity::<u32>(op)),
+    }
+}

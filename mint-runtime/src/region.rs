@@ -1,0 +1,314 @@
+//! A parallel region at run time: the memory manager's host-to-device table (thesis
+//! Sec. 4.2.1), transfers, swaps, launches, `barrier!()`, and region exit.
+
+use crate::array::DeviceArray;
+use crate::device::{backend, Backend, Gpu};
+use crate::error::{Error, Result};
+use crate::host::{Element, HostArray, HostArrayMut, ScalarValue};
+use crate::launch::{self, KernelSite, LaunchArgs, LaunchCtx, Pending};
+use crate::stats;
+use cudarc::driver::{result as drv, sys};
+use std::sync::Arc;
+
+/// An array the region's `copy!`s name, as the macros describe it.
+#[derive(Debug)]
+pub struct ArrayInfo {
+    pub name: &'static str,
+    /// The x index that should start each row on a 128-byte boundary on the device (the
+    /// first interior column the kernels write).
+    pub align_x: usize,
+}
+
+/// A `#[mint::parallel]` function, as the macros describe it.
+#[derive(Debug)]
+pub struct RegionInfo {
+    pub name: &'static str,
+    pub file: &'static str,
+    pub line: u32,
+    /// One entry per slot of the host-to-device table.
+    pub arrays: &'static [ArrayInfo],
+}
+
+/// A region being executed. Created on entry to the function; dropping it waits for the
+/// device and frees every device array (Mint's region exit).
+pub struct Region {
+    info: &'static RegionInfo,
+    backend: Backend,
+    slots: Vec<Option<DeviceArray>>,
+    /// Kernels launched with `nowait` since the last wait.
+    outstanding: bool,
+    events: Vec<sys::CUevent>,
+    pending: Vec<Pending>,
+}
+
+impl std::fmt::Debug for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Region({} on {})", self.info.name, self.backend.describe())
+    }
+}
+
+fn check_shape(array: &str, what: &str, expected: &[usize], found: &[usize]) -> Result<()> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(Error::ShapeMismatch {
+            array: array.into(),
+            what: what.into(),
+            expected: expected.to_vec(),
+            found: found.to_vec(),
+        })
+    }
+}
+
+impl Region {
+    /// Enters a region: resolves the backend (`MINT_DEVICE`, [`crate::with_device`]).
+    ///
+    /// # Errors
+    /// [`Error::NoDevice`] when CUDA is demanded and absent; [`Error::BadDeviceSpec`].
+    pub fn enter(info: &'static RegionInfo) -> Result<Region> {
+        let backend = backend()?;
+        if let Backend::Cuda(g) = &backend {
+            g.bind()?;
+        }
+        Ok(Region {
+            info,
+            backend,
+            slots: (0..info.arrays.len()).map(|_| None).collect(),
+            outstanding: false,
+            events: Vec::new(),
+            pending: Vec::new(),
+        })
+    }
+
+    /// Whether this region runs on the CPU backend.
+    pub fn is_cpu(&self) -> bool {
+        matches!(self.backend, Backend::Cpu)
+    }
+
+    /// The backend this region runs on.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    fn gpu(&self) -> Option<&Arc<Gpu>> {
+        match &self.backend {
+            Backend::Cuda(g) => Some(g),
+            Backend::Cpu => None,
+        }
+    }
+
+    fn name(&self, slot: usize) -> &'static str {
+        self.info.arrays[slot].name
+    }
+
+    /// `copy!(x, to_device [, shape])`: allocates `x`'s device array on first use, then
+    /// copies the host data to it. On the CPU backend only the shape is checked.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `shape` or an earlier allocation disagrees with the
+    /// host array; [`Error::NotStandardLayout`]; [`Error::OutOfMemory`].
+    pub fn copy_to_device<A: HostArray + ?Sized>(
+        &mut self,
+        slot: usize,
+        host: &A,
+        shape: Option<&[usize]>,
+    ) -> Result<()> {
+        let raw = host.raw();
+        let name = self.name(slot);
+        if let Some(s) = shape {
+            check_shape(name, "the shape given to copy! differs from the host array's", s, &raw.user_shape())?;
+        }
+        let Some(gpu) = self.gpu().cloned() else {
+            return Ok(());
+        };
+        self.wait()?;
+        if !raw.standard {
+            return Err(Error::NotStandardLayout { array: name.into() });
+        }
+        if let Some(d) = &self.slots[slot] {
+            check_shape(
+                name,
+                "the host array's shape differs from its device array's",
+                &d.user_shape(),
+                &raw.user_shape(),
+            )?;
+        } else {
+            let d = DeviceArray::alloc(
+                &gpu,
+                name,
+                <A::Elem as Element>::TY,
+                raw.shape,
+                raw.ndim,
+                self.info.arrays[slot].align_x,
+            )?;
+            self.slots[slot] = Some(d);
+        }
+        self.slots[slot].as_ref().expect("allocated").upload(&raw)
+    }
+
+    /// `copy!(x, from_device [, shape])`: copies the device array back into `x`. The host
+    /// array is untouched if anything fails.
+    ///
+    /// # Errors
+    /// [`Error::NotOnDevice`] when `x` was never copied to the device;
+    /// [`Error::ShapeMismatch`]; [`Error::NotStandardLayout`]; a kernel fault still
+    /// pending on the device.
+    pub fn copy_from_device<A: HostArrayMut + ?Sized>(
+        &mut self,
+        slot: usize,
+        host: &mut A,
+        shape: Option<&[usize]>,
+    ) -> Result<()> {
+        let raw = host.raw_mut();
+        let name = self.name(slot);
+        if let Some(s) = shape {
+            check_shape(name, "the shape given to copy! differs from the host array's", s, &raw.user_shape())?;
+        }
+        if self.is_cpu() {
+            return Ok(());
+        }
+        self.wait()?;
+        let Some(d) = &self.slots[slot] else {
+            return Err(Error::NotOnDevice {
+                array: name.into(),
+                when: format!("`copy!({name}, from_device)` runs"),
+            });
+        };
+        check_shape(
+            name,
+            "the host array's shape differs from its device array's",
+            &d.user_shape(),
+            &raw.user_shape(),
+        )?;
+        if !raw.standard {
+            return Err(Error::NotStandardLayout { array: name.into() });
+        }
+        d.download(&raw)
+    }
+
+    /// `std::mem::swap(a, b)` of two device-resident arrays in host code: their device
+    /// arrays are swapped too, so each name keeps following its data.
+    pub fn swap(&mut self, a: usize, b: usize) {
+        if a != b && !self.is_cpu() {
+            self.slots.swap(a, b);
+        }
+    }
+
+    /// Launches a kernel. Returns the reduced value of a `reduction` kernel.
+    ///
+    /// # Errors
+    /// [`Error::NotOnDevice`] for an array never copied; [`Error::Translate`],
+    /// [`Error::Compile`] on the first launch of a configuration; [`Error::Launch`].
+    pub fn launch(
+        &mut self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+        nowait: bool,
+    ) -> Result<Option<ScalarValue>> {
+        let Some(gpu) = self.gpu().cloned() else {
+            unreachable!("the generated code runs the CPU version of a kernel on the CPU backend")
+        };
+        let mut cx = LaunchCtx {
+            gpu: &gpu,
+            slots: &self.slots,
+            events: &mut self.events,
+            pending: &mut self.pending,
+        };
+        let r = launch::launch(&mut cx, site, args, nowait);
+        if nowait {
+            self.outstanding = true;
+        } else {
+            self.outstanding = false;
+            self.resolve_timing();
+        }
+        r
+    }
+
+    /// Typed wrapper of [`Region::launch`] for reductions: the reduced value as `T`.
+    ///
+    /// # Errors
+    /// As [`Region::launch`].
+    pub fn launch_reduce<T: Element>(&mut self, site: &'static KernelSite, args: &LaunchArgs) -> Result<T> {
+        let v = self.launch(site, args, false)?.expect("a reduction kernel returns its value");
+        Ok(T::from_bits64(v.bits))
+    }
+
+    fn wait(&mut self) -> Result<()> {
+        if let Some(g) = self.gpu() {
+            if self.outstanding || !self.pending.is_empty() {
+                g.synchronize().map_err(|e| match e {
+                    Error::Driver { message, .. } => Error::Launch {
+                        kernel: "(a kernel launched with nowait)".into(),
+                        location: format!("{}:{} (fn {})", self.info.file, self.info.line, self.info.name),
+                        message,
+                    },
+                    other => other,
+                })?;
+                self.outstanding = false;
+            }
+        }
+        self.resolve_timing();
+        Ok(())
+    }
+
+    fn resolve_timing(&mut self) {
+        for p in self.pending.drain(..) {
+            let ms = unsafe { drv::event::elapsed(p.start, p.end) }.unwrap_or(0.0);
+            stats::record_time(p.kernel, ms as f64 * 1e-3, p.points, p.bytes);
+            self.events.push(p.start);
+            self.events.push(p.end);
+        }
+    }
+
+    /// `mint::barrier!()`: waits for every kernel launched with `nowait`.
+    ///
+    /// # Errors
+    /// A fault of one of those kernels.
+    pub fn barrier(&mut self) -> Result<()> {
+        self.wait()
+    }
+
+    /// Region exit with errors reported: waits for the device and frees the arrays.
+    /// (Dropping the region does the same and ignores errors.)
+    ///
+    /// # Errors
+    /// A fault of a kernel still running.
+    pub fn exit(mut self) -> Result<()> {
+        self.wait()
+    }
+
+    /// The device array of a slot, if allocated (for tests and reports).
+    pub fn device_array(&self, slot: usize) -> Option<&DeviceArray> {
+        self.slots.get(slot).and_then(|s| s.as_ref())
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        let _ = self.wait();
+        let report = stats::report_enabled();
+        for s in self.slots.iter_mut() {
+            *s = None;
+        }
+        if let Some(g) = self.gpu() {
+            let _ = g.bind();
+            for e in self.events.drain(..) {
+                let _ = unsafe { drv::event::destroy(e) };
+            }
+        }
+        if report && !self.is_cpu() {
+            for s in stats::kernel_stats() {
+                if s.timed_launches > 0 {
+                    eprintln!(
+                        "mint report: {} ({}): {} launches, {:.3} ms/launch, {:.1} GB/s effective",
+                        s.kernel,
+                        s.location,
+                        s.launches,
+                        s.seconds_per_launch() * 1e3,
+                        s.effective_bandwidth() * 1e-9
+                    );
+                }
+            }
+        }
+    }
+}

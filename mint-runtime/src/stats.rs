@@ -1,0 +1,106 @@
+//! Per-kernel launch counts and device times (CUDA events), and `MINT_REPORT`.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Mutex;
+
+/// What one kernel did in this process so far.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelStats {
+    /// The kernel's name (`<fn>_<index>`).
+    pub kernel: String,
+    /// `file:line` of its loop nest.
+    pub location: String,
+    pub launches: u64,
+    /// Launches timed with CUDA events (all of them while timing is on).
+    pub timed_launches: u64,
+    /// Device time of the timed launches, in seconds.
+    pub device_seconds: f64,
+    /// Points (loop iterations) of the timed launches.
+    pub points: f64,
+    /// Compulsory bytes of the timed launches: each array read once and written once.
+    pub bytes: f64,
+}
+
+impl KernelStats {
+    /// Mean device time per timed launch, in seconds.
+    pub fn seconds_per_launch(&self) -> f64 {
+        self.device_seconds / self.timed_launches.max(1) as f64
+    }
+    /// Effective bandwidth of the timed launches, in bytes per second.
+    pub fn effective_bandwidth(&self) -> f64 {
+        if self.device_seconds > 0.0 { self.bytes / self.device_seconds } else { 0.0 }
+    }
+}
+
+static STATS: Mutex<BTreeMap<String, KernelStats>> = Mutex::new(BTreeMap::new());
+static TIMING: AtomicBool = AtomicBool::new(false);
+/// 0 = not read yet, 1 = off, 2 = on.
+static REPORT: AtomicU8 = AtomicU8::new(0);
+
+/// Whether `MINT_REPORT` is set (to anything but `0`).
+pub fn report_enabled() -> bool {
+    match REPORT.load(Ordering::Relaxed) {
+        0 => {
+            let on = std::env::var("MINT_REPORT").is_ok_and(|v| !v.is_empty() && v != "0");
+            REPORT.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+            on
+        }
+        v => v == 2,
+    }
+}
+
+/// Times every CUDA launch with events from now on (`on = true`) or stops. Timing adds
+/// two event records per launch; `MINT_REPORT=1` turns it on.
+pub fn set_timing(on: bool) {
+    TIMING.store(on, Ordering::Relaxed);
+}
+
+/// Whether launches are being timed.
+pub fn timing_enabled() -> bool {
+    TIMING.load(Ordering::Relaxed) || report_enabled()
+}
+
+/// The statistics of every kernel launched so far, by name.
+pub fn kernel_stats() -> Vec<KernelStats> {
+    STATS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .values()
+        .cloned()
+        .collect()
+}
+
+/// The statistics of one kernel (by name), if it has run.
+pub fn kernel_stat(kernel: &str) -> Option<KernelStats> {
+    STATS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(kernel)
+        .cloned()
+}
+
+/// Forgets all statistics.
+pub fn reset_kernel_stats() {
+    STATS.lock().unwrap_or_else(|p| p.into_inner()).clear();
+}
+
+pub(crate) fn record_launch(kernel: &str, location: &str) {
+    let mut m = STATS.lock().unwrap_or_else(|p| p.into_inner());
+    let e = m.entry(kernel.to_string()).or_insert_with(|| KernelStats {
+        kernel: kernel.to_string(),
+        location: location.to_string(),
+        ..Default::default()
+    });
+    e.launches += 1;
+}
+
+pub(crate) fn record_time(kernel: &str, seconds: f64, points: f64, bytes: f64) {
+    let mut m = STATS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(e) = m.get_mut(kernel) {
+        e.timed_launches += 1;
+        e.device_seconds += seconds;
+        e.points += points;
+        e.bytes += bytes;
+    }
+}
