@@ -28,6 +28,8 @@ use std::time::Instant;
 pub struct KernelSite {
     /// `<fn>_<index>`.
     pub name: &'static str,
+    /// `module_path!()` of the region.
+    pub module: &'static str,
     pub file: &'static str,
     pub line: u32,
     /// The typed kernel IR, as JSON.
@@ -37,15 +39,21 @@ pub struct KernelSite {
 }
 
 impl KernelSite {
-    pub const fn new(name: &'static str, file: &'static str, line: u32, ir: &'static str) -> KernelSite {
+    pub const fn new(name: &'static str, module: &'static str, file: &'static str, line: u32, ir: &'static str) -> KernelSite {
         KernelSite {
             name,
+            module,
             file,
             line,
             ir,
             kernel: OnceLock::new(),
             variants: Mutex::new(Vec::new()),
         }
+    }
+
+    /// `module::name`, unique in the program: the key of statistics and `MINT_DUMP` files.
+    pub fn qualified(&self) -> String {
+        format!("{}::{}", self.module, self.name)
     }
 
     /// `file:line` of the loop nest.
@@ -201,7 +209,7 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
         clause_values: key.clauses.clone(),
     };
     let t = site.translate(&target)?;
-    let image = jit::compile(gpu, &t.kernel, &t.source)?;
+    let image = jit::compile(gpu, &site.qualified().replace("::", "."), &t.source)?;
     gpu.bind()?;
     let ptx = if image.is_cubin {
         Ptx::from_binary(image.data)
@@ -310,7 +318,7 @@ pub fn kernel_attrs(site: &KernelSite, gpu: &Arc<Gpu>, clauses: &[u32], idx64: b
 
 /// Events timing one launch, resolved at the next synchronization.
 pub(crate) struct Pending {
-    pub kernel: &'static str,
+    pub kernel: &'static KernelSite,
     pub start: sys::CUevent,
     pub end: sys::CUevent,
     pub points: f64,
@@ -384,7 +392,7 @@ pub(crate) fn launch(
     let extents: Vec<i64> = args.bounds.iter().map(|&(lo, hi)| hi - lo).collect();
     let grid = t.config.grid(&extents);
     let red = t.reduction.as_ref();
-    stats::record_launch(site.name, &format!("{}:{}", site.file, site.line));
+    stats::record_launch(&site.qualified(), &site.location());
     if grid.contains(&0) {
         // An empty iteration space: nothing runs; a reduction yields its identity.
         return Ok(red.map(|r| identity_value(r.op, r.ty)));
@@ -489,7 +497,7 @@ pub(crate) fn launch(
             .sum::<f64>()
             * points;
         cx.pending.push(Pending {
-            kernel: site.name,
+            kernel: site,
             start: s,
             end: e,
             points,

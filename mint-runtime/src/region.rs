@@ -254,7 +254,7 @@ impl Region {
     fn resolve_timing(&mut self) {
         for p in self.pending.drain(..) {
             let ms = unsafe { drv::event::elapsed(p.start, p.end) }.unwrap_or(0.0);
-            stats::record_time(p.kernel, ms as f64 * 1e-3, p.points, p.bytes);
+            stats::record_time(&p.kernel.qualified(), ms as f64 * 1e-3, p.points, p.bytes);
             self.events.push(p.start);
             self.events.push(p.end);
         }

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 /// What one kernel did in this process so far.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KernelStats {
-    /// The kernel's name (`<fn>_<index>`).
+    /// The kernel's name, `module::<fn>_<index>`.
     pub kernel: String,
     /// `file:line` of its loop nest.
     pub location: String,
@@ -71,13 +71,15 @@ pub fn kernel_stats() -> Vec<KernelStats> {
         .collect()
 }
 
-/// The statistics of one kernel (by name), if it has run.
+/// The statistics of one kernel, by its name (`<fn>_<index>`, or the qualified
+/// `module::<fn>_<index>`; the first match in name order when several modules have it).
 pub fn kernel_stat(kernel: &str) -> Option<KernelStats> {
-    STATS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(kernel)
-        .cloned()
+    let m = STATS.lock().unwrap_or_else(|p| p.into_inner());
+    m.get(kernel).cloned().or_else(|| {
+        m.values()
+            .find(|s| s.kernel.rsplit("::").next() == Some(kernel))
+            .cloned()
+    })
 }
 
 /// Forgets all statistics.

@@ -1,0 +1,55 @@
+//! # mint-macros
+//!
+//! The front end of Mint for Rust: the `#[mint::parallel]`, `#[mint::r#for]` and
+//! `#[mint::single]` directives (thesis Ch. 3). Use them through the `mint` crate.
+//!
+//! `#[mint::parallel]` does all the work: it walks the function's body, lowers each
+//! annotated loop nest to the translator's IR, type-checks and translates it (so what
+//! cannot run on a GPU is a compile error with a span), and generates the host code: the
+//! region's device-array table, transfers, launches, swaps of device arrays, and the CPU
+//! version of every kernel.
+
+mod clauses;
+mod hostty;
+mod lower;
+mod region;
+
+use proc_macro::TokenStream;
+
+/// Marks a function as a Mint parallel region. Its body is the accelerated region:
+/// device arrays live from their first `copy!(x, to_device)` to the end of the function.
+///
+/// Options (defaults for every kernel of the region; each `#[mint::r#for]` may override
+/// them): `register`, `shared` / `shared = N` (1..=8 planes, 0 = off), `prefer_l1`,
+/// `unroll`, `same_index`.
+#[proc_macro_attribute]
+pub fn parallel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    region::expand(attr.into(), item.into()).into()
+}
+
+/// Marks a loop nest inside a `#[mint::parallel]` function as a kernel:
+/// `#[mint::r#for(nest(n|all), tile(tx, ty, tz), chunksize(cx, cy, cz), reduction(op: var), nowait, options)]`.
+/// `#[mint::parallel]` consumes it; used anywhere else it is an error.
+#[proc_macro_attribute]
+pub fn r#for(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut out: proc_macro2::TokenStream = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "`#[mint::r#for]` only works on a loop inside a `#[mint::parallel]` function",
+    )
+    .to_compile_error();
+    out.extend(proc_macro2::TokenStream::from(item));
+    out.into()
+}
+
+/// Marks a block inside a `#[mint::parallel]` function to run on the device by one
+/// thread. `#[mint::parallel]` consumes it; used anywhere else it is an error.
+#[proc_macro_attribute]
+pub fn single(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut out: proc_macro2::TokenStream = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "`#[mint::single]` only works on a block inside a `#[mint::parallel]` function",
+    )
+    .to_compile_error();
+    out.extend(proc_macro2::TokenStream::from(item));
+    out.into()
+}

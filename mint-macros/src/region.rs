@@ -1,0 +1,1101 @@
+//! `#[mint::parallel]`: walks the region's host code in order, replacing `copy!`,
+//! `barrier!`, annotated loop nests, `single` blocks and swaps of device arrays with
+//! calls into the runtime, and checking what only the macro can see (thesis Sec. 4.2:
+//! the memory manager's table of copied arrays, the outliner, the argument handler).
+
+use crate::clauses::{self, Entry, ForClauses, Nest, Options};
+use crate::hostty::{Env, HostTy};
+use crate::lower::{idents_in, Capture, Lowerer};
+use mint_translator::baseline::outline;
+use mint_translator::ir::{self as ir, ClauseValue, Kernel, Origin, ParLoop, RedOp, ScalarTy};
+use mint_translator::Target;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use std::collections::HashSet;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{parse_quote, Expr, ExprForLoop, Ident, ItemFn, Stmt};
+
+/// Which Mint directive an attribute is, if any.
+#[derive(Debug, PartialEq)]
+enum Directive {
+    For,
+    Single,
+    Parallel,
+    Unknown(String),
+}
+
+fn directive(a: &syn::Attribute) -> Option<Directive> {
+    let segs: Vec<String> = a
+        .path()
+        .segments
+        .iter()
+        .map(|s| syn::ext::IdentExt::unraw(&s.ident).to_string())
+        .collect();
+    let name = match segs.as_slice() {
+        [m, n] if m == "mint" => n.as_str(),
+        [n] if n == "r#for" || n == "for" => "for",
+        _ => return None,
+    };
+    Some(match name {
+        "for" => Directive::For,
+        "single" => Directive::Single,
+        "parallel" => Directive::Parallel,
+        other => Directive::Unknown(other.to_string()),
+    })
+}
+
+/// Removes and returns the Mint directive among `attrs`, if any.
+fn take_directive(attrs: &mut Vec<syn::Attribute>) -> Option<(Directive, syn::Attribute)> {
+    let i = attrs.iter().position(|a| directive(a).is_some())?;
+    let a = attrs.remove(i);
+    Some((directive(&a).unwrap(), a))
+}
+
+fn macro_name(m: &syn::Macro) -> Option<&'static str> {
+    let segs: Vec<String> = m.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["copy"] | ["mint", "copy"] => Some("copy"),
+        ["barrier"] | ["mint", "barrier"] => Some("barrier"),
+        _ => None,
+    }
+}
+
+/// The arrays named by `copy!`s anywhere in the body: the slots of the region's
+/// host-to-device table, in order of first appearance.
+struct CopyNames(Vec<String>);
+
+impl<'ast> Visit<'ast> for CopyNames {
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if macro_name(m) == Some("copy") {
+            if let Ok(a) = m.parse_body::<CopyArgs>() {
+                let n = a.array.to_string();
+                if !self.0.contains(&n) {
+                    self.0.push(n);
+                }
+            }
+        }
+        syn::visit::visit_macro(self, m);
+    }
+}
+
+/// `copy!(x, to_device|from_device [, shape])`.
+struct CopyArgs {
+    array: Ident,
+    to_device: bool,
+    shape: Option<Expr>,
+}
+
+impl syn::parse::Parse for CopyArgs {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<CopyArgs> {
+        let array: Ident = input.parse().map_err(|e| {
+            syn::Error::new(e.span(), "write `copy!(array, to_device)` or `copy!(array, from_device)`, with an optional shape `[nz, ny, nx]`")
+        })?;
+        input.parse::<syn::Token![,]>()?;
+        let dir: Ident = input.parse()?;
+        let to_device = match dir.to_string().as_str() {
+            "to_device" | "toDevice" => true,
+            "from_device" | "fromDevice" => false,
+            other => {
+                return Err(syn::Error::new(
+                    dir.span(),
+                    format!("unknown copy direction `{other}`; use `to_device` or `from_device`"),
+                ));
+            }
+        };
+        let mut shape = None;
+        if input.parse::<Option<syn::Token![,]>>()?.is_some() && !input.is_empty() {
+            shape = Some(input.parse()?);
+            let _ = input.parse::<Option<syn::Token![,]>>()?;
+        }
+        if !input.is_empty() {
+            return Err(input.error("`copy!` takes an array, a direction and an optional shape"));
+        }
+        Ok(CopyArgs {
+            array,
+            to_device,
+            shape,
+        })
+    }
+}
+
+/// Line and column of a span (1-based), and the file, where the compiler tells.
+fn location(s: Span) -> (String, u32, u32) {
+    if proc_macro::is_available() {
+        let p = s.unwrap();
+        (p.file(), p.line() as u32, p.column() as u32 + 1)
+    } else {
+        (String::new(), 0, 0)
+    }
+}
+
+pub struct RegionGen {
+    fn_name: String,
+    options: Options,
+    returns_result: bool,
+    env: Env,
+    slots: Vec<String>,
+    align: Vec<Option<usize>>,
+    copied: HashSet<String>,
+    kernels: usize,
+    errors: Vec<syn::Error>,
+    /// The user's identifiers of the kernel being generated.
+    idents: std::collections::HashMap<String, Ident>,
+}
+
+impl RegionGen {
+    /// `expr?` or `mint::__rt::or_panic(expr)`, by the function's return type.
+    fn try_(&self, e: TokenStream) -> TokenStream {
+        if self.returns_result {
+            quote!((#e)?)
+        } else {
+            quote!(::mint::__rt::or_panic(#e))
+        }
+    }
+
+    /// The user's identifier for a host variable of the current kernel.
+    fn ident(&self, name: &str) -> Ident {
+        self.idents.get(name).cloned().unwrap_or_else(|| format_ident!("{}", name))
+    }
+
+    fn slot(&self, name: &str) -> Option<usize> {
+        self.slots.iter().position(|s| s == name)
+    }
+
+    fn err(&mut self, s: Span, m: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new(s, m));
+    }
+
+    fn stmts(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            self.stmt(s, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            Stmt::Local(mut l) => {
+                let mut names = Vec::new();
+                pat_names(&l.pat, &mut names);
+                for (n, sp) in &names {
+                    if self.copied.contains(n) {
+                        self.err(
+                            *sp,
+                            format!(
+                                "`{n}` is on the device (copied with `copy!`), so it cannot be rebound in the region; use another name, or swap arrays with `std::mem::swap(&mut a, &mut b)`"
+                            ),
+                        );
+                    }
+                }
+                if let Some(init) = &mut l.init {
+                    self.expr(&mut init.expr);
+                }
+                let (ty, init) = match &l.pat {
+                    syn::Pat::Type(pt) => (Some((*pt.ty).clone()), l.init.as_ref().map(|i| (*i.expr).clone())),
+                    _ => (None, l.init.as_ref().map(|i| (*i.expr).clone())),
+                };
+                self.env.bind_pat(&l.pat, ty.as_ref(), init.as_ref());
+                out.push(Stmt::Local(l));
+            }
+            Stmt::Macro(m) if macro_name(&m.mac).is_some() => {
+                let sp = m.mac.span();
+                if let Some(st) = self.mint_macro(&m.mac, sp) {
+                    out.push(st);
+                }
+            }
+            Stmt::Expr(Expr::Macro(m), semi) if macro_name(&m.mac).is_some() => {
+                let _ = semi;
+                let sp = m.mac.span();
+                if let Some(st) = self.mint_macro(&m.mac, sp) {
+                    out.push(st);
+                }
+            }
+            Stmt::Expr(Expr::ForLoop(mut f), semi) => match take_directive(&mut f.attrs) {
+                Some((Directive::For, attr)) => {
+                    let args = match &attr.meta {
+                        syn::Meta::List(l) => l.tokens.clone(),
+                        _ => TokenStream::new(),
+                    };
+                    match clauses::for_clauses(args, attr.span()) {
+                        Ok(c) => {
+                            if let Some(st) = self.kernel_for(f, c) {
+                                out.push(st);
+                            }
+                        }
+                        Err(e) => self.errors.push(e),
+                    }
+                }
+                Some((d, attr)) => self.misplaced(d, &attr),
+                None => {
+                    let mut e = Expr::ForLoop(f);
+                    self.expr(&mut e);
+                    out.push(Stmt::Expr(e, semi));
+                }
+            },
+            Stmt::Expr(Expr::Block(mut b), semi) => match take_directive(&mut b.attrs) {
+                Some((Directive::Single, attr)) => {
+                    if let syn::Meta::List(l) = &attr.meta {
+                        if !l.tokens.is_empty() {
+                            self.err(l.tokens.span(), "`#[mint::single]` takes no arguments");
+                        }
+                    }
+                    if let Some(st) = self.kernel_single(b.block, attr.span()) {
+                        out.push(st);
+                    }
+                }
+                Some((d, attr)) => self.misplaced(d, &attr),
+                None => {
+                    let mut e = Expr::Block(b);
+                    self.expr(&mut e);
+                    out.push(Stmt::Expr(e, semi));
+                }
+            },
+            Stmt::Expr(mut e, semi) => {
+                if let Some((d, attr)) = expr_attrs(&mut e).and_then(take_directive) {
+                    self.misplaced(d, &attr);
+                    return;
+                }
+                let swap = self.swap_of(&e);
+                self.expr(&mut e);
+                out.push(Stmt::Expr(e, semi));
+                if let Some((a, b)) = swap {
+                    out.push(parse_quote!(__mint_region.swap(#a, #b);));
+                }
+            }
+            other => out.push(other),
+        }
+    }
+
+    fn misplaced(&mut self, d: Directive, attr: &syn::Attribute) {
+        let sp = attr.span();
+        match d {
+            Directive::For => self.err(sp, "`#[mint::r#for]` goes on a `for` loop statement"),
+            Directive::Single => self.err(sp, "`#[mint::single]` goes on a block statement: `#[mint::single] { .. }`"),
+            Directive::Parallel => self.err(sp, "parallel regions cannot nest: `#[mint::parallel]` goes on a function, and this one is already inside a region"),
+            Directive::Unknown(n) => self.err(
+                sp,
+                format!("unknown Mint directive `{n}`; the directives are `#[mint::parallel]` (on a fn), `#[mint::r#for(..)]` (on a loop), `#[mint::single]` (on a block), `copy!` and `mint::barrier!()`"),
+            ),
+        }
+    }
+
+    /// `copy!` and `barrier!`.
+    fn mint_macro(&mut self, m: &syn::Macro, sp: Span) -> Option<Stmt> {
+        match macro_name(m)? {
+            "barrier" => {
+                if !m.tokens.is_empty() {
+                    self.err(m.tokens.span(), "`mint::barrier!()` takes no arguments");
+                }
+                let call = self.try_(quote_spanned!(sp=> __mint_region.barrier()));
+                Some(parse_quote!(#call;))
+            }
+            _ => {
+                let a: CopyArgs = match m.parse_body() {
+                    Ok(a) => a,
+                    Err(e) => {
+                        self.errors.push(e);
+                        return None;
+                    }
+                };
+                let name = a.array.to_string();
+                let slot = self.slot(&name).expect("pre-pass saw every copy!");
+                let arr = &a.array;
+                let is_ref = matches!(self.env.get(&name), Some(HostTy::Array { is_ref: true, .. }));
+                if let Some(HostTy::Scalar(t)) = self.env.get(&name) {
+                    self.err(
+                        arr.span(),
+                        format!("`{name}` is a scalar ({t}); scalars are passed to kernels by value, only arrays are copied"),
+                    );
+                }
+                let shape = match &a.shape {
+                    Some(s) => quote_spanned!(s.span()=> ::core::option::Option::Some(&::mint::__rt::shape(#s)[..])),
+                    None => quote!(::core::option::Option::None),
+                };
+                let call = if a.to_device {
+                    self.copied.insert(name.clone());
+                    quote_spanned!(sp=> __mint_region.copy_to_device(#slot, &#arr, #shape))
+                } else if is_ref {
+                    quote_spanned!(sp=> __mint_region.copy_from_device(#slot, &mut *#arr, #shape))
+                } else {
+                    quote_spanned!(sp=> __mint_region.copy_from_device(#slot, &mut #arr, #shape))
+                };
+                let call = self.try_(call);
+                Some(parse_quote!(#call;))
+            }
+        }
+    }
+
+    /// `std::mem::swap(a, b)` of two device arrays: their slots.
+    fn swap_of(&mut self, e: &Expr) -> Option<(usize, usize)> {
+        let Expr::Call(c) = e else { return None };
+        let Expr::Path(p) = &*c.func else { return None };
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segs.last().map(String::as_str) != Some("swap") || c.args.len() != 2 {
+            return None;
+        }
+        if segs.len() > 1 && segs[segs.len() - 2] != "mem" {
+            return None;
+        }
+        let names: Vec<Option<(String, Span)>> = c.args.iter().map(place_ident).collect();
+        let (Some((a, sa)), Some((b, sb))) = (&names[0], &names[1]) else {
+            return None;
+        };
+        match (self.slot(a), self.slot(b)) {
+            (Some(i), Some(j)) => Some((i, j)),
+            (Some(_), None) => {
+                self.err(*sb, format!("`{a}` is on the device but `{b}` is not: copy `{b}` to the device too, or do not swap them in the region"));
+                None
+            }
+            (None, Some(_)) => {
+                self.err(*sa, format!("`{b}` is on the device but `{a}` is not: copy `{a}` to the device too, or do not swap them in the region"));
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Host code inside expressions: recurse into nested blocks and check assignments.
+    fn expr(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Block(b) => self.block(&mut b.block),
+            Expr::Unsafe(b) => self.block(&mut b.block),
+            Expr::If(i) => {
+                self.expr(&mut i.cond);
+                self.block(&mut i.then_branch);
+                if let Some((_, e)) = &mut i.else_branch {
+                    self.expr(e);
+                }
+            }
+            Expr::ForLoop(f) => {
+                self.expr(&mut f.expr);
+                self.env.push();
+                self.env.bind_pat(&f.pat, None, None);
+                f.body.stmts = self.stmts(std::mem::take(&mut f.body.stmts));
+                self.env.pop();
+            }
+            Expr::While(w) => {
+                self.expr(&mut w.cond);
+                self.block(&mut w.body);
+            }
+            Expr::Loop(l) => self.block(&mut l.body),
+            Expr::Match(m) => {
+                self.expr(&mut m.expr);
+                for arm in &mut m.arms {
+                    self.expr(&mut arm.body);
+                }
+            }
+            Expr::Paren(p) => self.expr(&mut p.expr),
+            Expr::Group(g) => self.expr(&mut g.expr),
+            Expr::Assign(a) => {
+                if let Some((n, sp)) = place_ident(&a.left) {
+                    if self.copied.contains(&n) {
+                        self.err(
+                            sp,
+                            format!("`{n}` is on the device (copied with `copy!`), so it cannot be reassigned in the region; to exchange two arrays use `std::mem::swap(&mut a, &mut b)`"),
+                        );
+                    }
+                }
+                self.expr(&mut a.right);
+            }
+            _ => {}
+        }
+    }
+
+    fn block(&mut self, b: &mut syn::Block) {
+        self.env.push();
+        b.stmts = self.stmts(std::mem::take(&mut b.stmts));
+        self.env.pop();
+    }
+
+    /// Lowers, checks and generates one `#[mint::r#for]` loop nest.
+    fn kernel_for(&mut self, f: ExprForLoop, c: ForClauses) -> Option<Stmt> {
+        // The perfectly nested chain of loops under the directive.
+        let mut chain: Vec<&ExprForLoop> = vec![&f];
+        loop {
+            let last = chain[chain.len() - 1];
+            match last.body.stmts.as_slice() {
+                [Stmt::Expr(Expr::ForLoop(inner), _)] if inner.attrs.is_empty() && inner.label.is_none() => chain.push(inner),
+                _ => break,
+            }
+        }
+        let depth = match c.nest {
+            Nest::All => chain.len().min(3),
+            Nest::Depth(d) => {
+                if d > chain.len() {
+                    self.err(
+                        c.nest_span,
+                        format!(
+                            "nest({d}) but only {} loop(s) are perfectly nested here; use nest({}) or nest(all), or make the loops perfectly nested (no statements between them)",
+                            chain.len(),
+                            chain.len()
+                        ),
+                    );
+                    return None;
+                }
+                d
+            }
+        };
+        let loops = &chain[..depth];
+        // Parallel loop indices and ranges.
+        let mut vars: Vec<Ident> = Vec::new();
+        let mut ranges: Vec<Expr> = Vec::new();
+        let mut inclusive = Vec::new();
+        for l in loops {
+            if let Some(lab) = &l.label {
+                self.err(lab.span(), "parallel loops cannot have labels");
+                return None;
+            }
+            let v = match &*l.pat {
+                syn::Pat::Ident(pi) if pi.subpat.is_none() => pi.ident.clone(),
+                p => {
+                    self.err(p.span(), "a parallel loop needs an index variable: `for z in lo..hi`");
+                    return None;
+                }
+            };
+            let mut r = &*l.expr;
+            while let Expr::Paren(p) = r {
+                r = &p.expr;
+            }
+            match r {
+                Expr::Range(rg) if rg.start.is_some() && rg.end.is_some() => {
+                    inclusive.push(matches!(rg.limits, syn::RangeLimits::Closed(_)));
+                }
+                _ => {
+                    self.err(
+                        l.expr.span(),
+                        "a parallel loop runs over a range with both bounds: `lo..hi` or `lo..=hi` (no `.rev()`, `.step_by()` or iterators)",
+                    );
+                    return None;
+                }
+            }
+            // Bounds may not depend on outer parallel indices.
+            let outer: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
+            if let Some((n, sp)) = idents_in(r, &outer).into_iter().next() {
+                self.err(
+                    sp,
+                    format!(
+                        "the bounds of this parallel loop depend on `{n}`, the index of an enclosing parallel loop; Mint parallelizes rectangular iteration spaces: use bounds that do not depend on `{n}` and skip points with an `if`, or parallelize fewer loops with nest(..)"
+                    ),
+                );
+                return None;
+            }
+            vars.push(v);
+            ranges.push(r.clone());
+        }
+        let body = &loops[depth - 1].body;
+        let var_names: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
+
+        let mut spans: Vec<Span> = vec![c.span];
+        let mut lw = Lowerer::new(&mut spans, &var_names);
+        let ir_body = lw.block(body);
+        // Bounds, for typing only (None when not expressible in the kernel language).
+        let mut nest = Vec::new();
+        for (i, r) in ranges.iter().enumerate() {
+            let Expr::Range(rg) = r else { unreachable!() };
+            let mut quiet = Lowerer::new(lw.spans, &[]);
+            let lo = quiet.expr(rg.start.as_ref().unwrap());
+            let hi = quiet.expr(rg.end.as_ref().unwrap());
+            let ok = quiet.errors.is_empty() && quiet.captures.is_empty();
+            let span = quiet.span(vars[i].span());
+            nest.push(ParLoop {
+                var: var_names[i].clone(),
+                ty: None,
+                lo: if ok { lo } else { None },
+                hi: if ok { hi } else { None },
+                inclusive: inclusive[i],
+                span,
+            });
+        }
+        self.errors.append(&mut lw.errors);
+        let captures = std::mem::take(&mut lw.captures);
+        self.idents = std::mem::take(&mut lw.idents);
+        if let Some((_, v, _)) = &c.reduction {
+            self.idents.insert(v.to_string(), v.clone());
+        }
+        if !self.errors.is_empty() {
+            return None;
+        }
+        let k = self.build_kernel(&ir_body, nest, &captures, Some(&c), &mut spans, f.span())?;
+
+        // ----- code generation -----
+        let site = self.site(&k, &spans);
+        let nowait = c.nowait;
+        let red = k.reduction.clone();
+        let (arrays_gpu, views, shadows, elem_checks) = self.array_code(&k);
+        let scalars = self.scalar_args(&k, &captures, &spans);
+        let bounds: Vec<TokenStream> = ranges.iter().map(|r| quote_spanned!(r.span()=> ::mint::__rt::bounds(#r))).collect();
+        let clause_vals: Vec<TokenStream> = runtime_entries(&c)
+            .into_iter()
+            .map(|e| quote_spanned!(e.span()=> ::mint::__rt::clause(#e)))
+            .collect();
+        let args = quote! {
+            &::mint::__rt::LaunchArgs {
+                arrays: &[#(#arrays_gpu),*],
+                scalars: &[#(#scalars),*],
+                bounds: &[#(#bounds),*],
+                clauses: &[#(#clause_vals),*],
+            }
+        };
+        // CPU: the original loops, the outermost spread over threads.
+        let mut inner = quote!(#body);
+        for d in (1..depth).rev() {
+            let (v, r) = (&vars[d], &ranges[d]);
+            inner = quote!(for #v in #r { #inner });
+        }
+        let (v0, r0) = (&vars[0], &ranges[0]);
+        if depth == 1 {
+            inner = quote! {
+                #[allow(clippy::single_element_loop)]
+                for #v0 in ::core::iter::once(#v0) { #inner }
+            };
+        }
+        let stmt: Stmt = match red {
+            None => {
+                let launch = self.try_(quote!(__mint_region.launch(&__MINT_KERNEL, #args, #nowait)));
+                parse_quote! {
+                    {
+                        #site
+                        if __mint_region.is_cpu() {
+                            #(#views)*
+                            ::mint::__rt::cpu::par_for(#r0, |#v0| {
+                                #(#shadows)*
+                                #inner
+                            });
+                        } else {
+                            #(#elem_checks)*
+                            #launch;
+                        }
+                    }
+                }
+            }
+            Some(r) => {
+                let ty = ty_tokens(r.ty.unwrap_or(ScalarTy::F64));
+                let op = red_op_tokens(r.op);
+                let var = self.ident(&r.var);
+                let launch = self.try_(quote!(__mint_region.launch_reduce::<#ty>(&__MINT_KERNEL, #args)));
+                parse_quote! {
+                    {
+                        #site
+                        let __mint_value: #ty = if __mint_region.is_cpu() {
+                            #(#views)*
+                            ::mint::__rt::cpu::par_reduce(#r0, #op, |#v0| -> #ty {
+                                #(#shadows)*
+                                #[allow(unused_mut)]
+                                let mut #var: #ty = ::mint::__rt::cpu::identity::<#ty>(#op);
+                                #inner
+                                #var
+                            })
+                        } else {
+                            #(#elem_checks)*
+                            #launch
+                        };
+                        #var = ::mint::__rt::cpu::combine::<#ty>(#op, #var, __mint_value);
+                    }
+                }
+            }
+        };
+        Some(stmt)
+    }
+
+    /// `#[mint::single] { .. }`: one device thread runs the block.
+    fn kernel_single(&mut self, block: syn::Block, span: Span) -> Option<Stmt> {
+        let mut spans: Vec<Span> = vec![span];
+        let mut lw = Lowerer::new(&mut spans, &[]);
+        let ir_body = lw.block(&block);
+        self.errors.append(&mut lw.errors);
+        let captures = std::mem::take(&mut lw.captures);
+        self.idents = std::mem::take(&mut lw.idents);
+        if !self.errors.is_empty() {
+            return None;
+        }
+        let k = self.build_kernel(&ir_body, Vec::new(), &captures, None, &mut spans, span)?;
+        let site = self.site(&k, &spans);
+        let (arrays_gpu, _, _, elem_checks) = self.array_code(&k);
+        let scalars = self.scalar_args(&k, &captures, &spans);
+        let launch = self.try_(quote! {
+            __mint_region.launch(&__MINT_KERNEL, &::mint::__rt::LaunchArgs {
+                arrays: &[#(#arrays_gpu),*],
+                scalars: &[#(#scalars),*],
+                bounds: &[],
+                clauses: &[],
+            }, false)
+        });
+        Some(parse_quote! {
+            {
+                #site
+                if __mint_region.is_cpu() {
+                    #block
+                } else {
+                    #(#elem_checks)*
+                    #launch;
+                }
+            }
+        })
+    }
+
+    /// Assembles the kernel IR from the lowered body and checks it with the translator.
+    fn build_kernel(
+        &mut self,
+        body: &ir::Block,
+        nest: Vec<ParLoop>,
+        captures: &[Capture],
+        c: Option<&ForClauses>,
+        spans: &mut Vec<Span>,
+        whole: Span,
+    ) -> Option<Kernel> {
+        let bound: Vec<&str> = nest.iter().map(|l| l.var.as_str()).collect();
+        let (arrays, scalars) = outline::arguments(body, &bound);
+        let mut errs = Vec::new();
+        let mut ir_arrays = Vec::new();
+        for a in &arrays {
+            let sp = spans[a.span as usize];
+            let n = &a.name;
+            if a.ndims.len() > 1 {
+                errs.push(syn::Error::new(sp, format!("`{n}` is indexed with different numbers of indices in this kernel")));
+                continue;
+            }
+            let (elem, ndim, writable) = match self.env.get(n) {
+                Some(HostTy::Array { elem, ndim, writable, .. }) => (*elem, *ndim, *writable),
+                Some(HostTy::Scalar(t)) => {
+                    errs.push(syn::Error::new(sp, format!("`{n}` is a scalar ({t}) and cannot be indexed")));
+                    continue;
+                }
+                _ => (None, None, true),
+            };
+            let Some(elem) = elem else {
+                errs.push(syn::Error::new(
+                    sp,
+                    format!(
+                        "cannot tell the element type of array `{n}`; give it a concrete type where it is declared, e.g. `{n}: &mut Array3<f64>` in the signature or `let mut {n}: Array3<f32> = ..` (generic element types are not supported)"
+                    ),
+                ));
+                continue;
+            };
+            if let Some(d) = ndim {
+                if d as usize != a.ndim {
+                    errs.push(syn::Error::new(sp, format!("`{n}` has {d} dimension(s) but is indexed with {} index(es)", a.ndim)));
+                    continue;
+                }
+            }
+            if a.written && !writable {
+                errs.push(syn::Error::new(
+                    sp,
+                    format!("this kernel writes `{n}`, which is not mutable here; pass it as `&mut` or declare it `let mut {n}`"),
+                ));
+                continue;
+            }
+            if self.slot(n).is_none() {
+                errs.push(syn::Error::new(
+                    sp,
+                    format!("array `{n}` is used in this kernel but never copied to the device; add `copy!({n}, to_device);` in the region before the loop"),
+                ));
+                continue;
+            }
+            ir_arrays.push(ir::ArrayParam {
+                name: n.clone(),
+                elem,
+                ndim: a.ndim as u8,
+                read: a.read,
+                written: a.written,
+                span: a.span,
+            });
+        }
+        let red_name = c.and_then(|c| c.reduction.as_ref()).map(|r| r.1.to_string());
+        let mut ir_scalars = Vec::new();
+        for s in &scalars {
+            let sp = spans[s.span as usize];
+            let ty = if captures.iter().any(|c| c.name == s.name) {
+                None
+            } else {
+                match self.env.get(&s.name) {
+                    Some(HostTy::Scalar(t)) => Some(*t),
+                    Some(HostTy::Array { .. }) => {
+                        errs.push(syn::Error::new(
+                            sp,
+                            format!("array `{}` must be indexed in a kernel (`{}[[z, y, x]]`); whole arrays cannot be used as values", s.name, s.name),
+                        ));
+                        continue;
+                    }
+                    _ => None,
+                }
+            };
+            ir_scalars.push(ir::ScalarParam {
+                name: s.name.clone(),
+                ty,
+                span: s.span,
+            });
+        }
+        let mut reduction = None;
+        if let Some((op, var, sp)) = c.and_then(|c| c.reduction.clone()) {
+            let n = var.to_string();
+            let ty = match self.env.get(&n) {
+                Some(HostTy::Array { .. }) => {
+                    errs.push(syn::Error::new(
+                        sp,
+                        format!("the reduction variable `{n}` is an array; a reduction combines into a scalar variable (`let mut {n}_sum = 0.0;` and `reduction(+: {n}_sum)`)"),
+                    ));
+                    None
+                }
+                Some(HostTy::Scalar(t)) => Some(*t),
+                _ => None,
+            };
+            if !ir_scalars.iter().any(|s| s.name == n) {
+                let id = spans.len() as u32;
+                spans.push(sp);
+                ir_scalars.push(ir::ScalarParam { name: n.clone(), ty, span: id });
+            }
+            let id = spans.len() as u32;
+            spans.push(sp);
+            reduction = Some(ir::Reduction { op, var: n, ty, span: id });
+        }
+        let _ = red_name;
+        if !errs.is_empty() {
+            self.errors.extend(errs);
+            return None;
+        }
+        let (file, line, column) = location(whole);
+        let (tile, chunk) = match c {
+            Some(c) => (
+                c.tile.as_ref().map(|(e, _)| clause_values(e, 0)),
+                c.chunk.as_ref().map(|(e, _)| clause_values(e, c.tile.as_ref().map(|t| runtime_count(&t.0)).unwrap_or(0))),
+            ),
+            None => (None, None),
+        };
+        let mut k = Kernel {
+            name: format!("{}_{}", self.fn_name, self.kernels),
+            region: self.fn_name.clone(),
+            origin: Origin { file, line, column },
+            nest,
+            body: body.clone(),
+            arrays: ir_arrays,
+            scalars: ir_scalars,
+            reduction,
+            clauses: ir::Clauses {
+                tile,
+                chunk,
+                nowait: c.is_some_and(|c| c.nowait),
+                span: 0,
+            },
+            options: c.map(|c| c.options.over(&self.options)).unwrap_or_else(|| Options::default().over(&self.options)),
+        };
+        self.kernels += 1;
+        if let Some(c) = c {
+            self.check_clause_literals(c);
+        }
+        if let Err(ds) = mint_translator::check(&mut k) {
+            for d in ds {
+                let sp = spans.get(d.span as usize).copied().unwrap_or(whole);
+                self.err(sp, d.message);
+            }
+            return None;
+        }
+        // Translate now for the default device, so what cannot be translated is a compile
+        // error; clause values given as expressions are checked at run time instead.
+        let runtime_clauses = c.is_some_and(|c| !runtime_entries(c).is_empty());
+        if !runtime_clauses && self.errors.is_empty() {
+            if let Err(ds) = mint_translator::translate(&k, &Target::default()) {
+                for d in ds {
+                    let sp = spans.get(d.span as usize).copied().unwrap_or(whole);
+                    self.err(sp, d.message);
+                }
+                return None;
+            }
+        }
+        if !self.errors.is_empty() {
+            return None;
+        }
+        // The first interior column of the x loop decides each array's row alignment.
+        if let Some(x) = k.nest.last() {
+            let lo = x.lo.as_ref().and_then(|e| e.as_int_lit()).unwrap_or(0).max(0) as usize;
+            for a in &k.arrays {
+                if let Some(s) = self.slot(&a.name) {
+                    self.align[s].get_or_insert(lo);
+                }
+            }
+        }
+        Some(k)
+    }
+
+    /// Zero and non-dividing literal `tile`/`chunksize` entries, blamed on the entry.
+    fn check_clause_literals(&mut self, c: &ForClauses) {
+        let lit = |e: Option<&Entry>| match e {
+            Some(Entry::Lit(v, s)) => Some((*v, *s)),
+            Some(Entry::Expr(_)) => None,
+            None => Some((1, Span::call_site())),
+        };
+        for (what, entries) in [("tile", &c.tile), ("chunksize", &c.chunk)] {
+            if let Some((es, _)) = entries {
+                for e in es {
+                    if let Entry::Lit(0, s) = e {
+                        self.err(*s, format!("`{what}` entries must be at least 1"));
+                    }
+                }
+            }
+        }
+        if let (Some((t, _)), Some((ch, _))) = (&c.tile, &c.chunk) {
+            for i in 0..3 {
+                if let (Some((tv, _)), Some((cv, cs))) = (lit(t.get(i)), lit(ch.get(i))) {
+                    if cv != 0 && tv != 0 && tv % cv != 0 {
+                        self.err(
+                            cs,
+                            format!(
+                                "chunksize {cv} does not divide tile {tv} along {}: a block has tile/chunksize threads per dimension; choose a chunksize that divides the tile",
+                                ["x", "y", "z"][i]
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `static` kernel site.
+    fn site(&self, k: &Kernel, spans: &[Span]) -> TokenStream {
+        let json = serde_json::to_string(k).expect("IR serializes");
+        let name = &k.name;
+        let line = spans.first().map(|s| location(*s).1).unwrap_or(0);
+        quote! {
+            static __MINT_KERNEL: ::mint::__rt::KernelSite =
+                ::mint::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json);
+        }
+    }
+
+    /// Slots of the kernel's arrays; CPU views and shadows; element-type checks.
+    fn array_code(&self, k: &Kernel) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
+        let mut slots = Vec::new();
+        let mut views = Vec::new();
+        let mut shadows = Vec::new();
+        let mut checks = Vec::new();
+        for (i, a) in k.arrays.iter().enumerate() {
+            let slot = self.slot(&a.name).expect("checked");
+            slots.push(quote!(#slot));
+            let name = self.ident(&a.name);
+            let v = format_ident!("__mint_view_{}", i);
+            let n = a.ndim as usize;
+            let is_ref = matches!(self.env.get(&a.name), Some(HostTy::Array { is_ref: true, .. }));
+            if a.written {
+                let borrow = if is_ref { quote!(&mut *#name) } else { quote!(&mut #name) };
+                views.push(quote!(let #v = ::mint::__rt::cpu::view_mut::<#n, _>(#borrow);));
+                shadows.push(quote!(#[allow(unused_mut)] let mut #name = #v;));
+            } else {
+                views.push(quote!(let #v = ::mint::__rt::cpu::view::<#n, _>(&#name);));
+                shadows.push(quote!(let #name = #v;));
+            }
+            let t = ty_tokens(a.elem);
+            checks.push(quote!(::mint::__rt::assert_elem::<#t, _>(&#name);));
+        }
+        (slots, views, shadows, checks)
+    }
+
+    /// `mint::__rt::scalar::<T>(x)` for each of the kernel's host scalars: rustc checks
+    /// the inferred type.
+    fn scalar_args(&self, k: &Kernel, captures: &[Capture], spans: &[Span]) -> Vec<TokenStream> {
+        k.scalars
+            .iter()
+            .map(|s| {
+                let ty = ty_tokens(s.ty.unwrap_or(ScalarTy::F64));
+                let sp = spans.get(s.span as usize).copied().unwrap_or_else(Span::call_site);
+                match captures.iter().find(|c| c.name == s.name) {
+                    Some(c) => {
+                        let e = &c.expr;
+                        quote_spanned!(c.span=> ::mint::__rt::scalar::<#ty>(#e))
+                    }
+                    None => {
+                        let id = self.idents.get(&s.name).cloned().unwrap_or_else(|| Ident::new(&s.name, sp));
+                        quote_spanned!(sp=> ::mint::__rt::scalar::<#ty>(#id))
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+fn expr_attrs(e: &mut Expr) -> Option<&mut Vec<syn::Attribute>> {
+    match e {
+        Expr::ForLoop(f) => Some(&mut f.attrs),
+        Expr::Block(b) => Some(&mut b.attrs),
+        Expr::While(w) => Some(&mut w.attrs),
+        Expr::Loop(l) => Some(&mut l.attrs),
+        Expr::If(i) => Some(&mut i.attrs),
+        Expr::Unsafe(u) => Some(&mut u.attrs),
+        Expr::Call(c) => Some(&mut c.attrs),
+        Expr::MethodCall(c) => Some(&mut c.attrs),
+        Expr::Assign(a) => Some(&mut a.attrs),
+        _ => None,
+    }
+}
+
+fn pat_names(p: &syn::Pat, out: &mut Vec<(String, Span)>) {
+    match p {
+        syn::Pat::Ident(i) => out.push((i.ident.to_string(), i.ident.span())),
+        syn::Pat::Type(t) => pat_names(&t.pat, out),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_names(e, out)),
+        syn::Pat::Reference(r) => pat_names(&r.pat, out),
+        _ => {}
+    }
+}
+
+/// The variable an argument names: `a`, `&mut a`, `&mut *a`, `(a)`.
+fn place_ident(e: &Expr) -> Option<(String, Span)> {
+    match e {
+        Expr::Path(p) => p.path.get_ident().map(|i| (i.to_string(), i.span())),
+        Expr::Reference(r) => place_ident(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => place_ident(&u.expr),
+        Expr::Paren(p) => place_ident(&p.expr),
+        _ => None,
+    }
+}
+
+fn runtime_count(es: &[Entry]) -> usize {
+    es.iter().filter(|e| matches!(e, Entry::Expr(_))).count()
+}
+
+/// Clause entries as IR values; expressions number from `first`.
+fn clause_values(es: &[Entry], first: usize) -> [ClauseValue; 3] {
+    let mut out = [ClauseValue::Const(1); 3];
+    let mut k = first;
+    for (i, e) in es.iter().enumerate() {
+        out[i] = match e {
+            Entry::Lit(v, _) => ClauseValue::Const(*v),
+            Entry::Expr(_) => {
+                k += 1;
+                ClauseValue::Runtime((k - 1) as u16)
+            }
+        };
+    }
+    out
+}
+
+/// The clause entries given as expressions, in the order `clause_values` numbers them.
+fn runtime_entries(c: &ForClauses) -> Vec<&Expr> {
+    let mut v = Vec::new();
+    for (es, _) in [&c.tile, &c.chunk].into_iter().flatten() {
+        for e in es {
+            if let Entry::Expr(x) = e {
+                v.push(x);
+            }
+        }
+    }
+    v
+}
+
+fn ty_tokens(t: ScalarTy) -> TokenStream {
+    let i = format_ident!("{}", t.rust_name());
+    quote!(#i)
+}
+
+fn red_op_tokens(op: RedOp) -> TokenStream {
+    let v = format_ident!("{}", format!("{op:?}"));
+    quote!(::mint::__rt::RedOp::#v)
+}
+
+/// Expands `#[mint::parallel(options)]` on `item`.
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let options = match clauses::region_options(attr) {
+        Ok(o) => o,
+        Err(e) => {
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let mut f: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let mut out = syn::Error::new(
+                Span::call_site(),
+                "`#[mint::parallel]` goes on a function: its body is the accelerated region",
+            )
+            .to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    if let Some(a) = &f.sig.asyncness {
+        return syn::Error::new(a.span(), "a Mint region cannot be an `async fn`").to_compile_error();
+    }
+    let returns_result = match &f.sig.output {
+        syn::ReturnType::Type(_, t) => match &**t {
+            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Result"),
+            _ => false,
+        },
+        syn::ReturnType::Default => false,
+    };
+    let mut env = Env::new();
+    for arg in &f.sig.inputs {
+        if let syn::FnArg::Typed(pt) = arg {
+            env.bind_pat(&pt.pat, Some(&pt.ty), None);
+        }
+    }
+    let mut names = CopyNames(Vec::new());
+    names.visit_block(&f.block);
+    let n = names.0.len();
+    let mut g = RegionGen {
+        fn_name: f.sig.ident.to_string(),
+        options,
+        returns_result,
+        env,
+        slots: names.0,
+        align: vec![None; n],
+        copied: HashSet::new(),
+        kernels: 0,
+        errors: Vec::new(),
+        idents: Default::default(),
+    };
+    let body = g.stmts(std::mem::take(&mut f.block.stmts));
+    // A `copy!` or `barrier!` left inside an expression (a closure, a call) was not a
+    // statement of the region.
+    struct Leftover(Vec<Span>);
+    impl<'ast> Visit<'ast> for Leftover {
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if macro_name(m).is_some() {
+                self.0.push(m.span());
+            }
+        }
+    }
+    let mut left = Leftover(Vec::new());
+    for s in &body {
+        left.visit_stmt(s);
+    }
+    for sp in left.0 {
+        g.err(sp, "`copy!` and `barrier!` must be statements of the region (not inside a closure or an expression)");
+    }
+    if !g.errors.is_empty() {
+        let errs = g.errors.iter().map(syn::Error::to_compile_error);
+        let sig = &f.sig;
+        let attrs = &f.attrs;
+        let vis = &f.vis;
+        return quote! {
+            #(#errs)*
+            #(#attrs)*
+            #[allow(unused_variables, unreachable_code, clippy::all)]
+            #vis #sig { ::core::unimplemented!("this Mint region did not compile") }
+        };
+    }
+    let (_, line, _) = location(f.sig.ident.span());
+    let fname = f.sig.ident.to_string();
+    let arrays = g.slots.iter().zip(&g.align).map(|(n, a)| {
+        let a = a.unwrap_or(0);
+        quote!(::mint::__rt::ArrayInfo { name: #n, align_x: #a })
+    });
+    let enter = g.try_(quote!(::mint::__rt::Region::enter(&__MINT_REGION)));
+    let prelude: Vec<Stmt> = vec![
+        parse_quote! {
+            static __MINT_REGION: ::mint::__rt::RegionInfo = ::mint::__rt::RegionInfo {
+                name: #fname,
+                file: ::core::file!(),
+                line: #line,
+                arrays: &[#(#arrays),*],
+            };
+        },
+        parse_quote! {
+            #[allow(unused_mut, unused_variables)]
+            let mut __mint_region = #enter;
+        },
+    ];
+    f.block.stmts = prelude.into_iter().chain(body).collect();
+    f.into_token_stream()
+}
+

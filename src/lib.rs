@@ -1,0 +1,126 @@
+//! # Mint for Rust
+//!
+//! Annotate ordinary nested loops over `ndarray` arrays; get CUDA kernels, and keep one
+//! source that still runs on a machine with no GPU. This is the Mint programming model
+//! (D. Unat, *Domain-Specific Translator and Optimizer for Massive On-Chip Parallelism*,
+//! UC San Diego, 2012) as Rust procedural macros.
+//!
+//! ```no_run
+//! use ndarray::Array3;
+//!
+//! /// 7-point heat equation (thesis Table 3.1).
+//! #[mint::parallel]
+//! fn heat(u: &mut Array3<f64>, unew: &mut Array3<f64>, c0: f64, c1: f64, steps: usize) -> mint::Result<()> {
+//!     let (nz, ny, nx) = u.dim();
+//!     mint::copy!(u, to_device);
+//!     mint::copy!(unew, to_device);
+//!     for _ in 0..steps {
+//!         #[mint::r#for(nest(all), tile(16, 16, 64), chunksize(1, 1, 64))]
+//!         for z in 1..nz - 1 {
+//!             for y in 1..ny - 1 {
+//!                 for x in 1..nx - 1 {
+//!                     unew[[z, y, x]] = c0 * u[[z, y, x]]
+//!                         + c1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]]
+//!                             + u[[z, y - 1, x]] + u[[z, y + 1, x]]
+//!                             + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
+//!                 }
+//!             }
+//!         }
+//!         std::mem::swap(u, unew);
+//!     }
+//!     mint::copy!(u, from_device);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ## Directives (thesis Table 3.3)
+//!
+//! | directive | meaning |
+//! | --- | --- |
+//! | [`#[mint::parallel(options)]`](macro@parallel) on a `fn` | the body is the accelerated region; device arrays live from their first `copy!` to the end of the function |
+//! | [`#[mint::r#for(nest(..), tile(..), chunksize(..), reduction(op: var), nowait, options)]`](macro@r#for) on a `for` loop | the loop nest becomes one kernel; the host waits at its end unless `nowait` |
+//! | [`copy!(x, to_device)`](copy!) / `copy!(x, from_device)`, optionally `copy!(x, to_device, [nz, ny, nx])` | allocates on first use and moves data at that point of the host code |
+//! | [`mint::barrier!()`](barrier!) | the host waits for every kernel launched with `nowait` |
+//! | [`#[mint::single] { .. }`](macro@single) | the block runs on the device by one thread |
+//!
+//! ## Run time
+//!
+//! `MINT_DEVICE=auto|cpu|cuda|cuda:N` picks the backend (default `auto`: CUDA device 0
+//! when a driver, NVRTC and a device exist, otherwise the CPU, logged once);
+//! `MINT_DUMP=DIR` writes every generated kernel to `DIR/<kernel>.cu`; `MINT_REPORT=1`
+//! prints what the translator decided for each kernel and its registers, spills and
+//! occupancy, and timings at region exit; `MINT_CACHE_DIR` holds compiled kernels.
+//! Failures are [`Error`]s, returned through `?` from a region that returns a `Result`
+//! whose error converts from [`Error`], and panics otherwise.
+
+pub use mint_macros::{parallel, r#for, single};
+pub use mint_runtime::{
+    Backend, Device, Error, JitStats, KernelStats, Result, cuda_available, cuda_required,
+    jit_stats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing, with_device,
+};
+
+/// The backend a region entered on this thread now would run on.
+///
+/// # Errors
+/// [`Error::BadDeviceSpec`] for a malformed `MINT_DEVICE`; [`Error::NoDevice`] when CUDA
+/// is demanded and absent.
+pub fn backend() -> Result<Backend> {
+    mint_runtime::backend()
+}
+
+/// Measured device-to-device copy bandwidth of the CUDA device the current backend
+/// uses, in bytes per second (bytes read plus bytes written), median of `reps` copies of
+/// `bytes` bytes. This is the bound memory-bound stencils are judged against.
+///
+/// # Errors
+/// [`Error::NoDevice`] on the CPU backend; [`Error::OutOfMemory`] if two buffers of
+/// `bytes` do not fit.
+pub fn device_copy_bandwidth(bytes: usize, reps: usize) -> Result<f64> {
+    match backend()? {
+        Backend::Cuda(g) => mint_runtime::bandwidth::copy_bandwidth(&g, bytes, reps),
+        Backend::Cpu => Err(Error::NoDevice {
+            requested: "copy bandwidth".into(),
+            reason: "the current backend is the CPU".into(),
+        }),
+    }
+}
+
+/// `copy!(x, to_device)`, `copy!(x, from_device)`, `copy!(x, to_device, [nz, ny, nx])`:
+/// moves array `x` between host and device at this point of a `#[mint::parallel]`
+/// function (thesis Sec. 3.3.3). The first `to_device` allocates `x`'s device array,
+/// which lives until the function returns. The optional shape (slowest dimension first)
+/// is checked against the array. Outside a region this is a compile error.
+#[macro_export]
+macro_rules! copy {
+    ($($t:tt)*) => {
+        ::core::compile_error!("`copy!` can only be used inside a `#[mint::parallel]` function: put it in the region's body, or add `#[mint::parallel]` to this function")
+    };
+}
+
+/// `mint::barrier!()`: the host waits for every kernel launched with `nowait` (thesis
+/// Sec. 3.3.4). Outside a region this is a compile error.
+#[macro_export]
+macro_rules! barrier {
+    ($($t:tt)*) => {
+        ::core::compile_error!("`mint::barrier!()` can only be used inside a `#[mint::parallel]` function")
+    };
+}
+
+/// What the generated code calls. Not a stable API.
+#[doc(hidden)]
+pub mod __rt {
+    pub use mint_runtime::cpu;
+    pub use mint_runtime::{
+        ArrayInfo, Element, HostArray, HostArrayMut, KernelSite, LaunchArgs, RedOp, Region,
+        RegionInfo, ScalarValue, bounds, clause, or_panic, scalar,
+    };
+
+    /// Compile-time check that array `a` holds `T`s (what the macro inferred).
+    #[inline(always)]
+    pub fn assert_elem<T: Element, A: HostArray<Elem = T> + ?Sized>(_a: &A) {}
+
+    /// A shape given to `copy!`, as `usize`s.
+    pub fn shape<S: AsRef<[usize]>>(s: S) -> Vec<usize> {
+        s.as_ref().to_vec()
+    }
+}

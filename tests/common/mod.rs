@@ -1,0 +1,64 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use mint::Device;
+use ndarray::{ArrayBase, Data, Dimension};
+
+/// The backends to run a test on: the CPU always, CUDA device 0 when present. With
+/// `MINT_DEVICE=cuda` a missing device is a failure, not a skip.
+pub fn backends() -> Vec<Device> {
+    let mut v = vec![Device::Cpu];
+    match gpu() {
+        Some(d) => v.push(d),
+        None => {}
+    }
+    v
+}
+
+/// CUDA device 0, or `None` after printing why the CUDA part is skipped.
+pub fn gpu() -> Option<Device> {
+    if mint::cuda_available() {
+        Some(Device::Cuda(0))
+    } else if mint::cuda_required() {
+        panic!("MINT_DEVICE=cuda but no usable CUDA device: {:?}", mint::backend().err());
+    } else {
+        eprintln!("skipped: no CUDA device (the CUDA half of this test did not run)");
+        None
+    }
+}
+
+/// Largest |a - b| / max(|b|, tiny) over the arrays; NaN anywhere fails.
+pub fn max_rel_err<S1, S2, D>(a: &ArrayBase<S1, D>, b: &ArrayBase<S2, D>) -> f64
+where
+    S1: Data,
+    S2: Data,
+    S1::Elem: Copy + Into<f64>,
+    S2::Elem: Copy + Into<f64>,
+    D: Dimension,
+{
+    assert_eq!(a.shape(), b.shape());
+    let scale = b.iter().map(|&v| v.into().abs()).fold(0.0f64, f64::max).max(1e-300);
+    let mut m = 0.0f64;
+    for (&x, &y) in a.iter().zip(b.iter()) {
+        let (x, y): (f64, f64) = (x.into(), y.into());
+        if x.is_nan() || y.is_nan() {
+            return f64::INFINITY;
+        }
+        m = m.max((x - y).abs() / scale);
+    }
+    m
+}
+
+/// Tolerance by element type: 1e-12 relative for f64, 1e-5 for f32.
+pub fn tol<T: 'static>() -> f64 {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() { 1e-5 } else { 1e-12 }
+}
+
+/// A deterministic pseudo-random value in [0, 1) for index `i` and `seed`.
+pub fn rnd(i: usize, seed: u64) -> f64 {
+    let mut x = (i as u64).wrapping_mul(0x9E3779B97F4A7C15) ^ seed.wrapping_mul(0xD1B54A32D192ED03);
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xBF58476D1CE4E5B9);
+    x ^= x >> 29;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
