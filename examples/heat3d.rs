@@ -46,7 +46,11 @@ struct Args {
 fn init<T: From<f32> + Copy>(n: usize) -> Array3<T> {
     // a smooth bump plus a deterministic ripple: every point differs
     Array3::from_shape_fn((n, n, n), |(z, y, x)| {
-        let (fz, fy, fx) = (z as f32 / n as f32, y as f32 / n as f32, x as f32 / n as f32);
+        let (fz, fy, fx) = (
+            z as f32 / n as f32,
+            y as f32 / n as f32,
+            x as f32 / n as f32,
+        );
         let bump = (-(((fx - 0.5).powi(2) + (fy - 0.5).powi(2) + (fz - 0.5).powi(2)) * 20.0)).exp();
         T::from(bump + 0.01 * (((x * 7 + y * 13 + z * 29) % 17) as f32))
     })
@@ -72,15 +76,20 @@ macro_rules! run {
         heat3d::$t::run(&mut u, &mut v, c0, c1, steps, tile, chunk)?;
         let wall = t0.elapsed().as_secs_f64();
         mint::set_timing(false);
-        let kernel_s = mint::kernel_stat(concat!("mint_kernels::heat3d::", stringify!($t), "::run_0"))
-            .filter(|s| s.timed_launches > 0)
-            .map(|s| s.device_seconds / s.timed_launches as f64);
+        let kernel_s =
+            mint::kernel_stat(concat!("mint_kernels::heat3d::", stringify!($t), "::run_0"))
+                .filter(|s| s.timed_launches > 0)
+                .map(|s| s.device_seconds / s.timed_launches as f64);
         let verify = if args.verify {
             let mut r = u0.clone();
             let t = Instant::now();
             heat3d::$t::serial(&mut r, c0, c1, steps);
             let scale = r.iter().fold(0.0f64, |m, &x| m.max((x as f64).abs()));
-            let err = u.iter().zip(r.iter()).fold(0.0f64, |m, (&a, &b)| m.max(((a - b) as f64).abs())) / scale;
+            let err = u
+                .iter()
+                .zip(r.iter())
+                .fold(0.0f64, |m, (&a, &b)| m.max(((a - b) as f64).abs()))
+                / scale;
             Some((err, t.elapsed().as_secs_f64()))
         } else {
             None
@@ -103,12 +112,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if n < 3 || steps == 0 {
             return Err("need --n of at least 3 and at least one step".into());
         }
-        println!("heat3d: 7-point stencil, {n}^3 grid, {steps} steps, {}", args.precision);
+        println!(
+            "heat3d: 7-point stencil, {n}^3 grid, {steps} steps, {}",
+            args.precision
+        );
         println!("backend: {}", backend.describe());
         if on_gpu {
             println!(
                 "clauses: nest(all) tile({}, {}, {}) chunksize({}, {}, {})",
-                args.tile[0], args.tile[1], args.tile[2], args.chunk[0], args.chunk[1], args.chunk[2]
+                args.tile[0],
+                args.tile[1],
+                args.tile[2],
+                args.chunk[0],
+                args.chunk[1],
+                args.chunk[2]
             );
         }
         let (wall, kernel_s, verify, word) = match args.precision.as_str() {
@@ -123,14 +140,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "time per step: {:.3} ms ({})",
             per_step * 1e3,
-            if kernel_s.is_some() { "kernel time, CUDA events" } else { "wall clock" }
+            if kernel_s.is_some() {
+                "kernel time, CUDA events"
+            } else {
+                "wall clock"
+            }
         );
         println!(
             "rate: {gpts:.2} GPts/s, {:.1} GFLOP/s ({} flops/point), {gbs:.1} GB/s effective",
             gpts * heat3d::FLOPS_PER_POINT,
             heat3d::FLOPS_PER_POINT
         );
-        println!("whole run (transfers and allocation included): {:.3} s", wall);
+        println!(
+            "whole run (transfers and allocation included): {:.3} s",
+            wall
+        );
         if on_gpu {
             let bw = mint::device_copy_bandwidth(1 << 30, 10)?;
             println!(
@@ -147,7 +171,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         if let Some((err, t)) = verify {
             let tol = if word == 4.0 { 1e-5 } else { 1e-12 };
-            println!("verify: max relative error {err:.3e} against the serial reference ({t:.1} s); tolerance {tol:e}");
+            println!(
+                "verify: max relative error {err:.3e} against the serial reference ({t:.1} s); tolerance {tol:e}"
+            );
             if err > tol {
                 return Err("verification FAILED".into());
             }

@@ -53,7 +53,7 @@
 //! Failures are [`Error`]s, returned through `?` from a region that returns a `Result`
 //! whose error converts from [`Error`], and panics otherwise.
 
-pub use mint_macros::{parallel, r#for, single};
+pub use mint_macros::{r#for, parallel, single};
 pub use mint_runtime::{
     Backend, Device, Error, JitStats, KernelStats, Result, cuda_available, cuda_required,
     jit_stats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing, with_device,
@@ -102,7 +102,9 @@ macro_rules! copy {
 #[macro_export]
 macro_rules! barrier {
     ($($t:tt)*) => {
-        ::core::compile_error!("`mint::barrier!()` can only be used inside a `#[mint::parallel]` function")
+        ::core::compile_error!(
+            "`mint::barrier!()` can only be used inside a `#[mint::parallel]` function"
+        )
     };
 }
 

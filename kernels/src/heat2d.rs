@@ -23,7 +23,14 @@ macro_rules! heat2d {
             /// # Errors
             /// [`mint::Error`] from the device.
             #[mint::parallel]
-            pub fn run(u: &mut Array2<$t>, unew: &mut Array2<$t>, c0: $t, c1: $t, steps: usize, tile: [u32; 2]) -> mint::Result<()> {
+            pub fn run(
+                u: &mut Array2<$t>,
+                unew: &mut Array2<$t>,
+                c0: $t,
+                c1: $t,
+                steps: usize,
+                tile: [u32; 2],
+            ) -> mint::Result<()> {
                 let (ny, nx) = u.dim();
                 mint::copy!(u, to_device);
                 mint::copy!(unew, to_device);
@@ -31,7 +38,11 @@ macro_rules! heat2d {
                     #[mint::r#for(nest(all), tile(tile[0], tile[1]))]
                     for y in 1..ny - 1 {
                         for x in 1..nx - 1 {
-                            unew[[y, x]] = c0 * u[[y, x]] + c1 * (u[[y, x - 1]] + u[[y, x + 1]] + u[[y - 1, x]] + u[[y + 1, x]]);
+                            unew[[y, x]] = c0 * u[[y, x]]
+                                + c1 * (u[[y, x - 1]]
+                                    + u[[y, x + 1]]
+                                    + u[[y - 1, x]]
+                                    + u[[y + 1, x]]);
                         }
                     }
                     std::mem::swap(u, unew);
@@ -47,7 +58,11 @@ macro_rules! heat2d {
                 for _ in 0..steps {
                     for y in 1..ny - 1 {
                         for x in 1..nx - 1 {
-                            v[[y, x]] = c0 * u[[y, x]] + c1 * (u[[y, x - 1]] + u[[y, x + 1]] + u[[y - 1, x]] + u[[y + 1, x]]);
+                            v[[y, x]] = c0 * u[[y, x]]
+                                + c1 * (u[[y, x - 1]]
+                                    + u[[y, x + 1]]
+                                    + u[[y - 1, x]]
+                                    + u[[y + 1, x]]);
                         }
                     }
                     std::mem::swap(u, &mut v);

@@ -67,9 +67,15 @@ fn bool_value(it: &Item) -> syn::Result<bool> {
         None => Ok(true),
         Some(Expr::Lit(l)) => match &l.lit {
             syn::Lit::Bool(b) => Ok(b.value),
-            _ => Err(syn::Error::new(l.span(), format!("`{}` takes `true` or `false`", it.name))),
+            _ => Err(syn::Error::new(
+                l.span(),
+                format!("`{}` takes `true` or `false`", it.name),
+            )),
         },
-        Some(e) => Err(syn::Error::new(e.span(), format!("`{}` takes `true` or `false`", it.name))),
+        Some(e) => Err(syn::Error::new(
+            e.span(),
+            format!("`{}` takes `true` or `false`", it.name),
+        )),
     }
 }
 
@@ -133,7 +139,10 @@ pub fn region_options(tokens: TokenStream) -> syn::Result<Options> {
         if !option(&mut o, &it)? {
             return Err(syn::Error::new(
                 it.name.span(),
-                format!("unknown option `{}` for `#[mint::parallel]`; {OPTION_HELP}", it.name),
+                format!(
+                    "unknown option `{}` for `#[mint::parallel]`; {OPTION_HELP}",
+                    it.name
+                ),
             ));
         }
     }
@@ -153,7 +162,6 @@ pub enum Entry {
     Lit(u32, Span),
     Expr(Expr),
 }
-
 
 /// The clauses of one `#[mint::r#for(..)]`.
 #[derive(Clone, Debug)]
@@ -206,7 +214,10 @@ fn reduction(tokens: TokenStream, span: Span) -> syn::Result<(RedOp, Ident, Span
         [t, ..] => {
             return Err(syn::Error::new(
                 t.span(),
-                format!("unsupported reduction operator `{}`; {help}", TokenStream::from_iter(op_toks.iter().cloned())),
+                format!(
+                    "unsupported reduction operator `{}`; {help}",
+                    TokenStream::from_iter(op_toks.iter().cloned())
+                ),
             ));
         }
         [] => return Err(syn::Error::new(span, help)),
@@ -253,11 +264,16 @@ pub fn for_clauses(tokens: TokenStream, span: Span) -> syn::Result<ForClauses> {
                         Ok(d) => {
                             return Err(syn::Error::new(
                                 sp,
-                                format!("nest({d}): Mint parallelizes 1 to 3 loops (x, y, z); use nest(1), nest(2), nest(3) or nest(all)"),
+                                format!(
+                                    "nest({d}): Mint parallelizes 1 to 3 loops (x, y, z); use nest(1), nest(2), nest(3) or nest(all)"
+                                ),
                             ));
                         }
                         Err(_) => {
-                            return Err(syn::Error::new(sp, "write `nest(n)` with n in 1..=3, or `nest(all)`"));
+                            return Err(syn::Error::new(
+                                sp,
+                                "write `nest(n)` with n in 1..=3, or `nest(all)`",
+                            ));
                         }
                     }
                 };
@@ -276,7 +292,10 @@ pub fn for_clauses(tokens: TokenStream, span: Span) -> syn::Result<ForClauses> {
             }
             "nowait" => {
                 if it.args.is_some() || it.value.is_some() {
-                    return Err(syn::Error::new(it.name.span(), "`nowait` takes no arguments"));
+                    return Err(syn::Error::new(
+                        it.name.span(),
+                        "`nowait` takes no arguments",
+                    ));
                 }
                 c.nowait = true;
             }

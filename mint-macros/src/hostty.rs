@@ -104,8 +104,12 @@ impl Env {
     pub fn infer(&self, e: &Expr) -> HostTy {
         match e {
             Expr::Lit(l) => match &l.lit {
-                syn::Lit::Int(i) => ScalarTy::from_rust(i.suffix()).map(HostTy::Scalar).unwrap_or(HostTy::Unknown),
-                syn::Lit::Float(f) => ScalarTy::from_rust(f.suffix()).map(HostTy::Scalar).unwrap_or(HostTy::Unknown),
+                syn::Lit::Int(i) => ScalarTy::from_rust(i.suffix())
+                    .map(HostTy::Scalar)
+                    .unwrap_or(HostTy::Unknown),
+                syn::Lit::Float(f) => ScalarTy::from_rust(f.suffix())
+                    .map(HostTy::Scalar)
+                    .unwrap_or(HostTy::Unknown),
                 syn::Lit::Bool(_) => HostTy::Scalar(ScalarTy::Bool),
                 _ => HostTy::Unknown,
             },
@@ -132,13 +136,17 @@ impl Env {
                 let recv = self.infer(&m.receiver);
                 let name = m.method.to_string();
                 match (&recv, name.as_str()) {
-                    (HostTy::Array { .. }, "len" | "nrows" | "ncols" | "len_of") => HostTy::Scalar(ScalarTy::Usize),
-                    (HostTy::Array { elem, ndim, .. }, "clone" | "to_owned" | "into_owned") => HostTy::Array {
-                        elem: *elem,
-                        ndim: *ndim,
-                        is_ref: false,
-                        writable: false,
-                    },
+                    (HostTy::Array { .. }, "len" | "nrows" | "ncols" | "len_of") => {
+                        HostTy::Scalar(ScalarTy::Usize)
+                    }
+                    (HostTy::Array { elem, ndim, .. }, "clone" | "to_owned" | "into_owned") => {
+                        HostTy::Array {
+                            elem: *elem,
+                            ndim: *ndim,
+                            is_ref: false,
+                            writable: false,
+                        }
+                    }
                     (HostTy::Array { elem, ndim, .. }, "view_mut") => HostTy::Array {
                         elem: *elem,
                         ndim: *ndim,
@@ -156,7 +164,9 @@ impl Env {
                 }
             }
             Expr::Binary(b) => match (self.infer(&b.left), self.infer(&b.right)) {
-                (HostTy::Scalar(t), _) | (_, HostTy::Scalar(t)) if is_arith(&b.op) => HostTy::Scalar(t),
+                (HostTy::Scalar(t), _) | (_, HostTy::Scalar(t)) if is_arith(&b.op) => {
+                    HostTy::Scalar(t)
+                }
                 _ => HostTy::Unknown,
             },
             Expr::Call(c) => array_ctor(c),
@@ -195,14 +205,31 @@ fn is_arith(op: &syn::BinOp) -> bool {
 fn is_same_type_method(name: &str) -> bool {
     matches!(
         name,
-        "sqrt" | "abs" | "exp" | "ln" | "sin" | "cos" | "powi" | "powf" | "min" | "max" | "floor" | "ceil" | "round" | "clone"
+        "sqrt"
+            | "abs"
+            | "exp"
+            | "ln"
+            | "sin"
+            | "cos"
+            | "powi"
+            | "powf"
+            | "min"
+            | "max"
+            | "floor"
+            | "ceil"
+            | "round"
+            | "clone"
     )
 }
 
 fn is_dim_call(e: &Expr, env: &Env) -> bool {
     match e {
         Expr::MethodCall(m) => {
-            m.method == "dim" && matches!(env.infer(&m.receiver), HostTy::Array { .. } | HostTy::Unknown)
+            m.method == "dim"
+                && matches!(
+                    env.infer(&m.receiver),
+                    HostTy::Array { .. } | HostTy::Unknown
+                )
         }
         Expr::Paren(p) => is_dim_call(&p.expr, env),
         _ => false,
@@ -252,7 +279,11 @@ fn dim_of(t: &Type) -> Option<u8> {
 
 /// `ArrayN`, `ArrayViewN`, `ArrayViewMutN`, `ArcArrayN`, `Array`, `Vec`: (ndim, writable).
 fn array_kind(name: &str) -> Option<(Option<u8>, bool)> {
-    let digit = name.chars().last().and_then(|c| c.to_digit(10)).map(|d| d as u8);
+    let digit = name
+        .chars()
+        .last()
+        .and_then(|c| c.to_digit(10))
+        .map(|d| d as u8);
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
     match base {
         "Array" | "ArcArray" | "CowArray" => Some((digit, true)),
@@ -267,7 +298,12 @@ fn array_kind(name: &str) -> Option<(Option<u8>, bool)> {
 pub fn host_ty(t: &Type) -> HostTy {
     match t {
         Type::Reference(r) => match host_ty(&r.elem) {
-            HostTy::Array { elem, ndim, writable, .. } => HostTy::Array {
+            HostTy::Array {
+                elem,
+                ndim,
+                writable,
+                ..
+            } => HostTy::Array {
                 elem,
                 ndim,
                 is_ref: true,
@@ -292,10 +328,10 @@ pub fn host_ty(t: &Type) -> HostTy {
                 return HostTy::Unknown;
             };
             let name = seg.ident.to_string();
-            if p.path.segments.len() == 1 {
-                if let Some(s) = ScalarTy::from_rust(&name) {
-                    return HostTy::Scalar(s);
-                }
+            if p.path.segments.len() == 1
+                && let Some(s) = ScalarTy::from_rust(&name)
+            {
+                return HostTy::Scalar(s);
             }
             match array_kind(&name) {
                 Some((ndim, writable)) => {
@@ -329,14 +365,15 @@ fn array_ctor(c: &syn::ExprCall) -> HostTy {
     };
     let (mut elem, dim) = elem_and_dim(&ty_seg.arguments);
     let ctor = segs[segs.len() - 1].ident.to_string();
-    if elem.is_none() && ctor == "from_elem" {
-        if let Some(Expr::Lit(l)) = c.args.iter().nth(1) {
-            elem = match &l.lit {
-                syn::Lit::Float(f) => ScalarTy::from_rust(f.suffix()),
-                syn::Lit::Int(i) => ScalarTy::from_rust(i.suffix()),
-                _ => None,
-            };
-        }
+    if elem.is_none()
+        && ctor == "from_elem"
+        && let Some(Expr::Lit(l)) = c.args.iter().nth(1)
+    {
+        elem = match &l.lit {
+            syn::Lit::Float(f) => ScalarTy::from_rust(f.suffix()),
+            syn::Lit::Int(i) => ScalarTy::from_rust(i.suffix()),
+            _ => None,
+        };
     }
     HostTy::Array {
         elem,
@@ -358,25 +395,58 @@ mod tests {
     fn array_types_from_signatures() {
         assert_eq!(
             ty("&mut Array3<f64>"),
-            HostTy::Array { elem: Some(ScalarTy::F64), ndim: Some(3), is_ref: true, writable: true }
+            HostTy::Array {
+                elem: Some(ScalarTy::F64),
+                ndim: Some(3),
+                is_ref: true,
+                writable: true
+            }
         );
         assert_eq!(
             ty("&ndarray::Array2<f32>"),
-            HostTy::Array { elem: Some(ScalarTy::F32), ndim: Some(2), is_ref: true, writable: false }
+            HostTy::Array {
+                elem: Some(ScalarTy::F32),
+                ndim: Some(2),
+                is_ref: true,
+                writable: false
+            }
         );
         assert_eq!(
             ty("ArrayViewMut3<'_, f32>"),
-            HostTy::Array { elem: Some(ScalarTy::F32), ndim: Some(3), is_ref: false, writable: true }
+            HostTy::Array {
+                elem: Some(ScalarTy::F32),
+                ndim: Some(3),
+                is_ref: false,
+                writable: true
+            }
         );
         assert_eq!(
             ty("Array<f64, Ix2>"),
-            HostTy::Array { elem: Some(ScalarTy::F64), ndim: Some(2), is_ref: false, writable: true }
+            HostTy::Array {
+                elem: Some(ScalarTy::F64),
+                ndim: Some(2),
+                is_ref: false,
+                writable: true
+            }
         );
         assert_eq!(
             ty("&mut [u8]"),
-            HostTy::Array { elem: Some(ScalarTy::U8), ndim: Some(1), is_ref: true, writable: true }
+            HostTy::Array {
+                elem: Some(ScalarTy::U8),
+                ndim: Some(1),
+                is_ref: true,
+                writable: true
+            }
         );
-        assert_eq!(ty("Vec<T>"), HostTy::Array { elem: None, ndim: Some(1), is_ref: false, writable: true });
+        assert_eq!(
+            ty("Vec<T>"),
+            HostTy::Array {
+                elem: None,
+                ndim: Some(1),
+                is_ref: false,
+                writable: true
+            }
+        );
         assert_eq!(ty("f32"), HostTy::Scalar(ScalarTy::F32));
         assert_eq!(ty("String"), HostTy::Unknown);
     }
@@ -386,7 +456,12 @@ mod tests {
         let mut env = Env::new();
         env.insert(
             "u".into(),
-            HostTy::Array { elem: Some(ScalarTy::F64), ndim: Some(3), is_ref: true, writable: true },
+            HostTy::Array {
+                elem: Some(ScalarTy::F64),
+                ndim: Some(3),
+                is_ref: true,
+                writable: true,
+            },
         );
         let s: syn::Stmt = syn::parse_str("let (nz, ny, nx) = u.dim();").unwrap();
         if let syn::Stmt::Local(l) = s {
@@ -394,9 +469,33 @@ mod tests {
         }
         assert_eq!(env.get("ny"), Some(&HostTy::Scalar(ScalarTy::Usize)));
         for (src, want) in [
-            ("Array3::<f32>::zeros((2, 2, 2))", HostTy::Array { elem: Some(ScalarTy::F32), ndim: Some(3), is_ref: false, writable: false }),
-            ("Array2::from_elem((2, 2), 1.5f64)", HostTy::Array { elem: Some(ScalarTy::F64), ndim: Some(2), is_ref: false, writable: false }),
-            ("vec![0u32; 10]", HostTy::Array { elem: Some(ScalarTy::U32), ndim: Some(1), is_ref: false, writable: false }),
+            (
+                "Array3::<f32>::zeros((2, 2, 2))",
+                HostTy::Array {
+                    elem: Some(ScalarTy::F32),
+                    ndim: Some(3),
+                    is_ref: false,
+                    writable: false,
+                },
+            ),
+            (
+                "Array2::from_elem((2, 2), 1.5f64)",
+                HostTy::Array {
+                    elem: Some(ScalarTy::F64),
+                    ndim: Some(2),
+                    is_ref: false,
+                    writable: false,
+                },
+            ),
+            (
+                "vec![0u32; 10]",
+                HostTy::Array {
+                    elem: Some(ScalarTy::U32),
+                    ndim: Some(1),
+                    is_ref: false,
+                    writable: false,
+                },
+            ),
             ("(n as f32) * 0.5", HostTy::Scalar(ScalarTy::F32)),
             ("u.len()", HostTy::Scalar(ScalarTy::Usize)),
             ("0.5", HostTy::Unknown),

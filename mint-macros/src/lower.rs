@@ -10,7 +10,7 @@
 
 use mint_translator::ir::*;
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{ToTokens, quote};
 use std::collections::HashSet;
 use syn::spanned::Spanned;
 
@@ -83,7 +83,10 @@ impl<'a> Lowerer<'a> {
             syn::Expr::Paren(p) => self.expr(&p.expr)?,
             syn::Expr::Group(g) => self.expr(&g.expr)?,
             syn::Expr::Path(p) => {
-                if p.qself.is_none() && p.path.segments.len() == 1 && p.path.segments[0].arguments.is_none() {
+                if p.qself.is_none()
+                    && p.path.segments.len() == 1
+                    && p.path.segments[0].arguments.is_none()
+                {
                     let id = &p.path.segments[0].ident;
                     let n = id.to_string();
                     self.idents.entry(n.clone()).or_insert_with(|| id.clone());
@@ -128,7 +131,9 @@ impl<'a> Lowerer<'a> {
                         parts.reverse();
                         self.capture(parts.join("_"), e)
                     }
-                    syn::Expr::Path(p) if p.path.segments.len() == 1 && p.path.segments[0].ident == "self" => {
+                    syn::Expr::Path(p)
+                        if p.path.segments.len() == 1 && p.path.segments[0].ident == "self" =>
+                    {
                         parts.push("self".into());
                         parts.reverse();
                         self.capture(parts.join("_"), e)
@@ -192,7 +197,10 @@ impl<'a> Lowerer<'a> {
             }
             syn::Expr::Cast(c) => {
                 let Some(to) = scalar_type(&c.ty) else {
-                    self.err(c.ty.span(), "kernels cast only between numeric types (`as f64`, `as usize`, ...)");
+                    self.err(
+                        c.ty.span(),
+                        "kernels cast only between numeric types (`as f64`, `as usize`, ...)",
+                    );
                     return None;
                 };
                 let inner = self.expr(&c.expr)?;
@@ -248,7 +256,10 @@ impl<'a> Lowerer<'a> {
                 let segs: Vec<String> = path
                     .map(|p| p.segments.iter().map(|s| s.ident.to_string()).collect())
                     .unwrap_or_default();
-                let ty = segs.len().checked_sub(2).and_then(|i| ScalarTy::from_rust(&segs[i]));
+                let ty = segs
+                    .len()
+                    .checked_sub(2)
+                    .and_then(|i| ScalarTy::from_rust(&segs[i]));
                 match (ty, segs.last().map(String::as_str)) {
                     (Some(t), Some("from")) if c.args.len() == 1 => {
                         let inner = self.expr(&c.args[0])?;
@@ -281,19 +292,28 @@ impl<'a> Lowerer<'a> {
             syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
                 syn::Stmt::Expr(e, None) => self.expr(e)?,
                 _ => {
-                    self.err(s, "a block used as a value in a kernel must hold one expression");
+                    self.err(
+                        s,
+                        "a block used as a value in a kernel must hold one expression",
+                    );
                     return None;
                 }
             },
             syn::Expr::Macro(m) => {
                 self.err(
                     m.mac.path.span(),
-                    format!("macros (`{}!`) cannot run inside a kernel", m.mac.path.to_token_stream()),
+                    format!(
+                        "macros (`{}!`) cannot run inside a kernel",
+                        m.mac.path.to_token_stream()
+                    ),
                 );
                 return None;
             }
             syn::Expr::Closure(_) => {
-                self.err(s, format!("closures are not supported in a kernel; {SUPPORTED}"));
+                self.err(
+                    s,
+                    format!("closures are not supported in a kernel; {SUPPORTED}"),
+                );
                 return None;
             }
             syn::Expr::Reference(_) => {
@@ -305,7 +325,10 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
             _ => {
-                self.err(s, format!("unsupported expression in a kernel; {SUPPORTED}"));
+                self.err(
+                    s,
+                    format!("unsupported expression in a kernel; {SUPPORTED}"),
+                );
                 return None;
             }
         })
@@ -343,7 +366,11 @@ impl<'a> Lowerer<'a> {
                 }
             }
             syn::Lit::Float(f) => {
-                let suffix = if f.suffix().is_empty() { None } else { ScalarTy::from_rust(f.suffix()) };
+                let suffix = if f.suffix().is_empty() {
+                    None
+                } else {
+                    ScalarTy::from_rust(f.suffix())
+                };
                 let mut text = f.base10_digits().to_string();
                 if text.ends_with('.') {
                     text.push('0');
@@ -386,7 +413,10 @@ impl<'a> Lowerer<'a> {
         match b.stmts.as_slice() {
             [syn::Stmt::Expr(e, None)] => self.expr(e),
             _ => {
-                self.err(s, "each branch of an `if` used as a value must be a single expression");
+                self.err(
+                    s,
+                    "each branch of an `if` used as a value must be a single expression",
+                );
                 None
             }
         }
@@ -401,7 +431,9 @@ impl<'a> Lowerer<'a> {
         let array = match base {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                 let id = p.path.get_ident().unwrap();
-                self.idents.entry(id.to_string()).or_insert_with(|| id.clone());
+                self.idents
+                    .entry(id.to_string())
+                    .or_insert_with(|| id.clone());
                 id.to_string()
             }
             _ => {
@@ -429,7 +461,9 @@ impl<'a> Lowerer<'a> {
         match e {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                 let id = p.path.get_ident().unwrap();
-                self.idents.entry(id.to_string()).or_insert_with(|| id.clone());
+                self.idents
+                    .entry(id.to_string())
+                    .or_insert_with(|| id.clone());
                 Some(Place::Var(id.to_string()))
             }
             syn::Expr::Index(ix) => {
@@ -470,7 +504,10 @@ impl<'a> Lowerer<'a> {
                     syn::Pat::Type(pt) => match &*pt.pat {
                         syn::Pat::Ident(pi) => {
                             let Some(t) = scalar_type(&pt.ty) else {
-                                self.err(pt.ty.span(), "kernel locals are numbers or bools (`let x: f64 = ..`)");
+                                self.err(
+                                    pt.ty.span(),
+                                    "kernel locals are numbers or bools (`let x: f64 = ..`)",
+                                );
                                 return None;
                             };
                             (pi.ident.to_string(), pi.mutability.is_some(), Some(t))
@@ -482,21 +519,29 @@ impl<'a> Lowerer<'a> {
                     },
                     syn::Pat::Wild(_) => return None,
                     p => {
-                        self.err(p.span(), "kernel `let` binds one name (no tuples or patterns)");
+                        self.err(
+                            p.span(),
+                            "kernel `let` binds one name (no tuples or patterns)",
+                        );
                         return None;
                     }
                 };
-                if let Some(init) = &l.init {
-                    if let Some((_, d)) = &init.diverge {
-                        self.err(d.span(), "`let .. else` is not supported in a kernel");
-                    }
+                if let Some(init) = &l.init
+                    && let Some((_, d)) = &init.diverge
+                {
+                    self.err(d.span(), "`let .. else` is not supported in a kernel");
                 }
                 let init = match &l.init {
                     Some(i) => Some(self.expr(&i.expr)?),
                     None => None,
                 };
                 self.locals.last_mut().unwrap().insert(name.clone());
-                StmtKind::Let { name, mutable, ty, init }
+                StmtKind::Let {
+                    name,
+                    mutable,
+                    ty,
+                    init,
+                }
             }
             syn::Stmt::Expr(e, _) => return self.expr_stmt(e),
             syn::Stmt::Item(i) => {
@@ -506,7 +551,10 @@ impl<'a> Lowerer<'a> {
             syn::Stmt::Macro(m) => {
                 self.err(
                     m.mac.path.span(),
-                    format!("macros (`{}!`) cannot run inside a kernel", m.mac.path.to_token_stream()),
+                    format!(
+                        "macros (`{}!`) cannot run inside a kernel",
+                        m.mac.path.to_token_stream()
+                    ),
                 );
                 return None;
             }
@@ -592,12 +640,18 @@ impl<'a> Lowerer<'a> {
             syn::Expr::Macro(m) => {
                 self.err(
                     m.mac.path.span(),
-                    format!("macros (`{}!`) cannot run inside a kernel", m.mac.path.to_token_stream()),
+                    format!(
+                        "macros (`{}!`) cannot run inside a kernel",
+                        m.mac.path.to_token_stream()
+                    ),
                 );
                 return None;
             }
             syn::Expr::Return(_) => {
-                self.err(s, "`return` cannot leave a kernel; use `continue` to skip a point");
+                self.err(
+                    s,
+                    "`return` cannot leave a kernel; use `continue` to skip a point",
+                );
                 return None;
             }
             syn::Expr::Tuple(t) if t.elems.is_empty() => return None,
@@ -634,7 +688,11 @@ impl<'a> Lowerer<'a> {
         };
         let id = self.span(s);
         Some(Stmt {
-            kind: StmtKind::If { cond: cond?, then, els },
+            kind: StmtKind::If {
+                cond: cond?,
+                then,
+                els,
+            },
             span: id,
         })
     }
@@ -646,12 +704,21 @@ impl<'a> Lowerer<'a> {
             syn::Expr::Paren(p) => self.range(&p.expr),
             syn::Expr::Range(r) => {
                 let (Some(a), Some(b)) = (&r.start, &r.end) else {
-                    self.err(r.span(), "a kernel `for` needs both bounds: `for k in a..b`");
+                    self.err(
+                        r.span(),
+                        "a kernel `for` needs both bounds: `for k in a..b`",
+                    );
                     return None;
                 };
                 let lo = self.expr(a);
                 let hi = self.expr(b);
-                Some((lo?, hi?, matches!(r.limits, syn::RangeLimits::Closed(_)), None, false))
+                Some((
+                    lo?,
+                    hi?,
+                    matches!(r.limits, syn::RangeLimits::Closed(_)),
+                    None,
+                    false,
+                ))
             }
             syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
                 let (lo, hi, inc, step, _) = self.range(&m.receiver)?;
@@ -688,7 +755,10 @@ fn member(m: &syn::Member) -> String {
 /// A scalar type written in Rust syntax.
 pub fn scalar_type(t: &syn::Type) -> Option<ScalarTy> {
     match t {
-        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().and_then(|i| ScalarTy::from_rust(&i.to_string())),
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .and_then(|i| ScalarTy::from_rust(&i.to_string())),
         syn::Type::Group(g) => scalar_type(&g.elem),
         syn::Type::Paren(p) => scalar_type(&p.elem),
         _ => None,
@@ -753,8 +823,15 @@ fn std_const(p: &syn::Path) -> Option<ExprKind> {
     };
     let t = ScalarTy::from_rust(ty)?;
     let float = |v32: f32, v64: f64| -> ExprKind {
-        let text = if t == ScalarTy::F32 { fmt_f32(v32) } else { fmt_f64(v64) };
-        ExprKind::Lit(Lit::Float { text, suffix: Some(t) })
+        let text = if t == ScalarTy::F32 {
+            fmt_f32(v32)
+        } else {
+            fmt_f64(v64)
+        };
+        ExprKind::Lit(Lit::Float {
+            text,
+            suffix: Some(t),
+        })
     };
     macro_rules! consts {
         ($($n:ident),*) => {
@@ -765,15 +842,44 @@ fn std_const(p: &syn::Path) -> Option<ExprKind> {
         };
     }
     if t.is_float() {
-        consts!(PI, TAU, E, SQRT_2, LN_2, LN_10, LOG2_E, LOG10_E, LOG2_10, LOG10_2, FRAC_PI_2, FRAC_PI_3, FRAC_PI_4, FRAC_PI_6, FRAC_PI_8, FRAC_1_PI, FRAC_2_PI, FRAC_2_SQRT_PI, FRAC_1_SQRT_2);
+        consts!(
+            PI,
+            TAU,
+            E,
+            SQRT_2,
+            LN_2,
+            LN_10,
+            LOG2_E,
+            LOG10_E,
+            LOG2_10,
+            LOG10_2,
+            FRAC_PI_2,
+            FRAC_PI_3,
+            FRAC_PI_4,
+            FRAC_PI_6,
+            FRAC_PI_8,
+            FRAC_1_PI,
+            FRAC_2_PI,
+            FRAC_2_SQRT_PI,
+            FRAC_1_SQRT_2
+        );
         return Some(match name {
             "EPSILON" => float(f32::EPSILON, f64::EPSILON),
             "MAX" => float(f32::MAX, f64::MAX),
             "MIN" => float(f32::MIN, f64::MIN),
             "MIN_POSITIVE" => float(f32::MIN_POSITIVE, f64::MIN_POSITIVE),
-            "INFINITY" => ExprKind::Lit(Lit::Float { text: "inf".into(), suffix: Some(t) }),
-            "NEG_INFINITY" => ExprKind::Lit(Lit::Float { text: "-inf".into(), suffix: Some(t) }),
-            "NAN" => ExprKind::Lit(Lit::Float { text: "nan".into(), suffix: Some(t) }),
+            "INFINITY" => ExprKind::Lit(Lit::Float {
+                text: "inf".into(),
+                suffix: Some(t),
+            }),
+            "NEG_INFINITY" => ExprKind::Lit(Lit::Float {
+                text: "-inf".into(),
+                suffix: Some(t),
+            }),
+            "NAN" => ExprKind::Lit(Lit::Float {
+                text: "nan".into(),
+                suffix: Some(t),
+            }),
             _ => return None,
         });
     }
@@ -788,10 +894,24 @@ fn std_const(p: &syn::Path) -> Option<ExprKind> {
         ScalarTy::U64 | ScalarTy::Usize => (0, u64::MAX as i128),
         _ => return None,
     };
-    let lit = |v: u128| Expr::new(ExprKind::Lit(Lit::Int { value: v, suffix: Some(t) }), 0);
+    let lit = |v: u128| {
+        Expr::new(
+            ExprKind::Lit(Lit::Int {
+                value: v,
+                suffix: Some(t),
+            }),
+            0,
+        )
+    };
     match name {
-        "MAX" => Some(ExprKind::Lit(Lit::Int { value: max as u128, suffix: Some(t) })),
-        "MIN" if min == 0 => Some(ExprKind::Lit(Lit::Int { value: 0, suffix: Some(t) })),
+        "MAX" => Some(ExprKind::Lit(Lit::Int {
+            value: max as u128,
+            suffix: Some(t),
+        })),
+        "MIN" if min == 0 => Some(ExprKind::Lit(Lit::Int {
+            value: 0,
+            suffix: Some(t),
+        })),
         // -MAX - 1, so no literal is out of range in C
         "MIN" => Some(ExprKind::Binary {
             op: BinOp::Sub,
@@ -811,12 +931,20 @@ fn std_const(p: &syn::Path) -> Option<ExprKind> {
 /// Shortest decimal text that reads back as exactly `v` (Rust's `{:?}`), in C syntax.
 fn fmt_f64(v: f64) -> String {
     let s = format!("{v:?}");
-    if s.contains(['.', 'e', 'E']) { s } else { format!("{s}.0") }
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
 }
 
 fn fmt_f32(v: f32) -> String {
     let s = format!("{v:?}");
-    if s.contains(['.', 'e', 'E']) { s } else { format!("{s}.0") }
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
 }
 
 /// Spans of identifiers in `e` that are among `names` (for dependent-bound errors).

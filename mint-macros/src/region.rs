@@ -5,16 +5,16 @@
 
 use crate::clauses::{self, Entry, ForClauses, Nest, Options};
 use crate::hostty::{Env, HostTy};
-use crate::lower::{idents_in, Capture, Lowerer};
+use crate::lower::{Capture, Lowerer, idents_in};
+use mint_translator::Target;
 use mint_translator::baseline::outline;
 use mint_translator::ir::{self as ir, ClauseValue, Kernel, Origin, ParLoop, RedOp, ScalarTy};
-use mint_translator::Target;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use std::collections::HashSet;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
-use syn::{parse_quote, Expr, ExprForLoop, Ident, ItemFn, Stmt};
+use syn::{Expr, ExprForLoop, Ident, ItemFn, Stmt, parse_quote};
 
 /// Which Mint directive an attribute is, if any.
 #[derive(Debug, PartialEq)]
@@ -45,6 +45,15 @@ fn directive(a: &syn::Attribute) -> Option<Directive> {
     })
 }
 
+/// The span of an attribute's name (`parallel_for` in `#[mint::parallel_for]`).
+fn attr_name_span(a: &syn::Attribute) -> Span {
+    a.path()
+        .segments
+        .last()
+        .map(|s| s.ident.span())
+        .unwrap_or_else(|| a.span())
+}
+
 /// Removes and returns the Mint directive among `attrs`, if any.
 fn take_directive(attrs: &mut Vec<syn::Attribute>) -> Option<(Directive, syn::Attribute)> {
     let i = attrs.iter().position(|a| directive(a).is_some())?;
@@ -53,8 +62,18 @@ fn take_directive(attrs: &mut Vec<syn::Attribute>) -> Option<(Directive, syn::At
 }
 
 fn macro_name(m: &syn::Macro) -> Option<&'static str> {
-    let segs: Vec<String> = m.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    match segs.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    let segs: Vec<String> = m
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segs
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["copy"] | ["mint", "copy"] => Some("copy"),
         ["barrier"] | ["mint", "barrier"] => Some("barrier"),
         _ => None,
@@ -67,12 +86,12 @@ struct CopyNames(Vec<String>);
 
 impl<'ast> Visit<'ast> for CopyNames {
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        if macro_name(m) == Some("copy") {
-            if let Ok(a) = m.parse_body::<CopyArgs>() {
-                let n = a.array.to_string();
-                if !self.0.contains(&n) {
-                    self.0.push(n);
-                }
+        if macro_name(m) == Some("copy")
+            && let Ok(a) = m.parse_body::<CopyArgs>()
+        {
+            let n = a.array.to_string();
+            if !self.0.contains(&n) {
+                self.0.push(n);
             }
         }
         syn::visit::visit_macro(self, m);
@@ -155,7 +174,10 @@ impl RegionGen {
 
     /// The user's identifier for a host variable of the current kernel.
     fn ident(&self, name: &str) -> Ident {
-        self.idents.get(name).cloned().unwrap_or_else(|| format_ident!("{}", name))
+        self.idents
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| format_ident!("{}", name))
     }
 
     fn slot(&self, name: &str) -> Option<usize> {
@@ -193,7 +215,10 @@ impl RegionGen {
                     self.expr(&mut init.expr);
                 }
                 let (ty, init) = match &l.pat {
-                    syn::Pat::Type(pt) => (Some((*pt.ty).clone()), l.init.as_ref().map(|i| (*i.expr).clone())),
+                    syn::Pat::Type(pt) => (
+                        Some((*pt.ty).clone()),
+                        l.init.as_ref().map(|i| (*i.expr).clone()),
+                    ),
                     _ => (None, l.init.as_ref().map(|i| (*i.expr).clone())),
                 };
                 self.env.bind_pat(&l.pat, ty.as_ref(), init.as_ref());
@@ -218,7 +243,7 @@ impl RegionGen {
                         syn::Meta::List(l) => l.tokens.clone(),
                         _ => TokenStream::new(),
                     };
-                    match clauses::for_clauses(args, attr.span()) {
+                    match clauses::for_clauses(args, attr_name_span(&attr)) {
                         Ok(c) => {
                             if let Some(st) = self.kernel_for(f, c) {
                                 out.push(st);
@@ -236,12 +261,12 @@ impl RegionGen {
             },
             Stmt::Expr(Expr::Block(mut b), semi) => match take_directive(&mut b.attrs) {
                 Some((Directive::Single, attr)) => {
-                    if let syn::Meta::List(l) = &attr.meta {
-                        if !l.tokens.is_empty() {
-                            self.err(l.tokens.span(), "`#[mint::single]` takes no arguments");
-                        }
+                    if let syn::Meta::List(l) = &attr.meta
+                        && !l.tokens.is_empty()
+                    {
+                        self.err(l.tokens.span(), "`#[mint::single]` takes no arguments");
                     }
-                    if let Some(st) = self.kernel_single(b.block, attr.span()) {
+                    if let Some(st) = self.kernel_single(b.block, attr_name_span(&attr)) {
                         out.push(st);
                     }
                 }
@@ -269,7 +294,7 @@ impl RegionGen {
     }
 
     fn misplaced(&mut self, d: Directive, attr: &syn::Attribute) {
-        let sp = attr.span();
+        let sp = attr_name_span(attr);
         match d {
             Directive::For => self.err(sp, "`#[mint::r#for]` goes on a `for` loop statement"),
             Directive::Single => self.err(sp, "`#[mint::single]` goes on a block statement: `#[mint::single] { .. }`"),
@@ -302,7 +327,10 @@ impl RegionGen {
                 let name = a.array.to_string();
                 let slot = self.slot(&name).expect("pre-pass saw every copy!");
                 let arr = &a.array;
-                let is_ref = matches!(self.env.get(&name), Some(HostTy::Array { is_ref: true, .. }));
+                let is_ref = matches!(
+                    self.env.get(&name),
+                    Some(HostTy::Array { is_ref: true, .. })
+                );
                 if let Some(HostTy::Scalar(t)) = self.env.get(&name) {
                     self.err(
                         arr.span(),
@@ -310,7 +338,9 @@ impl RegionGen {
                     );
                 }
                 let shape = match &a.shape {
-                    Some(s) => quote_spanned!(s.span()=> ::core::option::Option::Some(&::mint::__rt::shape(#s)[..])),
+                    Some(s) => {
+                        quote_spanned!(s.span()=> ::core::option::Option::Some(&::mint::__rt::shape(#s)[..]))
+                    }
                     None => quote!(::core::option::Option::None),
                 };
                 let call = if a.to_device {
@@ -331,7 +361,12 @@ impl RegionGen {
     fn swap_of(&mut self, e: &Expr) -> Option<(usize, usize)> {
         let Expr::Call(c) = e else { return None };
         let Expr::Path(p) = &*c.func else { return None };
-        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         if segs.last().map(String::as_str) != Some("swap") || c.args.len() != 2 {
             return None;
         }
@@ -389,13 +424,13 @@ impl RegionGen {
             Expr::Paren(p) => self.expr(&mut p.expr),
             Expr::Group(g) => self.expr(&mut g.expr),
             Expr::Assign(a) => {
-                if let Some((n, sp)) = place_ident(&a.left) {
-                    if self.copied.contains(&n) {
-                        self.err(
+                if let Some((n, sp)) = place_ident(&a.left)
+                    && self.copied.contains(&n)
+                {
+                    self.err(
                             sp,
                             format!("`{n}` is on the device (copied with `copy!`), so it cannot be reassigned in the region; to exchange two arrays use `std::mem::swap(&mut a, &mut b)`"),
                         );
-                    }
                 }
                 self.expr(&mut a.right);
             }
@@ -416,7 +451,11 @@ impl RegionGen {
         loop {
             let last = chain[chain.len() - 1];
             match last.body.stmts.as_slice() {
-                [Stmt::Expr(Expr::ForLoop(inner), _)] if inner.attrs.is_empty() && inner.label.is_none() => chain.push(inner),
+                [Stmt::Expr(Expr::ForLoop(inner), _)]
+                    if inner.attrs.is_empty() && inner.label.is_none() =>
+                {
+                    chain.push(inner)
+                }
                 _ => break,
             }
         }
@@ -450,7 +489,10 @@ impl RegionGen {
             let v = match &*l.pat {
                 syn::Pat::Ident(pi) if pi.subpat.is_none() => pi.ident.clone(),
                 p => {
-                    self.err(p.span(), "a parallel loop needs an index variable: `for z in lo..hi`");
+                    self.err(
+                        p.span(),
+                        "a parallel loop needs an index variable: `for z in lo..hi`",
+                    );
                     return None;
                 }
             };
@@ -525,7 +567,10 @@ impl RegionGen {
         let red = k.reduction.clone();
         let (arrays_gpu, views, shadows, elem_checks) = self.array_code(&k);
         let scalars = self.scalar_args(&k, &captures, &spans);
-        let bounds: Vec<TokenStream> = ranges.iter().map(|r| quote_spanned!(r.span()=> ::mint::__rt::bounds(#r))).collect();
+        let bounds: Vec<TokenStream> = ranges
+            .iter()
+            .map(|r| quote_spanned!(r.span()=> ::mint::__rt::bounds(#r)))
+            .collect();
         let clause_vals: Vec<TokenStream> = runtime_entries(&c)
             .into_iter()
             .map(|e| quote_spanned!(e.span()=> ::mint::__rt::clause(#e)))
@@ -553,7 +598,8 @@ impl RegionGen {
         }
         let stmt: Stmt = match red {
             None => {
-                let launch = self.try_(quote!(__mint_region.launch(&__MINT_KERNEL, #args, #nowait)));
+                let launch =
+                    self.try_(quote!(__mint_region.launch(&__MINT_KERNEL, #args, #nowait)));
                 parse_quote! {
                     {
                         #site
@@ -574,7 +620,8 @@ impl RegionGen {
                 let ty = ty_tokens(r.ty.unwrap_or(ScalarTy::F64));
                 let op = red_op_tokens(r.op);
                 let var = self.ident(&r.var);
-                let launch = self.try_(quote!(__mint_region.launch_reduce::<#ty>(&__MINT_KERNEL, #args)));
+                let launch =
+                    self.try_(quote!(__mint_region.launch_reduce::<#ty>(&__MINT_KERNEL, #args)));
                 parse_quote! {
                     {
                         #site
@@ -653,13 +700,24 @@ impl RegionGen {
             let sp = spans[a.span as usize];
             let n = &a.name;
             if a.ndims.len() > 1 {
-                errs.push(syn::Error::new(sp, format!("`{n}` is indexed with different numbers of indices in this kernel")));
+                errs.push(syn::Error::new(
+                    sp,
+                    format!("`{n}` is indexed with different numbers of indices in this kernel"),
+                ));
                 continue;
             }
             let (elem, ndim, writable) = match self.env.get(n) {
-                Some(HostTy::Array { elem, ndim, writable, .. }) => (*elem, *ndim, *writable),
+                Some(HostTy::Array {
+                    elem,
+                    ndim,
+                    writable,
+                    ..
+                }) => (*elem, *ndim, *writable),
                 Some(HostTy::Scalar(t)) => {
-                    errs.push(syn::Error::new(sp, format!("`{n}` is a scalar ({t}) and cannot be indexed")));
+                    errs.push(syn::Error::new(
+                        sp,
+                        format!("`{n}` is a scalar ({t}) and cannot be indexed"),
+                    ));
                     continue;
                 }
                 _ => (None, None, true),
@@ -673,11 +731,17 @@ impl RegionGen {
                 ));
                 continue;
             };
-            if let Some(d) = ndim {
-                if d as usize != a.ndim {
-                    errs.push(syn::Error::new(sp, format!("`{n}` has {d} dimension(s) but is indexed with {} index(es)", a.ndim)));
-                    continue;
-                }
+            if let Some(d) = ndim
+                && d as usize != a.ndim
+            {
+                errs.push(syn::Error::new(
+                    sp,
+                    format!(
+                        "`{n}` has {d} dimension(s) but is indexed with {} index(es)",
+                        a.ndim
+                    ),
+                ));
+                continue;
             }
             if a.written && !writable {
                 errs.push(syn::Error::new(
@@ -702,7 +766,9 @@ impl RegionGen {
                 span: a.span,
             });
         }
-        let red_name = c.and_then(|c| c.reduction.as_ref()).map(|r| r.1.to_string());
+        let red_name = c
+            .and_then(|c| c.reduction.as_ref())
+            .map(|r| r.1.to_string());
         let mut ir_scalars = Vec::new();
         for s in &scalars {
             let sp = spans[s.span as usize];
@@ -744,11 +810,20 @@ impl RegionGen {
             if !ir_scalars.iter().any(|s| s.name == n) {
                 let id = spans.len() as u32;
                 spans.push(sp);
-                ir_scalars.push(ir::ScalarParam { name: n.clone(), ty, span: id });
+                ir_scalars.push(ir::ScalarParam {
+                    name: n.clone(),
+                    ty,
+                    span: id,
+                });
             }
             let id = spans.len() as u32;
             spans.push(sp);
-            reduction = Some(ir::Reduction { op, var: n, ty, span: id });
+            reduction = Some(ir::Reduction {
+                op,
+                var: n,
+                ty,
+                span: id,
+            });
         }
         let _ = red_name;
         if !errs.is_empty() {
@@ -759,9 +834,18 @@ impl RegionGen {
         let (tile, chunk) = match c {
             Some(c) => (
                 c.tile.as_ref().map(|(e, _)| clause_values(e, 0)),
-                c.chunk.as_ref().map(|(e, _)| clause_values(e, c.tile.as_ref().map(|t| runtime_count(&t.0)).unwrap_or(0))),
+                c.chunk.as_ref().map(|(e, _)| {
+                    clause_values(e, c.tile.as_ref().map(|t| runtime_count(&t.0)).unwrap_or(0))
+                }),
             ),
             None => (None, None),
+        };
+        let clause_span = match c.and_then(|c| c.tile.as_ref().or(c.chunk.as_ref())) {
+            Some((_, sp)) => {
+                spans.push(*sp);
+                (spans.len() - 1) as u32
+            }
+            None => 0,
         };
         let mut k = Kernel {
             name: format!("{}_{}", self.fn_name, self.kernels),
@@ -776,9 +860,11 @@ impl RegionGen {
                 tile,
                 chunk,
                 nowait: c.is_some_and(|c| c.nowait),
-                span: 0,
+                span: clause_span,
             },
-            options: c.map(|c| c.options.over(&self.options)).unwrap_or_else(|| Options::default().over(&self.options)),
+            options: c
+                .map(|c| c.options.over(&self.options))
+                .unwrap_or_else(|| Options::default().over(&self.options)),
         };
         self.kernels += 1;
         if let Some(c) = c {
@@ -794,21 +880,26 @@ impl RegionGen {
         // Translate now for the default device, so what cannot be translated is a compile
         // error; clause values given as expressions are checked at run time instead.
         let runtime_clauses = c.is_some_and(|c| !runtime_entries(c).is_empty());
-        if !runtime_clauses && self.errors.is_empty() {
-            if let Err(ds) = mint_translator::translate(&k, &Target::default()) {
-                for d in ds {
-                    let sp = spans.get(d.span as usize).copied().unwrap_or(whole);
-                    self.err(sp, d.message);
-                }
-                return None;
+        if !runtime_clauses
+            && self.errors.is_empty()
+            && let Err(ds) = mint_translator::translate(&k, &Target::default())
+        {
+            for d in ds {
+                let sp = spans.get(d.span as usize).copied().unwrap_or(whole);
+                self.err(sp, d.message);
             }
+            return None;
         }
         if !self.errors.is_empty() {
             return None;
         }
         // The first interior column of the x loop decides each array's row alignment.
         if let Some(x) = k.nest.last() {
-            let lo = x.lo.as_ref().and_then(|e| e.as_int_lit()).unwrap_or(0).max(0) as usize;
+            let lo =
+                x.lo.as_ref()
+                    .and_then(|e| e.as_int_lit())
+                    .unwrap_or(0)
+                    .max(0) as usize;
             for a in &k.arrays {
                 if let Some(s) = self.slot(&a.name) {
                     self.align[s].get_or_insert(lo);
@@ -836,16 +927,18 @@ impl RegionGen {
         }
         if let (Some((t, _)), Some((ch, _))) = (&c.tile, &c.chunk) {
             for i in 0..3 {
-                if let (Some((tv, _)), Some((cv, cs))) = (lit(t.get(i)), lit(ch.get(i))) {
-                    if cv != 0 && tv != 0 && tv % cv != 0 {
-                        self.err(
+                if let (Some((tv, _)), Some((cv, cs))) = (lit(t.get(i)), lit(ch.get(i)))
+                    && cv != 0
+                    && tv != 0
+                    && tv % cv != 0
+                {
+                    self.err(
                             cs,
                             format!(
                                 "chunksize {cv} does not divide tile {tv} along {}: a block has tile/chunksize threads per dimension; choose a chunksize that divides the tile",
                                 ["x", "y", "z"][i]
                             ),
                         );
-                    }
                 }
             }
         }
@@ -863,7 +956,15 @@ impl RegionGen {
     }
 
     /// Slots of the kernel's arrays; CPU views and shadows; element-type checks.
-    fn array_code(&self, k: &Kernel) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
+    fn array_code(
+        &self,
+        k: &Kernel,
+    ) -> (
+        Vec<TokenStream>,
+        Vec<TokenStream>,
+        Vec<TokenStream>,
+        Vec<TokenStream>,
+    ) {
         let mut slots = Vec::new();
         let mut views = Vec::new();
         let mut shadows = Vec::new();
@@ -874,9 +975,16 @@ impl RegionGen {
             let name = self.ident(&a.name);
             let v = format_ident!("__mint_view_{}", i);
             let n = a.ndim as usize;
-            let is_ref = matches!(self.env.get(&a.name), Some(HostTy::Array { is_ref: true, .. }));
+            let is_ref = matches!(
+                self.env.get(&a.name),
+                Some(HostTy::Array { is_ref: true, .. })
+            );
             if a.written {
-                let borrow = if is_ref { quote!(&mut *#name) } else { quote!(&mut #name) };
+                let borrow = if is_ref {
+                    quote!(&mut *#name)
+                } else {
+                    quote!(&mut #name)
+                };
                 views.push(quote!(let #v = ::mint::__rt::cpu::view_mut::<#n, _>(#borrow);));
                 shadows.push(quote!(#[allow(unused_mut)] let mut #name = #v;));
             } else {
@@ -896,14 +1004,21 @@ impl RegionGen {
             .iter()
             .map(|s| {
                 let ty = ty_tokens(s.ty.unwrap_or(ScalarTy::F64));
-                let sp = spans.get(s.span as usize).copied().unwrap_or_else(Span::call_site);
+                let sp = spans
+                    .get(s.span as usize)
+                    .copied()
+                    .unwrap_or_else(Span::call_site);
                 match captures.iter().find(|c| c.name == s.name) {
                     Some(c) => {
                         let e = &c.expr;
                         quote_spanned!(c.span=> ::mint::__rt::scalar::<#ty>(#e))
                     }
                     None => {
-                        let id = self.idents.get(&s.name).cloned().unwrap_or_else(|| Ident::new(&s.name, sp));
+                        let id = self
+                            .idents
+                            .get(&s.name)
+                            .cloned()
+                            .unwrap_or_else(|| Ident::new(&s.name, sp));
                         quote_spanned!(sp=> ::mint::__rt::scalar::<#ty>(#id))
                     }
                 }
@@ -1003,18 +1118,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut f: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
-        Err(_) => {
-            let mut out = syn::Error::new(
-                Span::call_site(),
-                "`#[mint::parallel]` goes on a function: its body is the accelerated region",
-            )
-            .to_compile_error();
-            out.extend(item);
-            return out;
-        }
+        Err(e) => return unparsable(item, e),
     };
     if let Some(a) = &f.sig.asyncness {
-        return syn::Error::new(a.span(), "a Mint region cannot be an `async fn`").to_compile_error();
+        return syn::Error::new(a.span(), "a Mint region cannot be an `async fn`")
+            .to_compile_error();
     }
     let returns_result = match &f.sig.output {
         syn::ReturnType::Type(_, t) => match &**t {
@@ -1099,3 +1207,71 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     f.into_token_stream()
 }
 
+/// A function whose signature parses but whose body does not.
+struct FnShell {
+    attrs: Vec<syn::Attribute>,
+    vis: syn::Visibility,
+    sig: syn::Signature,
+}
+
+impl syn::parse::Parse for FnShell {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<FnShell> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        let sig = input.parse()?;
+        let _body: proc_macro2::Group = input.parse()?;
+        Ok(FnShell { attrs, vis, sig })
+    }
+}
+
+/// The item did not parse: report why (with the fix for `#[mint::for]`) and keep the
+/// function's signature so callers still type-check.
+fn unparsable(item: TokenStream, e: syn::Error) -> TokenStream {
+    fn find_for(ts: TokenStream) -> Option<Span> {
+        let toks: Vec<proc_macro2::TokenTree> = ts.into_iter().collect();
+        for (i, t) in toks.iter().enumerate() {
+            if let proc_macro2::TokenTree::Group(g) = t
+                && let Some(s) = find_for(g.stream())
+            {
+                return Some(s);
+            }
+            if let (
+                proc_macro2::TokenTree::Ident(m),
+                Some(proc_macro2::TokenTree::Punct(_)),
+                Some(proc_macro2::TokenTree::Punct(_)),
+                Some(proc_macro2::TokenTree::Ident(f)),
+            ) = (t, toks.get(i + 1), toks.get(i + 2), toks.get(i + 3))
+                && m == "mint"
+                && f == "for"
+            {
+                return Some(f.span());
+            }
+        }
+        None
+    }
+    let err = match find_for(item.clone()) {
+        Some(sp) => syn::Error::new(
+            sp,
+            "`for` is a Rust keyword, so the loop directive is spelled `#[mint::r#for(..)]`",
+        ),
+        None => e,
+    };
+    let errs = err.to_compile_error();
+    match syn::parse2::<FnShell>(item.clone()) {
+        Ok(FnShell { attrs, vis, sig }) => quote! {
+            #errs
+            #(#attrs)*
+            #[allow(unused_variables, unreachable_code, clippy::all)]
+            #vis #sig { ::core::unimplemented!("this Mint region did not compile") }
+        },
+        Err(_) => {
+            let mut out = syn::Error::new(
+                Span::call_site(),
+                "`#[mint::parallel]` goes on a function: its body is the accelerated region",
+            )
+            .to_compile_error();
+            out.extend(item);
+            out
+        }
+    }
+}

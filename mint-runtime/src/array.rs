@@ -7,7 +7,7 @@
 //! kernels write) of every row sits on a 128-byte boundary.
 
 use crate::device::Gpu;
-use crate::error::{describe, Error, Result};
+use crate::error::{Error, Result, describe};
 use crate::host::{Element, RawArray};
 use cudarc::driver::{result as drv, sys};
 use mint_translator::ir::ScalarTy;
@@ -40,7 +40,11 @@ impl std::fmt::Debug for DeviceArray {
         write!(
             f,
             "DeviceArray({}: {} {:?}, pitch {}, {} bytes)",
-            self.name, self.elem, self.user_shape(), self.pitch, self.bytes
+            self.name,
+            self.elem,
+            self.user_shape(),
+            self.pitch,
+            self.bytes
         )
     }
 }
@@ -55,10 +59,18 @@ pub fn layout(shape: [usize; 3], elem_bytes: usize, align_x: usize) -> (usize, u
         return (0, nx, 0);
     }
     let row_bytes = nx * es;
-    let pitch_bytes = if rows == 1 { row_bytes } else { row_bytes.div_ceil(ROW_ALIGN) * ROW_ALIGN };
+    let pitch_bytes = if rows == 1 {
+        row_bytes
+    } else {
+        row_bytes.div_ceil(ROW_ALIGN) * ROW_ALIGN
+    };
     let front_bytes = (ROW_ALIGN - (align_x * es) % ROW_ALIGN) % ROW_ALIGN;
     let total = front_bytes + (rows - 1) * pitch_bytes + row_bytes;
-    (front_bytes / es, pitch_bytes / es, total.div_ceil(ROW_ALIGN) * ROW_ALIGN)
+    (
+        front_bytes / es,
+        pitch_bytes / es,
+        total.div_ceil(ROW_ALIGN) * ROW_ALIGN,
+    )
 }
 
 impl DeviceArray {
@@ -84,18 +96,16 @@ impl DeviceArray {
                 Ok(p) => p,
                 Err(e) => {
                     let (free, total) = gpu.memory_info();
-                    return Err(
-                        if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
-                            Error::OutOfMemory {
-                                array: name.into(),
-                                requested_bytes: bytes,
-                                free_bytes: free,
-                                total_bytes: total,
-                            }
-                        } else {
-                            Error::driver("cuMemAlloc", e)
-                        },
-                    );
+                    return Err(if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+                        Error::OutOfMemory {
+                            array: name.into(),
+                            requested_bytes: bytes,
+                            free_bytes: free,
+                            total_bytes: total,
+                        }
+                    } else {
+                        Error::driver("cuMemAlloc", e)
+                    });
                 }
             }
         };
@@ -135,26 +145,43 @@ impl DeviceArray {
         if rows * row_bytes == 0 {
             return Ok(());
         }
-        let mut p: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-        p.WidthInBytes = row_bytes;
-        p.Height = rows;
-        if to_device {
-            p.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-            p.srcHost = host as *const _;
-            p.srcPitch = row_bytes;
-            p.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            p.dstDevice = self.ptr;
-            p.dstPitch = self.pitch * self.elem_bytes;
-        } else {
-            p.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            p.srcDevice = self.ptr;
-            p.srcPitch = self.pitch * self.elem_bytes;
-            p.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-            p.dstHost = host as *mut _;
-            p.dstPitch = row_bytes;
-        }
+        let (host_t, dev_t) = (
+            sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+            sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        );
+        let pitch = self.pitch * self.elem_bytes;
+        let p = sys::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: if to_device { host_t } else { dev_t },
+            srcHost: if to_device {
+                host as *const _
+            } else {
+                std::ptr::null()
+            },
+            srcDevice: if to_device { 0 } else { self.ptr },
+            srcArray: std::ptr::null_mut(),
+            srcPitch: if to_device { row_bytes } else { pitch },
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: if to_device { dev_t } else { host_t },
+            dstHost: if to_device {
+                std::ptr::null_mut()
+            } else {
+                host as *mut _
+            },
+            dstDevice: if to_device { self.ptr } else { 0 },
+            dstArray: std::ptr::null_mut(),
+            dstPitch: if to_device { pitch } else { row_bytes },
+            WidthInBytes: row_bytes,
+            Height: rows,
+        };
         self.gpu.bind()?;
-        let call = if to_device { "cuMemcpy2D (host to device)" } else { "cuMemcpy2D (device to host)" };
+        let call = if to_device {
+            "cuMemcpy2D (host to device)"
+        } else {
+            "cuMemcpy2D (device to host)"
+        };
         unsafe { sys::cuMemcpy2DAsync_v2(&p, self.gpu.stream.cu_stream()) }
             .result()
             .map_err(|e| Error::Driver {
@@ -205,7 +232,14 @@ mod tests {
 
     #[test]
     fn interior_rows_are_128_byte_aligned() {
-        for (nx, es, ax) in [(130, 8, 1), (514, 8, 1), (258, 4, 1), (100, 4, 0), (34, 8, 4), (7, 2, 3)] {
+        for (nx, es, ax) in [
+            (130, 8, 1),
+            (514, 8, 1),
+            (258, 4, 1),
+            (100, 4, 0),
+            (34, 8, 4),
+            (7, 2, 3),
+        ] {
             let shape = [5, 6, nx];
             let (front, pitch, total) = layout(shape, es, ax);
             assert_eq!((pitch * es) % ROW_ALIGN, 0, "pitch {pitch} for nx {nx}");

@@ -33,18 +33,24 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
     };
     let stream = gpu.stream.cu_stream();
     let run = || -> Result<Vec<f64>> {
-        unsafe { drv::memset_d8_async(src, 1, bytes, stream) }.map_err(|e| Error::driver("cuMemsetD8", e))?;
-        let ev = |_: ()| drv::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| Error::driver("cuEventCreate", e));
+        unsafe { drv::memset_d8_async(src, 1, bytes, stream) }
+            .map_err(|e| Error::driver("cuMemsetD8", e))?;
+        let ev = |_: ()| {
+            drv::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+                .map_err(|e| Error::driver("cuEventCreate", e))
+        };
         let (a, b) = (ev(())?, ev(())?);
         let mut times = Vec::with_capacity(reps);
         for i in 0..=reps {
             unsafe {
                 drv::event::record(a, stream).map_err(|e| Error::driver("cuEventRecord", e))?;
-                drv::memcpy_dtod_async(dst, src, bytes, stream).map_err(|e| Error::driver("cuMemcpyDtoD", e))?;
+                drv::memcpy_dtod_async(dst, src, bytes, stream)
+                    .map_err(|e| Error::driver("cuMemcpyDtoD", e))?;
                 drv::event::record(b, stream).map_err(|e| Error::driver("cuEventRecord", e))?;
             }
             gpu.synchronize()?;
-            let ms = unsafe { drv::event::elapsed(a, b) }.map_err(|e| Error::driver("cuEventElapsedTime", e))?;
+            let ms = unsafe { drv::event::elapsed(a, b) }
+                .map_err(|e| Error::driver("cuEventElapsedTime", e))?;
             if i > 0 {
                 times.push(ms as f64 * 1e-3);
             }

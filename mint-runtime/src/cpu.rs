@@ -55,12 +55,14 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
 
     #[inline(always)]
     fn offset(&self, i: [usize; N]) -> isize {
+        let mut ok = true;
         let mut off = 0isize;
-        for d in 0..N {
-            if i[d] >= self.shape[d] {
-                out_of_bounds(&i, &self.shape);
-            }
-            off += i[d] as isize * self.strides[d];
+        for ((&i, &n), &s) in i.iter().zip(&self.shape).zip(&self.strides) {
+            ok &= i < n;
+            off += i as isize * s;
+        }
+        if !ok {
+            out_of_bounds(i, self.shape);
         }
         off
     }
@@ -68,7 +70,7 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
 
 #[cold]
 #[inline(never)]
-fn out_of_bounds(i: &[usize], shape: &[usize]) -> ! {
+fn out_of_bounds<const N: usize>(i: [usize; N], shape: [usize; N]) -> ! {
     panic!("ndarray: index {i:?} is out of bounds for array of shape {shape:?}")
 }
 
@@ -192,7 +194,8 @@ mod tests {
 
     #[test]
     fn views_index_like_ndarray() {
-        let mut a = Array3::<f64>::from_shape_fn((3, 4, 5), |(z, y, x)| (100 * z + 10 * y + x) as f64);
+        let mut a =
+            Array3::<f64>::from_shape_fn((3, 4, 5), |(z, y, x)| (100 * z + 10 * y + x) as f64);
         let v = view::<3, _>(&a);
         assert_eq!(v[[2, 3, 4]], 234.0);
         let mut w = view_mut::<3, _>(&mut a);
@@ -221,7 +224,9 @@ mod tests {
         let s: i64 = par_reduce(0..1000i64, RedOp::Add, |i| i);
         assert_eq!(s, 999 * 1000 / 2);
         let m: f64 = par_reduce(0..100usize, RedOp::Max, |i| (i as f64).sin());
-        let want = (0..100).map(|i| (i as f64).sin()).fold(f64::NEG_INFINITY, f64::max);
+        let want = (0..100)
+            .map(|i| (i as f64).sin())
+            .fold(f64::NEG_INFINITY, f64::max);
         assert_eq!(m, want);
     }
 }

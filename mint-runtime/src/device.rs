@@ -1,6 +1,6 @@
 //! Choosing the backend (`MINT_DEVICE`) and the CUDA devices themselves.
 
-use crate::error::{describe, Error, Result};
+use crate::error::{Error, Result, describe};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaStream};
 use std::cell::Cell;
@@ -152,7 +152,9 @@ impl Gpu {
             return Err(no(format!("there are only {count} CUDA device(s)")));
         }
         let ctx = CudaContext::new(ordinal).map_err(|e| no(describe(e)))?;
-        let stream = ctx.new_stream().map_err(|e| Error::driver("cuStreamCreate", e))?;
+        let stream = ctx
+            .new_stream()
+            .map_err(|e| Error::driver("cuStreamCreate", e))?;
         let attr = |a: Attr| -> Result<u32> {
             ctx.attribute(a)
                 .map(|v| v as u32)
@@ -264,7 +266,9 @@ pub fn backend() -> Result<Backend> {
         Device::Auto => match cuda_probe() {
             Ok(_) => match Gpu::get(0) {
                 Ok(g) => {
-                    log(format!("running on {g:?} (MINT_DEVICE=cpu selects the CPU)"));
+                    log(format!(
+                        "running on {g:?} (MINT_DEVICE=cpu selects the CPU)"
+                    ));
                     Ok(Backend::Cuda(g))
                 }
                 Err(e) => {
@@ -273,7 +277,9 @@ pub fn backend() -> Result<Backend> {
                 }
             },
             Err(reason) => {
-                log(format!("no CUDA device ({reason}); running on the CPU backend"));
+                log(format!(
+                    "no CUDA device ({reason}); running on the CPU backend"
+                ));
                 Ok(Backend::Cpu)
             }
         },
@@ -291,8 +297,14 @@ mod tests {
         assert_eq!(Device::parse("CPU").unwrap(), Device::Cpu);
         assert_eq!(Device::parse("cuda").unwrap(), Device::Cuda(0));
         assert_eq!(Device::parse("cuda:3").unwrap(), Device::Cuda(3));
-        assert!(matches!(Device::parse("tpu"), Err(Error::BadDeviceSpec { .. })));
-        assert!(matches!(Device::parse("cuda:x"), Err(Error::BadDeviceSpec { .. })));
+        assert!(matches!(
+            Device::parse("tpu"),
+            Err(Error::BadDeviceSpec { .. })
+        ));
+        assert!(matches!(
+            Device::parse("cuda:x"),
+            Err(Error::BadDeviceSpec { .. })
+        ));
     }
 
     #[test]

@@ -113,5 +113,9 @@ pub(crate) fn describe(e: cudarc::driver::DriverError) -> String {
         .error_string()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if text.is_empty() { name } else { format!("{name}: {text}") }
+    if text.is_empty() {
+        name
+    } else {
+        format!("{name}: {text}")
+    }
 }

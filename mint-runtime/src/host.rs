@@ -69,7 +69,12 @@ impl<T> RawArray<T> {
     }
 }
 
-fn raw_from_parts<T>(ptr: *mut T, shape: &[usize], strides: &[isize], standard: bool) -> RawArray<T> {
+fn raw_from_parts<T>(
+    ptr: *mut T,
+    shape: &[usize],
+    strides: &[isize],
+    standard: bool,
+) -> RawArray<T> {
     let nd = shape.len();
     assert!(
         (1..=3).contains(&nd),

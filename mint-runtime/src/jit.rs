@@ -12,8 +12,8 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
 use sha2::{Digest, Sha256};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 static COMPILED: AtomicU64 = AtomicU64::new(0);
@@ -92,7 +92,12 @@ fn arch_for(cc: (u32, u32)) -> (String, bool) {
     if archs.is_empty() || archs.contains(&want) {
         (format!("sm_{want}"), true)
     } else {
-        let best = archs.iter().copied().filter(|&a| a <= want).max().unwrap_or(want);
+        let best = archs
+            .iter()
+            .copied()
+            .filter(|&a| a <= want)
+            .max()
+            .unwrap_or(want);
         (format!("compute_{best}"), false)
     }
 }
@@ -157,13 +162,12 @@ pub(crate) fn compile(gpu: &Gpu, name: &str, source: &str) -> Result<Image> {
     let key = format!("{:x}", h.finalize());
     let ext = if is_cubin { "cubin" } else { "ptx" };
     let cached = cache_dir().map(|d| d.join(format!("{key}.{ext}")));
-    if let Some(p) = &cached {
-        if let Ok(data) = std::fs::read(p) {
-            if !data.is_empty() {
-                CACHE_HITS.fetch_add(1, Ordering::Relaxed);
-                return Ok(Image { data, is_cubin });
-            }
-        }
+    if let Some(p) = &cached
+        && let Ok(data) = std::fs::read(p)
+        && !data.is_empty()
+    {
+        CACHE_HITS.fetch_add(1, Ordering::Relaxed);
+        return Ok(Image { data, is_cubin });
     }
 
     let t0 = Instant::now();
@@ -179,7 +183,11 @@ pub(crate) fn compile(gpu: &Gpu, name: &str, source: &str) -> Result<Image> {
     let compiled = unsafe { nvrtc::compile_program(prog, &options) };
     let log = unsafe { nvrtc::get_program_log(prog) }
         .map(|v| {
-            let bytes: Vec<u8> = v.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+            let bytes: Vec<u8> = v
+                .iter()
+                .take_while(|&&c| c != 0)
+                .map(|&c| c as u8)
+                .collect();
             String::from_utf8_lossy(&bytes).into_owned()
         })
         .unwrap_or_default();
@@ -187,7 +195,11 @@ pub(crate) fn compile(gpu: &Gpu, name: &str, source: &str) -> Result<Image> {
         unsafe {
             let _ = nvrtc::destroy_program(prog);
         }
-        return Err(fail(if log.is_empty() { format!("{e:?}") } else { log }));
+        return Err(fail(if log.is_empty() {
+            format!("{e:?}")
+        } else {
+            log
+        }));
     }
     let data = unsafe {
         if is_cubin {
@@ -195,7 +207,9 @@ pub(crate) fn compile(gpu: &Gpu, name: &str, source: &str) -> Result<Image> {
             let r = nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size);
             let mut v = vec![0u8; size];
             let r2 = nvrtc_sys::nvrtcGetCUBIN(prog, v.as_mut_ptr() as *mut _);
-            if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS || r2 != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+            if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS
+                || r2 != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS
+            {
                 let _ = nvrtc::destroy_program(prog);
                 return Err(fail("nvrtcGetCUBIN failed".into()));
             }

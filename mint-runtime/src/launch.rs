@@ -8,15 +8,15 @@
 
 use crate::array::DeviceArray;
 use crate::device::Gpu;
-use crate::error::{describe, Error, Result};
+use crate::error::{Error, Result, describe};
 use crate::host::ScalarValue;
 use crate::jit;
 use crate::stats;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
-use cudarc::driver::{result as drv, CudaFunction};
+use cudarc::driver::{CudaFunction, result as drv};
 use cudarc::nvrtc::Ptx;
-use mint_translator::emit::cuda::FINISH_THREADS;
 use mint_translator::emit::ParamKind;
+use mint_translator::emit::cuda::FINISH_THREADS;
 use mint_translator::ir::{Kernel, ScalarTy};
 use mint_translator::{Target, Translation};
 use std::ffi::c_void;
@@ -39,7 +39,13 @@ pub struct KernelSite {
 }
 
 impl KernelSite {
-    pub const fn new(name: &'static str, module: &'static str, file: &'static str, line: u32, ir: &'static str) -> KernelSite {
+    pub const fn new(
+        name: &'static str,
+        module: &'static str,
+        file: &'static str,
+        line: u32,
+        ir: &'static str,
+    ) -> KernelSite {
         KernelSite {
             name,
             module,
@@ -88,7 +94,11 @@ impl KernelSite {
         mint_translator::translate(self.kernel()?, target).map_err(|d| Error::Translate {
             kernel: self.name.into(),
             location: self.location(),
-            message: d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "),
+            message: d
+                .iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+                .join("; "),
         })
     }
 }
@@ -171,7 +181,10 @@ impl Drop for Variant {
     fn drop(&mut self) {
         let b = self.bufs.get_mut().unwrap_or_else(|p| p.into_inner());
         let _ = self.gpu.bind();
-        for d in [b.partials.take(), b.out.take(), b.packed.take()].into_iter().flatten() {
+        for d in [b.partials.take(), b.out.take(), b.packed.take()]
+            .into_iter()
+            .flatten()
+        {
             if d.ptr != 0 {
                 let _ = unsafe { drv::free_sync(d.ptr) };
             }
@@ -241,13 +254,20 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
     }
     if t.prefer_l1 {
         // 0 = CU_SHAREDMEM_CARVEOUT_MAX_L1: as little shared memory as the kernel needs.
-        func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 0)
-            .map_err(|e| launch_err(site, "setting the L1 carveout", e))?;
+        func.set_attribute(
+            FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+            0,
+        )
+        .map_err(|e| launch_err(site, "setting the L1 carveout", e))?;
     }
     let get = |a: FnAttr| func.get_attribute(a).unwrap_or(0).max(0) as u32;
     let threads = t.config.threads();
     let blocks_per_sm = func
-        .occupancy_max_active_blocks_per_multiprocessor(threads, t.dynamic_shared_bytes as usize, None)
+        .occupancy_max_active_blocks_per_multiprocessor(
+            threads,
+            t.dynamic_shared_bytes as usize,
+            None,
+        )
         .unwrap_or(0);
     let max_warps = 64.0; // per SM on every architecture since Volta except sm_86/89 (48)
     let warps_per_sm = match gpu.compute_capability {
@@ -302,7 +322,12 @@ fn variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Arc<Var
 ///
 /// # Errors
 /// As for a launch: translation, compilation or loading failures.
-pub fn kernel_attrs(site: &KernelSite, gpu: &Arc<Gpu>, clauses: &[u32], idx64: bool) -> Result<(KernelAttrs, Translation)> {
+pub fn kernel_attrs(
+    site: &KernelSite,
+    gpu: &Arc<Gpu>,
+    clauses: &[u32],
+    idx64: bool,
+) -> Result<(KernelAttrs, Translation)> {
     let v = variant(
         site,
         gpu,
@@ -363,7 +388,11 @@ pub(crate) fn launch(
             Some(a) => arrays.push(a),
             None => {
                 return Err(Error::NotOnDevice {
-                    array: kernel.arrays.get(i).map(|a| a.name.clone()).unwrap_or_default(),
+                    array: kernel
+                        .arrays
+                        .get(i)
+                        .map(|a| a.name.clone())
+                        .unwrap_or_default(),
                     when: format!("kernel `{}` at {} is launched", site.name, site.location()),
                 });
             }
@@ -422,7 +451,11 @@ pub(crate) fn launch(
     };
     let word = |k: ParamKind| -> Result<u64> {
         let idx = |v: i128| -> u64 {
-            if idx64 { v as i64 as u64 } else { v as i32 as u32 as u64 }
+            if idx64 {
+                v as i64 as u64
+            } else {
+                v as i32 as u32 as u64
+            }
         };
         Ok(match k {
             ParamKind::ArrayPtr(i) => arrays[i].ptr,
@@ -447,7 +480,11 @@ pub(crate) fn launch(
         words.push(word(p.kind)?);
     }
     if !t.packed.is_empty() {
-        let packed: Vec<u64> = t.packed.iter().map(|p| word(p.kind)).collect::<Result<_>>()?;
+        let packed: Vec<u64> = t
+            .packed
+            .iter()
+            .map(|p| word(p.kind))
+            .collect::<Result<_>>()?;
         let buf = bufs
             .packed
             .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
@@ -463,12 +500,16 @@ pub(crate) fn launch(
             }
         }
     }
-    let mut ptrs: Vec<*mut c_void> = words.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
+    let mut ptrs: Vec<*mut c_void> = words
+        .iter_mut()
+        .map(|w| w as *mut u64 as *mut c_void)
+        .collect();
 
     let timing = stats::timing_enabled();
     let ev = if timing {
         let (s, e) = (cx.event()?, cx.event()?);
-        unsafe { drv::event::record(s, gpu.stream.cu_stream()) }.map_err(|e| Error::driver("cuEventRecord", e))?;
+        unsafe { drv::event::record(s, gpu.stream.cu_stream()) }
+            .map_err(|e| Error::driver("cuEventRecord", e))?;
         Some((s, e))
     } else {
         None
@@ -488,7 +529,8 @@ pub(crate) fn launch(
     .map_err(|e| launch_err(site, "launch", e))?;
 
     if let Some((s, e)) = ev {
-        unsafe { drv::event::record(e, gpu.stream.cu_stream()) }.map_err(|e| Error::driver("cuEventRecord", e))?;
+        unsafe { drv::event::record(e, gpu.stream.cu_stream()) }
+            .map_err(|e| Error::driver("cuEventRecord", e))?;
         let points: f64 = extents.iter().map(|&e| e.max(0) as f64).product();
         let bytes: f64 = kernel
             .arrays
@@ -511,7 +553,10 @@ pub(crate) fn launch(
                 .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
                 .ensure(&gpu, 8)?;
             let mut fw: [u64; 3] = [partials.unwrap_or(0), blocks, out];
-            let mut fp: Vec<*mut c_void> = fw.iter_mut().map(|w| w as *mut u64 as *mut c_void).collect();
+            let mut fp: Vec<*mut c_void> = fw
+                .iter_mut()
+                .map(|w| w as *mut u64 as *mut c_void)
+                .collect();
             unsafe {
                 drv::launch_kernel(
                     f.cu_function(),
@@ -524,8 +569,14 @@ pub(crate) fn launch(
             }
             .map_err(|e| launch_err(site, "launching the reduction finish kernel", e))?;
             let mut host = [0u8; 8];
-            unsafe { drv::memcpy_dtoh_async(&mut host[..r.ty.size_bytes() as usize], out, gpu.stream.cu_stream()) }
-                .map_err(|e| launch_err(site, "reading the reduction result", e))?;
+            unsafe {
+                drv::memcpy_dtoh_async(
+                    &mut host[..r.ty.size_bytes() as usize],
+                    out,
+                    gpu.stream.cu_stream(),
+                )
+            }
+            .map_err(|e| launch_err(site, "reading the reduction result", e))?;
             gpu.synchronize().map_err(|e| match e {
                 Error::Driver { message, .. } => Error::Launch {
                     kernel: site.name.into(),

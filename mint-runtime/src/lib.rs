@@ -17,14 +17,14 @@ pub mod launch;
 pub mod region;
 pub mod stats;
 
-pub use device::{backend, cuda_available, cuda_required, with_device, Backend, Device, Gpu};
+pub use device::{Backend, Device, Gpu, backend, cuda_available, cuda_required, with_device};
 pub use error::{Error, Result};
 pub use host::{Element, HostArray, HostArrayMut, ScalarValue};
-pub use jit::{jit_stats, JitStats};
+pub use jit::{JitStats, jit_stats};
 pub use launch::{KernelAttrs, KernelSite, LaunchArgs};
 pub use mint_translator::ir::RedOp;
 pub use region::{ArrayInfo, Region, RegionInfo};
-pub use stats::{kernel_stat, kernel_stats, reset_kernel_stats, set_timing, KernelStats};
+pub use stats::{KernelStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing};
 
 /// A kernel scalar argument of exactly type `T` (the macros use the type they inferred,
 /// so a wrong inference is a compile error, not a wrong answer).

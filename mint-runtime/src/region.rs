@@ -2,7 +2,7 @@
 //! Sec. 4.2.1), transfers, swaps, launches, `barrier!()`, and region exit.
 
 use crate::array::DeviceArray;
-use crate::device::{backend, Backend, Gpu};
+use crate::device::{Backend, Gpu, backend};
 use crate::error::{Error, Result};
 use crate::host::{Element, HostArray, HostArrayMut, ScalarValue};
 use crate::launch::{self, KernelSite, LaunchArgs, LaunchCtx, Pending};
@@ -43,7 +43,12 @@ pub struct Region {
 
 impl std::fmt::Debug for Region {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Region({} on {})", self.info.name, self.backend.describe())
+        write!(
+            f,
+            "Region({} on {})",
+            self.info.name,
+            self.backend.describe()
+        )
     }
 }
 
@@ -116,7 +121,12 @@ impl Region {
         let raw = host.raw();
         let name = self.name(slot);
         if let Some(s) = shape {
-            check_shape(name, "the shape given to copy! differs from the host array's", s, &raw.user_shape())?;
+            check_shape(
+                name,
+                "the shape given to copy! differs from the host array's",
+                s,
+                &raw.user_shape(),
+            )?;
         }
         let Some(gpu) = self.gpu().cloned() else {
             return Ok(());
@@ -162,7 +172,12 @@ impl Region {
         let raw = host.raw_mut();
         let name = self.name(slot);
         if let Some(s) = shape {
-            check_shape(name, "the shape given to copy! differs from the host array's", s, &raw.user_shape())?;
+            check_shape(
+                name,
+                "the shape given to copy! differs from the host array's",
+                s,
+                &raw.user_shape(),
+            )?;
         }
         if self.is_cpu() {
             return Ok(());
@@ -228,24 +243,33 @@ impl Region {
     ///
     /// # Errors
     /// As [`Region::launch`].
-    pub fn launch_reduce<T: Element>(&mut self, site: &'static KernelSite, args: &LaunchArgs) -> Result<T> {
-        let v = self.launch(site, args, false)?.expect("a reduction kernel returns its value");
+    pub fn launch_reduce<T: Element>(
+        &mut self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+    ) -> Result<T> {
+        let v = self
+            .launch(site, args, false)?
+            .expect("a reduction kernel returns its value");
         Ok(T::from_bits64(v.bits))
     }
 
     fn wait(&mut self) -> Result<()> {
-        if let Some(g) = self.gpu() {
-            if self.outstanding || !self.pending.is_empty() {
-                g.synchronize().map_err(|e| match e {
-                    Error::Driver { message, .. } => Error::Launch {
-                        kernel: "(a kernel launched with nowait)".into(),
-                        location: format!("{}:{} (fn {})", self.info.file, self.info.line, self.info.name),
-                        message,
-                    },
-                    other => other,
-                })?;
-                self.outstanding = false;
-            }
+        if let Some(g) = self.gpu()
+            && (self.outstanding || !self.pending.is_empty())
+        {
+            g.synchronize().map_err(|e| match e {
+                Error::Driver { message, .. } => Error::Launch {
+                    kernel: "(a kernel launched with nowait)".into(),
+                    location: format!(
+                        "{}:{} (fn {})",
+                        self.info.file, self.info.line, self.info.name
+                    ),
+                    message,
+                },
+                other => other,
+            })?;
+            self.outstanding = false;
         }
         self.resolve_timing();
         Ok(())

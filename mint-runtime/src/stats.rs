@@ -1,8 +1,8 @@
 //! Per-kernel launch counts and device times (CUDA events), and `MINT_REPORT`.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// What one kernel did in this process so far.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -29,7 +29,11 @@ impl KernelStats {
     }
     /// Effective bandwidth of the timed launches, in bytes per second.
     pub fn effective_bandwidth(&self) -> f64 {
-        if self.device_seconds > 0.0 { self.bytes / self.device_seconds } else { 0.0 }
+        if self.device_seconds > 0.0 {
+            self.bytes / self.device_seconds
+        } else {
+            0.0
+        }
     }
 }
 

@@ -25,4 +25,4 @@ pub use baseline::config::LaunchConfig;
 pub use diag::{Diag, DiagResult};
 pub use report::Report;
 pub use target::Target;
-pub use translate::{check, translate, ReductionPlan, Translation};
+pub use translate::{ReductionPlan, Translation, check, translate};

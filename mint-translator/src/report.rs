@@ -50,7 +50,11 @@ impl Report {
         Report {
             kernel: k.name.clone(),
             origin: format!("{}:{}", k.origin.file, k.origin.line),
-            level: if k.is_single() { "single".into() } else { "baseline".into() },
+            level: if k.is_single() {
+                "single".into()
+            } else {
+                "baseline".into()
+            },
             threads: cfg.block,
             tile: cfg.tile,
             chunk: cfg.chunk,
@@ -75,7 +79,11 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "kernel {} ({}) [{}]", self.kernel, self.origin, self.level)?;
+        writeln!(
+            f,
+            "kernel {} ({}) [{}]",
+            self.kernel, self.origin, self.level
+        )?;
         writeln!(
             f,
             "  tile {:?} chunksize {:?} -> {}x{}x{} threads per block; {} shared-memory slot(s), {} bytes",

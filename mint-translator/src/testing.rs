@@ -189,7 +189,8 @@ fn lex(s: &str) -> Vec<Tok> {
                     float = true;
                     i += 1;
                 } else if (d == 'e' || d == 'E')
-                    && b.get(i + 1).is_some_and(|n| n.is_ascii_digit() || *n == b'-' || *n == b'+')
+                    && b.get(i + 1)
+                        .is_some_and(|n| n.is_ascii_digit() || *n == b'-' || *n == b'+')
                 {
                     float = true;
                     i += 2;
@@ -288,7 +289,11 @@ impl P {
             } else {
                 None
             };
-            let init = if self.eat("=") { Some(self.expr(0)) } else { None };
+            let init = if self.eat("=") {
+                Some(self.expr(0))
+            } else {
+                None
+            };
             self.expect(";");
             StmtKind::Let {
                 name,
@@ -476,7 +481,13 @@ impl P {
         match self.t.get(self.i).cloned() {
             Some(Tok::Int(v, s)) => {
                 self.i += 1;
-                Expr::new(ExprKind::Lit(Lit::Int { value: v, suffix: s }), 0)
+                Expr::new(
+                    ExprKind::Lit(Lit::Int {
+                        value: v,
+                        suffix: s,
+                    }),
+                    0,
+                )
             }
             Some(Tok::Float(t, s)) => {
                 self.i += 1;

@@ -3,7 +3,7 @@
 
 use crate::baseline::config::{self, LaunchConfig};
 use crate::diag::DiagResult;
-use crate::emit::cexpr::{helpers_source, CPrinter};
+use crate::emit::cexpr::{CPrinter, helpers_source};
 use crate::emit::cuda::{self, GlobalRefs, Param};
 use crate::ir::*;
 use crate::report::Report;
@@ -66,10 +66,11 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
     let mut k = kernel.clone();
     check(&mut k)?;
     let cfg = config::resolve(&k, target)?;
-    if k.options.any() && !k.is_single() {
-        if let Some(t) = crate::optimizer::optimize(&k, &cfg, target)? {
-            return Ok(t);
-        }
+    if k.options.any()
+        && !k.is_single()
+        && let Some(t) = crate::optimizer::optimize(&k, &cfg, target)?
+    {
+        return Ok(t);
     }
     Ok(baseline(&k, &cfg, target, Report::baseline(&k, &cfg)))
 }
@@ -89,7 +90,8 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
     }
     let body = std::mem::take(&mut p.out);
     let helpers = helpers_source(&p.helpers.borrow());
-    let mut notes = vec!["optimizations: none (baseline: every reference goes to device memory)".to_string()];
+    let mut notes =
+        vec!["optimizations: none (baseline: every reference goes to device memory)".to_string()];
     if !packed.is_empty() {
         notes.push(format!(
             "{} parameter words exceed the {}-byte limit and are packed",

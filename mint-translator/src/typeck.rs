@@ -197,7 +197,8 @@ impl Infer {
                     // `!` is logical on bool and bitwise on integers.
                     match self.slot_of(v) {
                         Slot::Float | Slot::Known(ScalarTy::F32) | Slot::Known(ScalarTy::F64) => {
-                            self.diags.push(Diag::new(e.span, "`!` cannot apply to a float"))
+                            self.diags
+                                .push(Diag::new(e.span, "`!` cannot apply to a float"))
                         }
                         _ => {}
                     }
@@ -304,9 +305,7 @@ impl Infer {
     /// each serial `for` index, so that their resolved types can be written back.
     fn stmt(&mut self, s: &Stmt, local_types: &mut Vec<usize>) {
         match &s.kind {
-            StmtKind::Let {
-                name, ty, init, ..
-            } => {
+            StmtKind::Let { name, ty, init, .. } => {
                 let v = match ty {
                     Some(t) => self.known(*t),
                     None => self.fresh(Slot::Any),
@@ -584,7 +583,12 @@ pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
         return Err(inf.diags);
     }
 
-    let all: Vec<Option<ScalarTy>> = inf.order.clone().into_iter().map(|v| inf.resolve(v)).collect();
+    let all: Vec<Option<ScalarTy>> = inf
+        .order
+        .clone()
+        .into_iter()
+        .map(|v| inf.resolve(v))
+        .collect();
     let locals: Vec<Option<ScalarTy>> = local_vars.into_iter().map(|v| inf.resolve(v)).collect();
     let mut ap = Apply {
         types: all[..bound_exprs].iter(),

@@ -3,7 +3,7 @@
 
 use mint_translator::ir::*;
 use mint_translator::testing::kernel;
-use mint_translator::{translate, Target};
+use mint_translator::{Target, translate};
 
 const HEAT3D: &str = "
 arrays: u f64 3, unew f64 3
@@ -102,14 +102,26 @@ fn untyped_unused_scalar_is_reported_with_the_fix() {
          a[i] = 1.0;",
     );
     let e = translate(&k, &Target::default()).unwrap_err();
-    assert!(e.iter().any(|d| d.message.contains("cannot infer the type of `s`")), "{e:?}");
+    assert!(
+        e.iter()
+            .any(|d| d.message.contains("cannot infer the type of `s`")),
+        "{e:?}"
+    );
 }
 
 #[test]
 fn chunking_in_z_and_y_makes_serial_chunk_loops() {
     let mut k = kernel("heat_1", HEAT3D);
-    k.clauses.tile = Some([ClauseValue::Const(32), ClauseValue::Const(8), ClauseValue::Const(64)]);
-    k.clauses.chunk = Some([ClauseValue::Const(1), ClauseValue::Const(4), ClauseValue::Const(64)]);
+    k.clauses.tile = Some([
+        ClauseValue::Const(32),
+        ClauseValue::Const(8),
+        ClauseValue::Const(64),
+    ]);
+    k.clauses.chunk = Some([
+        ClauseValue::Const(1),
+        ClauseValue::Const(4),
+        ClauseValue::Const(64),
+    ]);
     let t = translate(&k, &Target::default()).unwrap();
     assert_eq!(t.config.block, [32, 2, 1]);
     insta::assert_snapshot!(t.source);
@@ -118,8 +130,16 @@ fn chunking_in_z_and_y_makes_serial_chunk_loops() {
 #[test]
 fn chunking_in_x_strides_by_the_block_width() {
     let mut k = kernel("heat_2", HEAT3D);
-    k.clauses.tile = Some([ClauseValue::Const(64), ClauseValue::Const(4), ClauseValue::Const(1)]);
-    k.clauses.chunk = Some([ClauseValue::Const(2), ClauseValue::Const(1), ClauseValue::Const(1)]);
+    k.clauses.tile = Some([
+        ClauseValue::Const(64),
+        ClauseValue::Const(4),
+        ClauseValue::Const(1),
+    ]);
+    k.clauses.chunk = Some([
+        ClauseValue::Const(2),
+        ClauseValue::Const(1),
+        ClauseValue::Const(1),
+    ]);
     let t = translate(&k, &Target::default()).unwrap();
     assert_eq!(t.config.block, [32, 4, 1]);
     assert!(t.source.contains("mint_x0 + mint_cx * 32"), "{}", t.source);
@@ -149,7 +169,11 @@ fn clause_errors_name_the_fix() {
 #[test]
 fn runtime_clause_values_are_resolved_from_the_target() {
     let mut k = kernel("heat_4", HEAT3D);
-    k.clauses.tile = Some([ClauseValue::Runtime(0), ClauseValue::Runtime(1), ClauseValue::Const(1)]);
+    k.clauses.tile = Some([
+        ClauseValue::Runtime(0),
+        ClauseValue::Runtime(1),
+        ClauseValue::Const(1),
+    ]);
     let target = Target {
         clause_values: vec![32, 4],
         ..Target::default()
@@ -169,7 +193,12 @@ fn parameters_past_the_limit_are_packed() {
     assert_eq!(t.params[0].name, "mint_args");
     // two 3-D arrays: pointer, pitch and plane stride each
     assert_eq!(t.packed.len(), 6);
-    assert!(t.source.contains("(const double*)mint_args[3]") || t.source.contains("= (double*)mint_args[0]"), "{}", t.source);
+    assert!(
+        t.source.contains("(const double*)mint_args[3]")
+            || t.source.contains("= (double*)mint_args[0]"),
+        "{}",
+        t.source
+    );
     let unpacked = translate(&k, &Target::default()).unwrap();
     assert!(unpacked.packed.is_empty());
 }
@@ -177,7 +206,14 @@ fn parameters_past_the_limit_are_packed() {
 #[test]
 fn index_width_follows_the_target() {
     let k = kernel("heat_6", HEAT3D);
-    let t = translate(&k, &Target { idx64: true, ..Target::default() }).unwrap();
+    let t = translate(
+        &k,
+        &Target {
+            idx64: true,
+            ..Target::default()
+        },
+    )
+    .unwrap();
     assert!(t.source.contains("typedef long long idx_t;"));
     let t = translate(&k, &Target::default()).unwrap();
     assert!(t.source.contains("typedef int idx_t;"));
@@ -185,7 +221,12 @@ fn index_width_follows_the_target() {
 
 #[test]
 fn reductions_make_a_deterministic_tree_and_a_finish_kernel() {
-    for (op, name, ident) in [("+", "sum", "0.0"), ("*", "prod", "1.0"), ("min", "lo", "__longlong_as_double(0x7ff0000000000000LL)"), ("max", "hi", "__longlong_as_double(0xfff0000000000000LL)")] {
+    for (op, name, ident) in [
+        ("+", "sum", "0.0"),
+        ("*", "prod", "1.0"),
+        ("min", "lo", "__longlong_as_double(0x7ff0000000000000LL)"),
+        ("max", "hi", "__longlong_as_double(0xfff0000000000000LL)"),
+    ] {
         let upd = match op {
             "+" => format!("{name} += a[i];"),
             "*" => format!("{name} *= a[i];"),
@@ -194,10 +235,16 @@ fn reductions_make_a_deterministic_tree_and_a_finish_kernel() {
         };
         let k = kernel(
             "red_0",
-            &format!("arrays: a f64 1\nscalars: {name} f64\nreduction: {op}: {name}\nnest: i 0..n\n{upd}"),
+            &format!(
+                "arrays: a f64 1\nscalars: {name} f64\nreduction: {op}: {name}\nnest: i 0..n\n{upd}"
+            ),
         );
         let t = translate(&k, &Target::default()).unwrap();
-        assert!(t.source.contains(&format!("double {name} = {ident};")), "{}", t.source);
+        assert!(
+            t.source.contains(&format!("double {name} = {ident};")),
+            "{}",
+            t.source
+        );
         assert!(t.source.contains("mint_red_0_finish"), "{}", t.source);
         assert!(t.source.contains("mint_partials["), "{}", t.source);
         let plan = t.reduction.unwrap();
@@ -225,7 +272,10 @@ fn reduction_type_and_nowait_errors() {
 
 #[test]
 fn assigning_host_scalars_and_loop_indices_is_rejected() {
-    let k = kernel("bad_0", "arrays: a f64 1\nscalars: s f64\nnest: i 0..n\ns = a[i];");
+    let k = kernel(
+        "bad_0",
+        "arrays: a f64 1\nscalars: s f64\nnest: i 0..n\ns = a[i];",
+    );
     let e = translate(&k, &Target::default()).unwrap_err();
     assert!(e[0].message.contains("reduction(op: s)"), "{e:?}");
     let k = kernel("bad_1", "arrays: a f64 1\nnest: i 0..n\ni = 3;");
@@ -253,9 +303,15 @@ fn serial_loops_shadowing_and_narrow_ints() {
     assert!(src.contains("double s = 0.0;"), "{src}");
     assert!(src.contains("double s_1 = s * 2.0;"), "{src}");
     assert!(src.contains("(unsigned char)("), "{src}");
-    assert!(src.contains("for (idx_t k = 0, k_end = 4; k < k_end; ++k)"), "{src}");
+    assert!(
+        src.contains("for (idx_t k = 0, k_end = 4; k < k_end; ++k)"),
+        "{src}"
+    );
     assert!(src.contains("} else if (s_1 < 0.0) {"), "{src}");
-    assert!(src.contains("do {"), "continue needs the do-while guard: {src}");
+    assert!(
+        src.contains("do {"),
+        "continue needs the do-while guard: {src}"
+    );
 }
 
 #[test]

@@ -8,9 +8,8 @@ use ndarray::{ArrayBase, Data, Dimension};
 /// `MINT_DEVICE=cuda` a missing device is a failure, not a skip.
 pub fn backends() -> Vec<Device> {
     let mut v = vec![Device::Cpu];
-    match gpu() {
-        Some(d) => v.push(d),
-        None => {}
+    if let Some(d) = gpu() {
+        v.push(d)
     }
     v
 }
@@ -20,7 +19,10 @@ pub fn gpu() -> Option<Device> {
     if mint::cuda_available() {
         Some(Device::Cuda(0))
     } else if mint::cuda_required() {
-        panic!("MINT_DEVICE=cuda but no usable CUDA device: {:?}", mint::backend().err());
+        panic!(
+            "MINT_DEVICE=cuda but no usable CUDA device: {:?}",
+            mint::backend().err()
+        );
     } else {
         eprintln!("skipped: no CUDA device (the CUDA half of this test did not run)");
         None
@@ -37,7 +39,11 @@ where
     D: Dimension,
 {
     assert_eq!(a.shape(), b.shape());
-    let scale = b.iter().map(|&v| v.into().abs()).fold(0.0f64, f64::max).max(1e-300);
+    let scale = b
+        .iter()
+        .map(|&v| v.into().abs())
+        .fold(0.0f64, f64::max)
+        .max(1e-300);
     let mut m = 0.0f64;
     for (&x, &y) in a.iter().zip(b.iter()) {
         let (x, y): (f64, f64) = (x.into(), y.into());
@@ -51,7 +57,11 @@ where
 
 /// Tolerance by element type: 1e-12 relative for f64, 1e-5 for f32.
 pub fn tol<T: 'static>() -> f64 {
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() { 1e-5 } else { 1e-12 }
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() {
+        1e-5
+    } else {
+        1e-12
+    }
 }
 
 /// A deterministic pseudo-random value in [0, 1) for index `i` and `seed`.

@@ -58,9 +58,13 @@ pub fn default_tile(nest: usize) -> [u32; 3] {
 fn value(v: ClauseValue, target: &Target) -> Result<u32, String> {
     match v {
         ClauseValue::Const(c) => Ok(c),
-        ClauseValue::Runtime(i) => target.clause_values.get(i as usize).copied().ok_or_else(|| {
-            format!("clause value #{i} was not supplied at launch (internal error)")
-        }),
+        ClauseValue::Runtime(i) => target
+            .clause_values
+            .get(i as usize)
+            .copied()
+            .ok_or_else(|| {
+                format!("clause value #{i} was not supplied at launch (internal error)")
+            }),
     }
 }
 
@@ -104,7 +108,7 @@ pub fn resolve(kernel: &Kernel, target: &Target) -> DiagResult<LaunchConfig> {
                 tile[i], chunk[i], axis[i]
             ));
         }
-        if tile[i] % chunk[i] != 0 {
+        if !tile[i].is_multiple_of(chunk[i]) {
             return err(format!(
                 "chunksize {} does not divide tile {} along {}: a block has tile/chunksize \
                  threads per dimension, so choose a chunksize that divides the tile",

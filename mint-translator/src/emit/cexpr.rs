@@ -57,9 +57,24 @@ fn ty(e: &Expr) -> ScalarTy {
 pub fn float_lit(text: &str, t: ScalarTy) -> String {
     let f32 = t == ScalarTy::F32;
     match text {
-        "inf" => (if f32 { "__int_as_float(0x7f800000)" } else { "__longlong_as_double(0x7ff0000000000000LL)" }).into(),
-        "-inf" => (if f32 { "__int_as_float(0xff800000)" } else { "__longlong_as_double(0xfff0000000000000LL)" }).into(),
-        "nan" => (if f32 { "__int_as_float(0x7fc00000)" } else { "__longlong_as_double(0x7ff8000000000000LL)" }).into(),
+        "inf" => (if f32 {
+            "__int_as_float(0x7f800000)"
+        } else {
+            "__longlong_as_double(0x7ff0000000000000LL)"
+        })
+        .into(),
+        "-inf" => (if f32 {
+            "__int_as_float(0xff800000)"
+        } else {
+            "__longlong_as_double(0xfff0000000000000LL)"
+        })
+        .into(),
+        "nan" => (if f32 {
+            "__int_as_float(0x7fc00000)"
+        } else {
+            "__longlong_as_double(0x7ff8000000000000LL)"
+        })
+        .into(),
         _ if f32 => format!("{text}f"),
         _ => text.to_string(),
     }
@@ -156,23 +171,42 @@ impl<'a> CPrinter<'a> {
             ExprKind::Elem { array, index } => (self.refs.elem(self, array, index), PREC_ATOM),
             ExprKind::Unary { op, expr } => {
                 let inner = self.expr_at(expr, PREC_UNARY);
-                let inner = if inner.starts_with('-') { format!("({inner})") } else { inner };
+                let inner = if inner.starts_with('-') {
+                    format!("({inner})")
+                } else {
+                    inner
+                };
                 match op {
                     UnOp::Neg => {
                         let s = format!("-{inner}");
-                        if t.is_narrow_int() { self.wrap_narrow(t, s) } else { (s, PREC_UNARY) }
+                        if t.is_narrow_int() {
+                            self.wrap_narrow(t, s)
+                        } else {
+                            (s, PREC_UNARY)
+                        }
                     }
                     UnOp::Not if t == ScalarTy::Bool => (format!("!{inner}"), PREC_UNARY),
                     UnOp::Not => {
                         let s = format!("~{inner}");
-                        if t.is_narrow_int() { self.wrap_narrow(t, s) } else { (s, PREC_UNARY) }
+                        if t.is_narrow_int() {
+                            self.wrap_narrow(t, s)
+                        } else {
+                            (s, PREC_UNARY)
+                        }
                     }
                 }
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 if *op == BinOp::Rem && ty(lhs).is_float() {
-                    let f = if ty(lhs) == ScalarTy::F32 { "fmodf" } else { "fmod" };
-                    return (format!("{f}({}, {})", self.expr(lhs), self.expr(rhs)), PREC_ATOM);
+                    let f = if ty(lhs) == ScalarTy::F32 {
+                        "fmodf"
+                    } else {
+                        "fmod"
+                    };
+                    return (
+                        format!("{f}({}, {})", self.expr(lhs), self.expr(rhs)),
+                        PREC_ATOM,
+                    );
                 }
                 let p = op.c_prec();
                 // Comparisons of comparisons need parentheses in C for clarity and are rare;
@@ -212,7 +246,13 @@ impl<'a> CPrinter<'a> {
         let t = ty(&args[0]);
         let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
         let f32 = t == ScalarTy::F32;
-        let fname = |base: &str| if f32 { format!("{base}f") } else { base.to_string() };
+        let fname = |base: &str| {
+            if f32 {
+                format!("{base}f")
+            } else {
+                base.to_string()
+            }
+        };
         use MathFn::*;
         if t.is_float() {
             match func {
@@ -255,16 +295,28 @@ impl<'a> CPrinter<'a> {
                 Recip => format!("{} / {}", float_lit("1.0", t), self.expr_at(&args[0], 14)),
                 ToDegrees => {
                     if f32 {
-                        format!("{} * 57.2957795130823208767981548141051703f", self.expr_at(&args[0], 13))
+                        format!(
+                            "{} * 57.2957795130823208767981548141051703f",
+                            self.expr_at(&args[0], 13)
+                        )
                     } else {
-                        format!("{} * (180.0 / 3.14159265358979323846264338327950288)", self.expr_at(&args[0], 13))
+                        format!(
+                            "{} * (180.0 / 3.14159265358979323846264338327950288)",
+                            self.expr_at(&args[0], 13)
+                        )
                     }
                 }
                 ToRadians => {
                     if f32 {
-                        format!("{} * (3.14159265358979323846264338327950288f / 180.0f)", self.expr_at(&args[0], 13))
+                        format!(
+                            "{} * (3.14159265358979323846264338327950288f / 180.0f)",
+                            self.expr_at(&args[0], 13)
+                        )
                     } else {
-                        format!("{} * (3.14159265358979323846264338327950288 / 180.0)", self.expr_at(&args[0], 13))
+                        format!(
+                            "{} * (3.14159265358979323846264338327950288 / 180.0)",
+                            self.expr_at(&args[0], 13)
+                        )
                     }
                 }
                 Fract => {
@@ -399,10 +451,17 @@ impl<'a> CPrinter<'a> {
                 let mut els = els.as_ref();
                 while let Some(e) = els {
                     // `else if` chains come from the front end as an else block holding one `if`.
-                    if let [Stmt {
-                        kind: StmtKind::If { cond, then, els: e2 },
-                        ..
-                    }] = e.stmts.as_slice()
+                    if let [
+                        Stmt {
+                            kind:
+                                StmtKind::If {
+                                    cond,
+                                    then,
+                                    els: e2,
+                                },
+                            ..
+                        },
+                    ] = e.stmts.as_slice()
                     {
                         let c = self.expr(cond);
                         self.braced(&format!("}} else if ({c})"), then);
@@ -437,7 +496,11 @@ impl<'a> CPrinter<'a> {
                     // so that unsigned indices never wrap.
                     let it = format!("{v}_it");
                     self.names.reserve(&it);
-                    let hi_excl = if *inclusive { format!("{hi_s} + 1") } else { hi_s };
+                    let hi_excl = if *inclusive {
+                        format!("{hi_s} + 1")
+                    } else {
+                        hi_s
+                    };
                     self.line(&format!(
                         "for ({t} {it} = {hi_excl}, {end} = {lo_s}; {it} > {end}; ) {{"
                     ));

@@ -5,8 +5,8 @@
 //! The body skeleton for on-chip optimized kernels lives in `crate::optimizer`; this
 //! module provides the pieces both share.
 
-use super::cexpr::{red_combine, red_identity, CPrinter, RefResolver};
-use super::names::{c_ident, Names};
+use super::cexpr::{CPrinter, RefResolver, red_combine, red_identity};
+use super::names::{Names, c_ident};
 use crate::baseline::config::LaunchConfig;
 use crate::ir::*;
 use serde::{Deserialize, Serialize};
@@ -231,7 +231,11 @@ pub fn param_ctype(k: &Kernel, p: &Param) -> String {
             k.scalars[i].ty.unwrap_or(ScalarTy::F64).cuda_name()
         ),
         ParamKind::Partials => {
-            let t = k.reduction.as_ref().and_then(|r| r.ty).unwrap_or(ScalarTy::F64);
+            let t = k
+                .reduction
+                .as_ref()
+                .and_then(|r| r.ty)
+                .unwrap_or(ScalarTy::F64);
             format!("{}* __restrict__", t.cuda_name())
         }
         ParamKind::Packed => "const unsigned long long* __restrict__".into(),
@@ -240,7 +244,13 @@ pub fn param_ctype(k: &Kernel, p: &Param) -> String {
 }
 
 /// Writes the header comment, index typedef and the helper functions.
-pub fn preamble(k: &Kernel, cfg: &LaunchConfig, idx64: bool, notes: &[String], helpers: &str) -> String {
+pub fn preamble(
+    k: &Kernel,
+    cfg: &LaunchConfig,
+    idx64: bool,
+    notes: &[String],
+    helpers: &str,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -278,7 +288,13 @@ pub fn preamble(k: &Kernel, cfg: &LaunchConfig, idx64: bool, notes: &[String], h
 }
 
 /// The kernel's signature line(s) and, for packed parameters, the unpacking prologue.
-pub fn signature(k: &Kernel, entry: &str, cfg: &LaunchConfig, params: &[Param], packed: &[Param]) -> String {
+pub fn signature(
+    k: &Kernel,
+    entry: &str,
+    cfg: &LaunchConfig,
+    params: &[Param],
+    packed: &[Param],
+) -> String {
     let mut s = String::new();
     let bounds = if k.is_single() {
         String::new()
@@ -427,7 +443,11 @@ pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
         let d = dims[axis];
         let lo = lo_name(axis);
         let hi = hi_name(axis);
-        let blk = if t == 1 { format!("(idx_t)blockIdx.{d}") } else { format!("(idx_t)blockIdx.{d} * {t}") };
+        let blk = if t == 1 {
+            format!("(idx_t)blockIdx.{d}")
+        } else {
+            format!("(idx_t)blockIdx.{d} * {t}")
+        };
         if c == 1 {
             p.push_line(&format!(
                 "const idx_t {var} = {lo} + {blk} + (idx_t)threadIdx.{d};"
@@ -442,9 +462,7 @@ pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
             ));
             p.indent += 1;
             opened += 1;
-            p.push_line(&format!(
-                "const idx_t {var} = mint_{d}0 + mint_c{d} * {b};"
-            ));
+            p.push_line(&format!("const idx_t {var} = mint_{d}0 + mint_c{d} * {b};"));
             guards.push(format!("{var} < {hi}"));
         } else {
             p.push_line(&format!(

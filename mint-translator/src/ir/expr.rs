@@ -24,24 +24,50 @@ pub enum ExprKind {
     /// A kernel local, a loop index, or a scalar captured from the host.
     Var(String),
     /// `a[[z, y, x]]`, `a[[y, x]]` or `a[i]`: indices slowest-varying first.
-    Elem { array: String, index: Vec<Expr> },
-    Unary { op: UnOp, expr: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
-    Cast { expr: Box<Expr>, to: ScalarTy },
+    Elem {
+        array: String,
+        index: Vec<Expr>,
+    },
+    Unary {
+        op: UnOp,
+        expr: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Cast {
+        expr: Box<Expr>,
+        to: ScalarTy,
+    },
     /// A math method or associated function; the receiver, if any, is `args[0]`.
-    Call { func: MathFn, args: Vec<Expr> },
+    Call {
+        func: MathFn,
+        args: Vec<Expr>,
+    },
     /// `if c { a } else { b }` used as a value.
-    Select { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr> },
+    Select {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        els: Box<Expr>,
+    },
 }
 
 /// A literal. Float literals keep their decimal text so that a `f32` literal is rounded
 /// once, by the CUDA compiler, exactly as rustc rounds it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Lit {
-    Int { value: u128, suffix: Option<ScalarTy> },
+    Int {
+        value: u128,
+        suffix: Option<ScalarTy>,
+    },
     /// `text` is a plain decimal or exponent form (`"0.5"`, `"1e-3"`, `"2.0"`), or one of
     /// `"inf"`, `"-inf"`, `"nan"` for the special constants.
-    Float { text: String, suffix: Option<ScalarTy> },
+    Float {
+        text: String,
+        suffix: Option<ScalarTy>,
+    },
     Bool(bool),
 }
 

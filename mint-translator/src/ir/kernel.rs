@@ -53,7 +53,10 @@ impl Kernel {
     /// The axis (0 = x, 1 = y, 2 = z) a parallel loop variable is mapped to.
     pub fn var_axis(&self, var: &str) -> Option<usize> {
         let n = self.nest.len();
-        self.nest.iter().position(|l| l.var == var).map(|i| n - 1 - i)
+        self.nest
+            .iter()
+            .position(|l| l.var == var)
+            .map(|i| n - 1 - i)
     }
 }
 

@@ -120,9 +120,7 @@ impl ScalarTy {
             ScalarTy::Bool | ScalarTy::I8 | ScalarTy::U8 => 1,
             ScalarTy::I16 | ScalarTy::U16 => 2,
             ScalarTy::I32 | ScalarTy::U32 | ScalarTy::F32 => 4,
-            ScalarTy::I64 | ScalarTy::U64 | ScalarTy::F64 | ScalarTy::Isize | ScalarTy::Usize => {
-                8
-            }
+            ScalarTy::I64 | ScalarTy::U64 | ScalarTy::F64 | ScalarTy::Isize | ScalarTy::Usize => 8,
         }
     }
 

@@ -8,6 +8,10 @@ use crate::translate::Translation;
 
 /// Applies the optimizations `kernel.options` asks for. `None` means the baseline
 /// translation stands.
-pub fn optimize(_kernel: &Kernel, _cfg: &LaunchConfig, _target: &Target) -> DiagResult<Option<Translation>> {
+pub fn optimize(
+    _kernel: &Kernel,
+    _cfg: &LaunchConfig,
+    _target: &Target,
+) -> DiagResult<Option<Translation>> {
     Ok(None)
 }

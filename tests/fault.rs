@@ -1,0 +1,33 @@
+//! A kernel that faults on the device is reported as a `mint::Error` naming it, and a
+//! `copy!(.., from_device)` after it leaves the host array as it was. A device fault
+//! poisons the CUDA context for the rest of the process, so this test has its own binary.
+
+mod common;
+
+use ndarray::Array1;
+
+#[mint::parallel]
+fn wild_write(a: &mut Array1<f64>, far: usize) -> mint::Result<()> {
+    let n = a.len();
+    mint::copy!(a, to_device);
+    #[mint::r#for(nowait)]
+    for i in 0..n {
+        a[i + far] = 1.0;
+    }
+    mint::copy!(a, from_device);
+    Ok(())
+}
+
+#[test]
+fn a_faulting_kernel_is_an_error_and_the_host_array_is_untouched() {
+    let Some(d) = common::gpu() else { return };
+    let mut a = Array1::from_elem(1 << 16, 7.0);
+    let e = mint::with_device(d, || wild_write(&mut a, 2_000_000_000)).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, mint::Error::Launch { .. }), "{msg}");
+    assert!(
+        msg.contains("nowait") || msg.contains("wild_write"),
+        "{msg}"
+    );
+    assert!(a.iter().all(|&v| v == 7.0), "host data untouched");
+}

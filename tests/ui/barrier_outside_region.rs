@@ -1,0 +1,5 @@
+fn f() {
+    mint::barrier!();
+}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[mint::parallel(registers)]
+fn f() {}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use ndarray::Array1;
+
+#[mint::parallel]
+fn f(a: &mut Array1<f64>) -> mint::Result<()> {
+    let n = a.len();
+    mint::copy!(a, to_device);
+    #[mint::r#for]
+    for i in 0..n {
+        println!("{i}");
+        a[i] = 1.0;
+    }
+    Ok(())
+}
+
+fn main() {}
