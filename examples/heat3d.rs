@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! cargo run --release --example heat3d -- --verify
-//! cargo run --release --example heat3d -- --n 512 --steps 100 --tile 32,8,64 --chunk 1,4,64 --precision f32
+//! cargo run --release --example heat3d -- --n 512 --steps 100 --level opt-3 --precision f32
+//! cargo run --release --example heat3d -- --level baseline --tile 32,8,1 --chunk 1,1,1
 //! ```
 //!
 //! Prints the backend, time per step, GPts/s, GFLOP/s (8 flops per point, thesis Table
@@ -12,7 +13,7 @@
 
 use clap::Parser;
 use mint::{Backend, Device};
-use mint_kernels::heat3d;
+use mint_kernels::{Level, heat3d};
 use ndarray::Array3;
 use std::time::Instant;
 
@@ -26,12 +27,16 @@ struct Args {
     /// Time steps. Default: 100 on a GPU, 20 on the CPU.
     #[arg(long)]
     steps: Option<usize>,
-    /// tile(x, y, z): points one thread block computes.
-    #[arg(long, value_delimiter = ',', num_args = 3, default_values_t = [32u32, 8, 1])]
-    tile: Vec<u32>,
-    /// chunksize(x, y, z): points one thread computes.
-    #[arg(long, value_delimiter = ',', num_args = 3, default_values_t = [1u32, 1, 1])]
-    chunk: Vec<u32>,
+    /// Optimization level: baseline, opt-1 (shared), opt-2 (shared + chunksize in z),
+    /// opt-3 (opt-2 + register), register, opt-3+L1, opt-3+y (thesis Sec. 6.2.2).
+    #[arg(long, default_value = "opt-3")]
+    level: String,
+    /// tile(x, y, z): points one thread block computes (default: the level's).
+    #[arg(long, value_delimiter = ',', num_args = 3)]
+    tile: Option<Vec<u32>>,
+    /// chunksize(x, y, z): points one thread computes (default: the level's).
+    #[arg(long, value_delimiter = ',', num_args = 3)]
+    chunk: Option<Vec<u32>>,
     /// f32 or f64.
     #[arg(long, default_value = "f64")]
     precision: String,
@@ -60,20 +65,20 @@ macro_rules! run {
     ($t:ident, $args:expr, $n:expr, $steps:expr, $on_gpu:expr) => {{
         let args = $args;
         let (n, steps) = ($n, $steps);
-        let tile = [args.tile[0], args.tile[1], args.tile[2]];
-        let chunk = [args.chunk[0], args.chunk[1], args.chunk[2]];
+        let (level, tile, chunk) = clauses(args)?;
+        let opts = level.opts();
         let (c0, c1): ($t, $t) = (0.4, 0.1);
         let u0 = init::<$t>(n);
         // warm-up: compiles (or loads) the kernel and touches the device
         {
             let (mut u, mut v) = (u0.clone(), u0.clone());
-            heat3d::$t::run(&mut u, &mut v, c0, c1, 1, tile, chunk)?;
+            heat3d::$t::run(opts, &mut u, &mut v, c0, c1, 1, tile, chunk)?;
         }
         mint::reset_kernel_stats();
         mint::set_timing($on_gpu);
         let (mut u, mut v) = (u0.clone(), u0.clone());
         let t0 = Instant::now();
-        heat3d::$t::run(&mut u, &mut v, c0, c1, steps, tile, chunk)?;
+        heat3d::$t::run(opts, &mut u, &mut v, c0, c1, steps, tile, chunk)?;
         let wall = t0.elapsed().as_secs_f64();
         mint::set_timing(false);
         let kernel_s =
@@ -98,6 +103,22 @@ macro_rules! run {
     }};
 }
 
+/// The level and its `tile`/`chunksize`, overridden by `--tile`/`--chunk`.
+fn clauses(args: &Args) -> Result<(Level, [u32; 3], [u32; 3]), Box<dyn std::error::Error>> {
+    let level = Level::parse(&args.level).ok_or_else(|| {
+        let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+        format!("--level must be one of {}", names.join(", "))
+    })?;
+    let (mut tile, mut chunk) = level.config(3);
+    if let Some(t) = &args.tile {
+        tile = [t[0], t[1], t[2]];
+    }
+    if let Some(c) = &args.chunk {
+        chunk = [c[0], c[1], c[2]];
+    }
+    Ok((level, tile, chunk))
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let device = match &args.device {
@@ -118,14 +139,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         println!("backend: {}", backend.describe());
         if on_gpu {
+            let (level, t, c) = clauses(&args)?;
             println!(
-                "clauses: nest(all) tile({}, {}, {}) chunksize({}, {}, {})",
-                args.tile[0],
-                args.tile[1],
-                args.tile[2],
-                args.chunk[0],
-                args.chunk[1],
-                args.chunk[2]
+                "level {} ({:?}): nest(all) tile({}, {}, {}) chunksize({}, {}, {})",
+                level.name(),
+                level.opts(),
+                t[0],
+                t[1],
+                t[2],
+                c[0],
+                c[1],
+                c[2]
             );
         }
         let (wall, kernel_s, verify, word) = match args.precision.as_str() {

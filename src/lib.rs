@@ -59,6 +59,50 @@ pub use mint_runtime::{
     jit_stats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing, with_device,
 };
 
+/// Every kernel of the program (each annotated loop nest and `single` block linked into
+/// it), whether or not it has run: for tools that list, dump or precompile kernels.
+pub fn kernel_sites() -> impl Iterator<Item = &'static mint_runtime::KernelSite> {
+    mint_runtime::kernel_sites()
+}
+
+/// Writes the CUDA of every kernel of the program to `dir/<module>.<kernel>.cu`,
+/// translated for `target` with each kernel's `tile`/`chunksize` expressions set to
+/// `tile`/`chunk` (literal clauses keep their values). Nothing runs; no GPU is needed.
+/// Returns the number of files written.
+///
+/// # Errors
+/// [`Error::Translate`] for a kernel the translator rejects; I/O errors as
+/// [`Error::Driver`] with the path.
+pub fn dump_kernels(
+    dir: &std::path::Path,
+    target: &Target,
+    tile: [u32; 3],
+    chunk: [u32; 3],
+) -> Result<usize> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Driver {
+        call: format!("create {}", dir.display()),
+        message: e.to_string(),
+    })?;
+    let mut n = 0;
+    for site in kernel_sites() {
+        let k = site.kernel()?;
+        let t = Target {
+            clause_values: mint_runtime::clause_values(k, tile, chunk),
+            ..target.clone()
+        };
+        let tr = site.translate(&t)?;
+        let path = dir.join(format!("{}.cu", site.qualified().replace("::", ".")));
+        std::fs::write(&path, tr.source).map_err(|e| Error::Driver {
+            call: format!("write {}", path.display()),
+            message: e.to_string(),
+        })?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+pub use mint_runtime::Target;
+
 /// The backend a region entered on this thread now would run on.
 ///
 /// # Errors
@@ -112,10 +156,12 @@ macro_rules! barrier {
 #[doc(hidden)]
 pub mod __rt {
     pub use mint_runtime::cpu;
+    pub use mint_runtime::mint_translator::ir::ScalarTy;
     pub use mint_runtime::{
         ArrayInfo, Element, HostArray, HostArrayMut, KernelSite, LaunchArgs, RedOp, Region,
-        RegionInfo, ScalarValue, bounds, clause, or_panic, scalar,
+        RegionInfo, ScalarValue, SiteRef, bounds, clause, inventory, or_panic, scalar,
     };
+    pub use mint_runtime::{clause_values, compile_only, nvrtc_available};
 
     /// Compile-time check that array `a` holds `T`s (what the macro inferred).
     #[inline(always)]

@@ -22,7 +22,16 @@ fn heat_512_cubed_f64_and_f32_on_the_gpu() {
         heat3d::f64::serial(&mut want, 0.4, 0.1, steps);
         let (mut u, mut v) = (u0.clone(), u0);
         mint::with_device(d, || {
-            heat3d::f64::run(&mut u, &mut v, 0.4, 0.1, steps, [32, 8, 1], [1, 1, 1])
+            heat3d::f64::run(
+                mint_kernels::Opts::None,
+                &mut u,
+                &mut v,
+                0.4,
+                0.1,
+                steps,
+                [32, 8, 1],
+                [1, 1, 1],
+            )
         })
         .unwrap();
         let e = common::max_rel_err(&u, &want);
@@ -34,7 +43,16 @@ fn heat_512_cubed_f64_and_f32_on_the_gpu() {
         heat3d::f32::serial(&mut want, 0.4, 0.1, steps);
         let (mut u, mut v) = (u0.clone(), u0);
         mint::with_device(d, || {
-            heat3d::f32::run(&mut u, &mut v, 0.4, 0.1, steps, [32, 4, 8], [1, 1, 8])
+            heat3d::f32::run(
+                mint_kernels::Opts::SharedRegister,
+                &mut u,
+                &mut v,
+                0.4,
+                0.1,
+                steps,
+                [32, 4, 64],
+                [1, 1, 64],
+            )
         })
         .unwrap();
         let e = common::max_rel_err(&u, &want);

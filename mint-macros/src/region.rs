@@ -952,6 +952,7 @@ impl RegionGen {
         quote! {
             static __MINT_KERNEL: ::mint::__rt::KernelSite =
                 ::mint::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json);
+            ::mint::__rt::inventory::submit! { ::mint::__rt::SiteRef(&__MINT_KERNEL) }
         }
     }
 

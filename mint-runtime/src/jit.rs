@@ -137,13 +137,38 @@ fn write_atomic(path: &Path, data: &[u8]) {
     }
 }
 
+/// Whether NVRTC can be loaded (it is enough to compile kernels without a GPU).
+pub fn nvrtc_available() -> bool {
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
 /// Compiles `source` (kernel `name`) for `gpu`, or reads it from the cache.
 ///
 /// # Errors
 /// [`Error::Compile`] with NVRTC's log when the source does not compile.
 pub(crate) fn compile(gpu: &Gpu, name: &str, source: &str) -> Result<Image> {
+    compile_for(gpu.compute_capability, name, source)
+}
+
+/// Compiles `source` (kernel `name`) for compute capability `cc` with NVRTC, or reads it
+/// from the cache; needs NVRTC but no GPU. Returns the CUBIN (or PTX) image's size.
+///
+/// # Errors
+/// [`Error::Compile`] with NVRTC's log when the source does not compile;
+/// [`Error::NoDevice`] when NVRTC is not installed.
+pub fn compile_only(cc: (u32, u32), name: &str, source: &str) -> Result<usize> {
+    if !nvrtc_available() {
+        return Err(Error::NoDevice {
+            requested: "NVRTC".into(),
+            reason: "the NVRTC library (libnvrtc) was not found".into(),
+        });
+    }
+    compile_for(cc, name, source).map(|i| i.data.len())
+}
+
+fn compile_for(cc: (u32, u32), name: &str, source: &str) -> Result<Image> {
     dump(name, source);
-    let (arch, is_cubin) = arch_for(gpu.compute_capability);
+    let (arch, is_cubin) = arch_for(cc);
     let options = vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),

@@ -103,6 +103,39 @@ impl KernelSite {
     }
 }
 
+/// A kernel site registered in the program's inventory (the macros submit one per site).
+pub struct SiteRef(pub &'static KernelSite);
+
+inventory::collect!(SiteRef);
+
+/// Every kernel site of the program (all annotated loop nests and `single` blocks linked
+/// into it), whether or not it has run.
+pub fn kernel_sites() -> impl Iterator<Item = &'static KernelSite> {
+    inventory::iter::<SiteRef>.into_iter().map(|s| s.0)
+}
+
+/// The `tile`/`chunksize` values (in the order the kernel numbers its expression entries)
+/// that give `tile` and `chunk` for `kernel`.
+pub fn clause_values(kernel: &Kernel, tile: [u32; 3], chunk: [u32; 3]) -> Vec<u32> {
+    use mint_translator::ir::ClauseValue;
+    let mut v = Vec::new();
+    let entries = [(kernel.clauses.tile, tile), (kernel.clauses.chunk, chunk)];
+    for (clause, want) in entries {
+        if let Some(c) = clause {
+            for (axis, e) in c.iter().enumerate() {
+                if let ClauseValue::Runtime(i) = e {
+                    let i = *i as usize;
+                    if v.len() <= i {
+                        v.resize(i + 1, 1);
+                    }
+                    v[i] = want[axis];
+                }
+            }
+        }
+    }
+    v
+}
+
 /// Arguments of one launch, as the generated host code passes them.
 pub struct LaunchArgs<'a> {
     /// Region slot of each of the kernel's arrays, in the kernel's order.
@@ -418,6 +451,38 @@ pub(crate) fn launch(
         },
     )?;
     let t = &v.t;
+    for (i, a) in arrays.iter().enumerate() {
+        if kernel.arrays.get(i).is_some_and(|p| p.elem != a.elem) {
+            return Err(Error::Translate {
+                kernel: site.name.into(),
+                location: site.location(),
+                message: format!(
+                    "array `{}` holds {} on the device but the kernel reads it as {}",
+                    a.name, a.elem, kernel.arrays[i].elem
+                ),
+            });
+        }
+    }
+    // `same_index` trusts arrays of one group to share a layout (thesis Sec. 5.9); check it.
+    for g in &t.same_index {
+        let first = arrays[g[0]];
+        if let Some(&i) = g
+            .iter()
+            .find(|&&i| arrays[i].pitch != first.pitch || arrays[i].slice != first.slice)
+        {
+            return Err(Error::Translate {
+                kernel: site.name.into(),
+                location: site.location(),
+                message: format!(
+                    "same_index needs arrays of identical shape: `{}` is {:?} but `{}` is {:?}; remove same_index from this kernel",
+                    first.name,
+                    first.user_shape(),
+                    arrays[i].name,
+                    arrays[i].user_shape()
+                ),
+            });
+        }
+    }
     let extents: Vec<i64> = args.bounds.iter().map(|&(lo, hi)| hi - lo).collect();
     let grid = t.config.grid(&extents);
     let red = t.reduction.as_ref();

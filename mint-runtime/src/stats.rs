@@ -20,7 +20,13 @@ pub struct KernelStats {
     pub points: f64,
     /// Compulsory bytes of the timed launches: each array read once and written once.
     pub bytes: f64,
+    /// Device time of each timed launch, in seconds, in launch order (at most
+    /// [`MAX_SAMPLES`] are kept).
+    pub samples: Vec<f64>,
 }
+
+/// Per-kernel launch times kept in [`KernelStats::samples`].
+pub const MAX_SAMPLES: usize = 100_000;
 
 impl KernelStats {
     /// Mean device time per timed launch, in seconds.
@@ -108,5 +114,8 @@ pub(crate) fn record_time(kernel: &str, seconds: f64, points: f64, bytes: f64) {
         e.device_seconds += seconds;
         e.points += points;
         e.bytes += bytes;
+        if e.samples.len() < MAX_SAMPLES {
+            e.samples.push(seconds);
+        }
     }
 }

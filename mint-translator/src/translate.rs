@@ -44,8 +44,12 @@ pub struct Translation {
     pub reduction: Option<ReductionPlan>,
     /// What the analyzer and optimizer decided, for `MINT_REPORT`.
     pub report: Report,
-    /// The typed kernel that was translated.
+    /// The typed kernel that was translated (after unrolling, if any).
     pub ir: Kernel,
+    /// Groups of array indices that share pitch and plane-stride variables
+    /// (`same_index`); the runtime checks their layouts agree.
+    #[serde(default)]
+    pub same_index: Vec<Vec<usize>>,
 }
 
 /// Type-checks and validates a kernel as the front end lowered it.
@@ -134,5 +138,6 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
         reduction,
         report,
         ir: k.clone(),
+        same_index: Vec::new(),
     }
 }

@@ -1,17 +1,243 @@
-//! The on-chip optimizer (thesis Ch. 5).
+//! The on-chip optimizer (thesis Ch. 5): unrolling (Sec. 5.4), registers (Sec. 5.6),
+//! shared memory with ghost cells (Sec. 5.7), and the sliding window along z that
+//! `chunksize` in z turns on (Sec. 5.8), plus `same_index` (Sec. 5.9) and `prefer_l1`
+//! (Sec. 5.5, in the runtime).
+//!
+//! The optimizer runs on kernels of two or three parallel loops whose blocks have one
+//! thread along z (`tile` z equal to `chunksize` z); others keep the baseline
+//! translation (the report says why).
 
+pub mod chunk;
+pub mod register;
+pub mod shared;
+pub mod unroll;
+
+use crate::analyzer::{self, Analysis, NearLimit};
 use crate::baseline::config::LaunchConfig;
 use crate::diag::DiagResult;
 use crate::ir::Kernel;
+use crate::report::{ArrayReport, Report};
 use crate::target::Target;
-use crate::translate::Translation;
+use crate::translate::{self, Translation};
+pub use register::RegPlan;
+pub use shared::SharedPlan;
+
+/// How one array is accessed in the optimized kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArrayPlan {
+    pub shared: Option<SharedPlan>,
+    pub reg: RegPlan,
+    /// Read-only: device-memory loads go through the read-only data path (`__ldg`).
+    pub ldg: bool,
+}
+
+/// The optimizer's decisions for one kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// A sliding window along z: each thread walks `chunksize` z planes, rotating
+    /// registers and shared-memory planes (Sec. 5.8).
+    pub window: bool,
+    /// Index-aligned with the kernel's arrays.
+    pub arrays: Vec<ArrayPlan>,
+    /// Groups of arrays (indices) that share one set of pitch and plane-stride variables
+    /// (`same_index`); the runtime checks their layouts agree.
+    pub same_index: Vec<Vec<usize>>,
+}
+
+impl Plan {
+    pub fn any_shared(&self) -> bool {
+        self.arrays.iter().any(|a| a.shared.is_some())
+    }
+}
 
 /// Applies the optimizations `kernel.options` asks for. `None` means the baseline
 /// translation stands.
+///
+/// # Errors
+/// None today; the signature leaves room for optimizations that can reject a kernel.
 pub fn optimize(
-    _kernel: &Kernel,
-    _cfg: &LaunchConfig,
-    _target: &Target,
+    kernel: &Kernel,
+    cfg: &LaunchConfig,
+    target: &Target,
 ) -> DiagResult<Option<Translation>> {
-    Ok(None)
+    let mut k = kernel.clone();
+    let mut notes = Vec::new();
+    if k.options.unroll {
+        let n = unroll::unroll(&mut k);
+        notes.push(format!(
+            "unroll: {n} short loop(s) unrolled, subscripts folded"
+        ));
+    }
+    let a = analyzer::analyze(&k, cfg, target, NearLimit::default());
+    let mut report = report(&k, cfg, &a);
+    report.notes.extend(notes);
+    if k.nest.len() < 2 || cfg.block[2] != 1 {
+        report.level = "baseline".into();
+        report.notes.push(if k.nest.len() < 2 {
+            "registers and shared memory need two or three parallel loops; translated at baseline".into()
+        } else {
+            format!(
+                "registers and shared memory need one thread along z (tile z = chunksize z, here {} and {}); translated at baseline",
+                cfg.tile[2], cfg.chunk[2]
+            )
+        });
+        return Ok(Some(translate::baseline(&k, cfg, target, report)));
+    }
+    let plan = build_plan(&k, cfg, &a, &mut report);
+    Ok(Some(chunk::emit(&k, cfg, &plan, target, report)))
+}
+
+fn build_plan(k: &Kernel, cfg: &LaunchConfig, a: &Analysis, report: &mut Report) -> Plan {
+    let window = k.nest.len() == 3 && cfg.chunk[2] > 1;
+    let mut arrays = Vec::new();
+    for (i, p) in k.arrays.iter().enumerate() {
+        let aa = &a.arrays[i];
+        let planes = a.planes(&p.name);
+        let shared = (planes > 0).then(|| shared::plan(k, p, planes));
+        let reg = register::plan(k, aa, shared.as_ref(), window);
+        let r = &mut report.arrays[i];
+        r.shared_planes = shared.as_ref().map(|s| s.planes()).unwrap_or(0);
+        r.register = reg != RegPlan::None;
+        r.why = why(k, a, aa, planes, &reg, &shared);
+        arrays.push(ArrayPlan {
+            shared,
+            reg,
+            ldg: !p.written,
+        });
+    }
+    let mut same_index: Vec<Vec<usize>> = Vec::new();
+    if k.options.same_index {
+        for (i, p) in k.arrays.iter().enumerate() {
+            if p.ndim < 2 {
+                continue;
+            }
+            let key = (p.ndim, p.elem.size_bytes());
+            match same_index
+                .iter_mut()
+                .find(|g| (k.arrays[g[0]].ndim, k.arrays[g[0]].elem.size_bytes()) == key)
+            {
+                Some(g) => g.push(i),
+                None => same_index.push(vec![i]),
+            }
+        }
+        same_index.retain(|g| g.len() > 1);
+        if !same_index.is_empty() {
+            report.notes.push(format!(
+                "same_index: {} group(s) of arrays share pitch and plane-stride variables",
+                same_index.len()
+            ));
+        }
+    }
+    let plan = Plan {
+        window,
+        arrays,
+        same_index,
+    };
+    report.level = level(k, &plan);
+    plan
+}
+
+fn level(k: &Kernel, plan: &Plan) -> String {
+    let mut parts = Vec::new();
+    if plan.any_shared() {
+        parts.push("shared");
+    }
+    if plan.arrays.iter().any(|a| a.reg != RegPlan::None) {
+        parts.push("register");
+    }
+    if plan.window {
+        parts.push("sliding window along z");
+    }
+    if k.options.unroll {
+        parts.push("unroll");
+    }
+    if parts.is_empty() {
+        "optimizer on, nothing to stage".into()
+    } else {
+        parts.join(" + ")
+    }
+}
+
+fn why(
+    k: &Kernel,
+    a: &Analysis,
+    aa: &analyzer::ArrayAnalysis,
+    planes: u32,
+    reg: &RegPlan,
+    shared: &Option<SharedPlan>,
+) -> String {
+    let mut w = Vec::new();
+    match shared {
+        Some(s) => w.push(format!(
+            "shared: {} plane(s) granted ({} shareable refs; slots {})",
+            s.planes(),
+            aa.counts.shareable(),
+            a.slots
+        )),
+        None if k.options.shared > 0 => {
+            if let Some(r) = &aa.not_shareable {
+                w.push(format!("not in shared memory: {r}"));
+            } else if aa.counts.off_center == 0 && aa.counts.up_down <= 2 {
+                w.push("not in shared memory: no off-center and at most two up-down references (nothing neighbouring threads share)".into());
+            } else if planes == 0 {
+                w.push(format!(
+                    "not in shared memory: other arrays save more per slot ({} slot(s))",
+                    a.slots
+                ));
+            }
+        }
+        None => {}
+    }
+    match reg {
+        RegPlan::Queue { lo, hi } if lo == hi => w.push("register: center point".into()),
+        RegPlan::Queue { lo, hi } => w.push(format!("registers: z column {lo}..={hi}")),
+        RegPlan::Point { load, store } => w.push(format!(
+            "register: center point{}{}",
+            if *load {
+                ", loaded"
+            } else {
+                ", written before read: not loaded"
+            },
+            if *store { ", written back" } else { "" }
+        )),
+        RegPlan::None if k.options.register && aa.counts.center == 0 => {
+            w.push("no center references: no register".into())
+        }
+        RegPlan::None => {}
+    }
+    if w.is_empty() {
+        w.push("device memory".into());
+    }
+    w.join("; ")
+}
+
+/// The report of an optimized kernel (before the plan fills in decisions).
+fn report(k: &Kernel, cfg: &LaunchConfig, a: &Analysis) -> Report {
+    let (sh, tot) = a.shareable_refs();
+    let mut r = Report::baseline(k, cfg);
+    r.shared_slots = a.slots;
+    r.arrays = k
+        .arrays
+        .iter()
+        .zip(&a.arrays)
+        .map(|(p, aa)| ArrayReport {
+            name: p.name.clone(),
+            elem: p.elem.to_string(),
+            read: p.read,
+            written: p.written,
+            center: aa.counts.center,
+            off_center: aa.counts.off_center,
+            up_down: aa.counts.up_down,
+            non_stencil: aa.counts.non_stencil,
+            halo: aa.halo.as_array(),
+            shared_planes: 0,
+            register: false,
+            why: String::new(),
+        })
+        .collect();
+    r.notes.push(format!(
+        "{sh} of {tot} array references per point are shareable; {} distinct shareable stencil points; one plane is {} bytes",
+        a.distinct_shareable_offsets, a.plane_bytes
+    ));
+    r
 }

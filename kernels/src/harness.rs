@@ -1,0 +1,339 @@
+//! The benchmark harness: every kernel of the suite at every optimization level, checked
+//! against its serial reference before it is timed, with rates a scientist reads.
+//!
+//! Timing rules (issue 4): CUDA events around each launch; a warm-up launch first (JIT,
+//! allocation and transfers stay out of the numbers); the median over `reps` runs of
+//! `steps` steps each. GPts/s count updated points; GFLOP/s use the kernel's flop count;
+//! effective bandwidth counts each input read once and the output written once, and is
+//! compared with a device-to-device copy measured in the same run. On the CPU backend the
+//! times are wall-clock times of whole runs.
+
+use crate::Level;
+use crate::suite::{Kernel, Precision, max_rel_err};
+use serde::Serialize;
+use std::time::Instant;
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub kernels: Vec<Kernel>,
+    pub precisions: Vec<Precision>,
+    pub levels: Vec<Level>,
+    /// Points per dimension of 3-D grids (the grid is `size³`).
+    pub size3: usize,
+    /// Points per dimension of 2-D grids.
+    pub size2: usize,
+    pub steps: usize,
+    pub reps: usize,
+    /// Points per dimension of the grid each kernel is checked on before timing (the
+    /// grid is made not a multiple of the tiles).
+    pub check_size: usize,
+    /// Print a line per measurement as it completes.
+    pub verbose: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            kernels: Kernel::ALL.to_vec(),
+            precisions: vec![Precision::F64, Precision::F32],
+            levels: Level::ALL.to_vec(),
+            size3: 512,
+            size2: 8192,
+            steps: 20,
+            reps: 5,
+            check_size: 72,
+            verbose: true,
+        }
+    }
+}
+
+/// One measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub kernel: String,
+    pub precision: String,
+    pub level: String,
+    pub shape: Vec<usize>,
+    pub tile: [u32; 3],
+    pub chunk: [u32; 3],
+    /// `ok`, `wrong` (failed its check: not timed) or `error`.
+    pub status: String,
+    /// Relative error of the check run against the serial reference.
+    pub check_error: f64,
+    pub detail: String,
+    /// Median seconds per step.
+    pub seconds_per_step: f64,
+    pub gpts: f64,
+    pub gflops: f64,
+    pub gbs: f64,
+    /// Effective bandwidth over the measured copy bandwidth.
+    pub copy_fraction: f64,
+}
+
+/// A whole run of the harness.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    pub backend: String,
+    pub date: String,
+    /// Measured device-to-device copy bandwidth, bytes/s (read + write); 0 on the CPU.
+    pub copy_bandwidth: f64,
+    pub steps: usize,
+    pub reps: usize,
+    pub rows: Vec<Row>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn shape_of(k: Kernel, c: &Config) -> Vec<usize> {
+    if k.dims() == 2 {
+        vec![c.size2; 2]
+    } else {
+        vec![c.size3; 3]
+    }
+}
+
+fn check_shape(k: Kernel, n: usize) -> Vec<usize> {
+    let n = n.max(4 * k.radius() + 6);
+    if k.dims() == 2 {
+        vec![n + 3, n - 1]
+    } else {
+        vec![n + 3, n - 1, n + 5]
+    }
+}
+
+/// Runs the harness.
+///
+/// # Errors
+/// [`mint::Error`] choosing the backend or measuring the copy bandwidth; failures of
+/// individual kernels are rows with status `error`.
+pub fn run(c: &Config) -> mint::Result<Results> {
+    let backend = mint::backend()?;
+    let on_gpu = matches!(backend, mint::Backend::Cuda(_));
+    let copy_bandwidth = if on_gpu {
+        mint::device_copy_bandwidth(1 << 30, 20)?
+    } else {
+        0.0
+    };
+    if c.verbose {
+        eprintln!(
+            "harness: {}; copy bandwidth {:.1} GB/s",
+            backend.describe(),
+            copy_bandwidth * 1e-9
+        );
+    }
+    let mut rows = Vec::new();
+    for &k in &c.kernels {
+        for &p in &c.precisions {
+            let shape = shape_of(k, c);
+            let mut big: Option<Box<dyn crate::suite::Instance>> = None;
+            let points = k.points(&shape);
+            // the serial reference of the check grid, shared by every level
+            let cs = check_shape(k, c.check_size);
+            let mut reference = k.instance(p, &cs, 5);
+            reference.serial(2);
+            let want = reference.output();
+            for &level in &c.levels {
+                let (tile, chunk) = level.config(k.dims());
+                let mut row = Row {
+                    kernel: k.name(),
+                    precision: p.name().into(),
+                    level: level.name().into(),
+                    shape: shape.clone(),
+                    tile,
+                    chunk,
+                    status: "ok".into(),
+                    check_error: 0.0,
+                    detail: String::new(),
+                    seconds_per_step: f64::NAN,
+                    gpts: 0.0,
+                    gflops: 0.0,
+                    gbs: 0.0,
+                    copy_fraction: 0.0,
+                };
+                let mut small = k.instance(p, &cs, 5);
+                match small.run(level.opts(), tile, chunk, 2) {
+                    Err(e) => {
+                        row.status = "error".into();
+                        row.detail = e.to_string();
+                    }
+                    Ok(()) => {
+                        row.check_error = max_rel_err(&small.output(), &want);
+                        if row.check_error.is_nan() || row.check_error > p.tolerance() {
+                            row.status = "wrong".into();
+                            row.detail = format!(
+                                "relative error {:.3e} against the serial reference; not timed",
+                                row.check_error
+                            );
+                        }
+                    }
+                }
+                if row.status == "ok" {
+                    let inst = big.get_or_insert_with(|| k.instance(p, &shape, 1));
+                    match time(inst.as_mut(), level, tile, chunk, c, on_gpu) {
+                        Ok(t) => {
+                            row.seconds_per_step = t;
+                            row.gpts = points / t * 1e-9;
+                            row.gflops = row.gpts * k.flops_per_point();
+                            row.gbs = points * k.words_per_point() * p.bytes() as f64 / t * 1e-9;
+                            if copy_bandwidth > 0.0 {
+                                row.copy_fraction = row.gbs * 1e9 / copy_bandwidth;
+                            }
+                        }
+                        Err(e) => {
+                            row.status = "error".into();
+                            row.detail = e.to_string();
+                        }
+                    }
+                }
+                if c.verbose {
+                    eprintln!(
+                        "  {:<16} {} {:<9} {:>8.3} ms/step {:>8.2} GPts/s {:>7.1} GB/s {:>5.1}% {} {}",
+                        row.kernel,
+                        row.precision,
+                        row.level,
+                        row.seconds_per_step * 1e3,
+                        row.gpts,
+                        row.gbs,
+                        row.copy_fraction * 100.0,
+                        row.status,
+                        row.detail
+                    );
+                }
+                rows.push(row);
+            }
+        }
+    }
+    Ok(Results {
+        backend: backend.describe(),
+        date: today(),
+        copy_bandwidth,
+        steps: c.steps,
+        reps: c.reps,
+        rows,
+    })
+}
+
+/// Median seconds per step over `reps` runs of `steps` steps.
+fn time(
+    inst: &mut dyn crate::suite::Instance,
+    level: Level,
+    tile: [u32; 3],
+    chunk: [u32; 3],
+    c: &Config,
+    on_gpu: bool,
+) -> mint::Result<f64> {
+    if on_gpu {
+        // warm-up: compiles (or loads) the kernel, allocates and copies
+        inst.run(level.opts(), tile, chunk, 1)?;
+        mint::reset_kernel_stats();
+        mint::set_timing(true);
+        let r = inst.run(level.opts(), tile, chunk, c.steps * c.reps);
+        mint::set_timing(false);
+        r?;
+        let samples: Vec<f64> = mint::kernel_stats()
+            .into_iter()
+            .flat_map(|s| s.samples)
+            .collect();
+        let per_rep: Vec<f64> = samples
+            .chunks(c.steps.max(1))
+            .map(|ch| ch.iter().sum::<f64>() / ch.len() as f64)
+            .collect();
+        Ok(median(per_rep))
+    } else {
+        let mut per_rep = Vec::new();
+        for _ in 0..c.reps {
+            let t = Instant::now();
+            inst.run(level.opts(), tile, chunk, c.steps)?;
+            per_rep.push(t.elapsed().as_secs_f64() / c.steps as f64);
+        }
+        Ok(median(per_rep))
+    }
+}
+
+fn today() -> String {
+    // days since the epoch to a civil date (Howard Hinnant's algorithm)
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+impl Results {
+    /// A Markdown table: one row per kernel and precision, GPts/s per level, the best
+    /// level's GFLOP/s, GB/s and fraction of the copy bandwidth.
+    pub fn markdown(&self, levels: &[Level]) -> String {
+        let mut s = String::new();
+        s.push_str(&format!(
+            "Backend: {}; {} ; median of {} runs of {} steps; copy bandwidth {:.0} GB/s.\n\n",
+            self.backend,
+            self.date,
+            self.reps,
+            self.steps,
+            self.copy_bandwidth * 1e-9
+        ));
+        s.push_str("| kernel | prec | ");
+        for l in levels {
+            s.push_str(&format!("{} | ", l.name()));
+        }
+        s.push_str("best | GFLOP/s | GB/s | of copy BW |\n|---|---|");
+        for _ in levels {
+            s.push_str("---:|");
+        }
+        s.push_str("---|---:|---:|---:|\n");
+        let mut keys: Vec<(String, String)> = Vec::new();
+        for r in &self.rows {
+            let key = (r.kernel.clone(), r.precision.clone());
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        for (k, p) in keys {
+            let rows: Vec<&Row> = self
+                .rows
+                .iter()
+                .filter(|r| r.kernel == k && r.precision == p)
+                .collect();
+            s.push_str(&format!("| {k} | {p} | "));
+            for l in levels {
+                match rows.iter().find(|r| r.level == l.name()) {
+                    Some(r) if r.status == "ok" => s.push_str(&format!("{:.1} | ", r.gpts)),
+                    Some(r) => s.push_str(&format!("{} | ", r.status)),
+                    None => s.push_str("– | "),
+                }
+            }
+            match rows
+                .iter()
+                .filter(|r| r.status == "ok")
+                .max_by(|a, b| a.gpts.total_cmp(&b.gpts))
+            {
+                Some(b) => s.push_str(&format!(
+                    "{} | {:.0} | {:.0} | {:.1}% |\n",
+                    b.level,
+                    b.gflops,
+                    b.gbs,
+                    b.copy_fraction * 100.0
+                )),
+                None => s.push_str("– | | | |\n"),
+            }
+        }
+        s.push_str("\nGPts/s per level; GFLOP/s, GB/s and the fraction of the copy bandwidth for the best level.\n");
+        s
+    }
+}

@@ -1,0 +1,113 @@
+//! Optimizer option sets and the thesis's optimization levels (Sec. 6.2.2).
+
+/// The optimizer options a kernel function was compiled with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Opts {
+    /// No options: the baseline translation.
+    None,
+    /// `shared, unroll`.
+    Shared,
+    /// `register, unroll`.
+    Register,
+    /// `shared, register, unroll`.
+    SharedRegister,
+    /// `shared, register, prefer_l1, unroll`.
+    SharedRegisterL1,
+}
+
+/// An optimization level: options plus `tile` and `chunksize`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// Every reference through device memory; `tile(32, 8, 1)`.
+    Baseline,
+    /// opt-1: `shared`; `tile(32, 8, 1)`.
+    Opt1,
+    /// opt-2: `shared` plus `chunksize` 64 in z (the sliding window); `tile(32, 8, 64)`.
+    Opt2,
+    /// opt-3: opt-2 plus `register`.
+    Opt3,
+    /// `register` alone; `tile(32, 8, 1)`.
+    Register,
+    /// opt-3 with `prefer_l1`.
+    Opt3L1,
+    /// opt-3 with 4 rows per thread along y (the thesis's "all-opt"); `tile(32, 16, 64)`,
+    /// `chunksize(1, 4, 64)`.
+    Opt3Y,
+}
+
+impl Level {
+    pub const ALL: [Level; 7] = [
+        Level::Baseline,
+        Level::Opt1,
+        Level::Opt2,
+        Level::Opt3,
+        Level::Register,
+        Level::Opt3L1,
+        Level::Opt3Y,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Baseline => "baseline",
+            Level::Opt1 => "opt-1",
+            Level::Opt2 => "opt-2",
+            Level::Opt3 => "opt-3",
+            Level::Register => "register",
+            Level::Opt3L1 => "opt-3+L1",
+            Level::Opt3Y => "opt-3+y",
+        }
+    }
+
+    /// Parses a level name as [`Level::name`] prints it.
+    pub fn parse(s: &str) -> Option<Level> {
+        Level::ALL.iter().copied().find(|l| l.name() == s)
+    }
+
+    pub fn opts(self) -> Opts {
+        match self {
+            Level::Baseline => Opts::None,
+            Level::Opt1 | Level::Opt2 => Opts::Shared,
+            Level::Register => Opts::Register,
+            Level::Opt3 | Level::Opt3Y => Opts::SharedRegister,
+            Level::Opt3L1 => Opts::SharedRegisterL1,
+        }
+    }
+
+    /// `tile` and `chunksize` (x, y, z) for a kernel of `dims` dimensions.
+    pub fn config(self, dims: usize) -> ([u32; 3], [u32; 3]) {
+        let (t, c) = match self {
+            Level::Baseline | Level::Opt1 | Level::Register => ([32, 8, 1], [1, 1, 1]),
+            Level::Opt2 | Level::Opt3 | Level::Opt3L1 => ([32, 8, 64], [1, 1, 64]),
+            Level::Opt3Y => ([32, 16, 64], [1, 4, 64]),
+        };
+        if dims == 2 {
+            ([t[0], t[1], 1], [c[0], c[1], 1])
+        } else {
+            (t, c)
+        }
+    }
+}
+
+/// Stamps out kernel function `$k!($t, name, [options])` once per option set.
+macro_rules! option_sets {
+    ($k:ident, $t:ident $(, $extra:tt)*) => {
+        $k!($t, k_none, [] $(, $extra)*);
+        $k!($t, k_shared, [shared, unroll] $(, $extra)*);
+        $k!($t, k_register, [register, unroll] $(, $extra)*);
+        $k!($t, k_shared_register, [shared, register, unroll] $(, $extra)*);
+        $k!($t, k_shared_register_l1, [shared, register, prefer_l1, unroll] $(, $extra)*);
+    };
+}
+
+/// Calls the function compiled with `$opts`.
+macro_rules! dispatch {
+    ($opts:expr, $($arg:expr),* $(,)?) => {
+        match $opts {
+            $crate::Opts::None => k_none($($arg),*),
+            $crate::Opts::Shared => k_shared($($arg),*),
+            $crate::Opts::Register => k_register($($arg),*),
+            $crate::Opts::SharedRegister => k_shared_register($($arg),*),
+            $crate::Opts::SharedRegisterL1 => k_shared_register_l1($($arg),*),
+        }
+    };
+}

@@ -1,0 +1,850 @@
+//! The optimized kernel skeleton, and the sliding window that `chunksize` in z turns on
+//! (thesis Sec. 5.8, Tables 5.7 and 5.8).
+//!
+//! Each thread computes `chunksize(cx, cy, ·)` points of every xy plane: columns
+//! `threadIdx.x + i·blockDim.x` (strided, so loads stay coalesced) and rows
+//! `threadIdx.y·cy + j` (contiguous). Without chunking in z a block loads its planes
+//! once, synchronizes and computes. With chunking in z each thread walks its `cz` planes:
+//! at every step it loads the leading value of each register queue and the leading plane
+//! of each shared array (centre from the queue, ghost cells from device memory), meets the
+//! block at one barrier, computes, then rotates its registers by moves and the planes by
+//! swapping slot indices. The ring of planes has one spare slot (double buffering), so one
+//! barrier per step suffices.
+
+use super::Plan;
+use super::register::{RegPlan, qname};
+use super::shared::SharedPlan;
+use crate::analyzer::refs::linear;
+use crate::baseline::config::LaunchConfig;
+use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source, red_identity};
+use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
+use crate::emit::names::c_ident;
+use crate::ir::*;
+use crate::report::Report;
+use crate::target::Target;
+use crate::translate::{ReductionPlan, Translation};
+use std::cell::Cell;
+
+struct Gen<'a> {
+    k: &'a Kernel,
+    plan: &'a Plan,
+    bx: u32,
+    by: u32,
+    cx: u32,
+    cy: u32,
+    /// Tile extents along x and y (points).
+    tx: u32,
+    ty: u32,
+    /// Pitch and plane-stride names per array (shared under `same_index`).
+    pitch: Vec<String>,
+    slice: Vec<String>,
+}
+
+impl Gen<'_> {
+    fn points(&self) -> usize {
+        (self.cx * self.cy) as usize
+    }
+    fn point_ij(&self, p: usize) -> (usize, usize) {
+        (p / self.cy as usize, p % self.cy as usize)
+    }
+    /// `A[x + y * pitch + z * slice]`, through `__ldg` for read-only arrays.
+    fn load(&self, ai: usize, x: &str, y: &str, z: Option<&str>) -> String {
+        let a = &self.k.arrays[ai];
+        let name = c_ident(&a.name);
+        let idx = match (a.ndim, z) {
+            (3, Some(z)) => format!(
+                "{x} + {y} * {} + ({z}) * {}",
+                self.pitch[ai], self.slice[ai]
+            ),
+            _ => format!("{x} + {y} * {}", self.pitch[ai]),
+        };
+        if self.plan.arrays[ai].ldg {
+            format!("__ldg(&{name}[{idx}])")
+        } else {
+            format!("{name}[{idx}]")
+        }
+    }
+    /// The guard that `(x, y, z)` lies inside array `ai`.
+    fn inside(
+        &self,
+        ai: usize,
+        x: &str,
+        y: &str,
+        z: Option<&str>,
+        x_may_be_neg: bool,
+        y_may_be_neg: bool,
+    ) -> String {
+        let a = &self.k.arrays[ai];
+        let mut g = Vec::new();
+        if x_may_be_neg {
+            g.push(format!("{x} >= 0"));
+        }
+        g.push(format!("{x} < {}", extent_name(&a.name, 0)));
+        if y_may_be_neg {
+            g.push(format!("{y} >= 0"));
+        }
+        g.push(format!("{y} < {}", extent_name(&a.name, 1)));
+        if let (3, Some(z)) = (a.ndim, z) {
+            g.push(format!("({z}) >= 0 && ({z}) < {}", extent_name(&a.name, 2)));
+        }
+        g.join(" && ")
+    }
+    fn sh(&self, ai: usize) -> String {
+        format!("mint_sh_{}", c_ident(&self.k.arrays[ai].name))
+    }
+    fn slot_var(&self, ai: usize, pos: i64) -> String {
+        format!("mint_slot_{}_{pos}", c_ident(&self.k.arrays[ai].name))
+    }
+}
+
+/// Array references of the optimized kernel: registers, shared planes, or device memory.
+struct OptRefs<'a> {
+    g: &'a Gen<'a>,
+    point: Cell<usize>,
+    window: bool,
+}
+
+fn stencil_offset(k: &Kernel, array: &str, index: &[Expr]) -> Option<[i64; 3]> {
+    let a = k.array(array)?;
+    let n = k.nest.len();
+    if a.ndim as usize != n {
+        return None;
+    }
+    let mut off = [0i64; 3];
+    for (d, e) in index.iter().enumerate() {
+        let axis = n - 1 - d;
+        off[axis] = linear(e)?.offset_of(k.axis_var(axis)?)?;
+    }
+    Some(off)
+}
+
+impl RefResolver for OptRefs<'_> {
+    fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
+        let g = self.g;
+        let ai = g.k.array_index(array).expect("kernel array");
+        let ap = &g.plan.arrays[ai];
+        let pt = self.point.get();
+        let (i, j) = g.point_ij(pt);
+        if let Some(off) = stencil_offset(g.k, array, index) {
+            match ap.reg {
+                RegPlan::Queue { lo, hi }
+                    if off[0] == 0 && off[1] == 0 && off[2] >= lo && off[2] <= hi =>
+                {
+                    return qname(array, pt, g.points(), off[2]);
+                }
+                RegPlan::Point { .. } if off == [0, 0, 0] => return pname(array, pt, g.points()),
+                _ => {}
+            }
+            if let Some(s) = &ap.shared
+                && s.covers(off)
+            {
+                let slot = if self.window {
+                    g.slot_var(ai, off[2] - s.z.0)
+                } else {
+                    (off[2] - s.z.0).to_string()
+                };
+                let dy = s.y_lo as i64 + off[1];
+                let dx = s.x_lo as i64 + off[0];
+                return format!(
+                    "{}[{slot}][mint_ly{j}{}][mint_lx{i}{}]",
+                    g.sh(ai),
+                    plus(dy),
+                    plus(dx)
+                );
+            }
+        }
+        // device memory
+        let base = p.names.get(array);
+        let a = &g.k.arrays[ai];
+        let idx = match index.len() {
+            1 => p.expr(&index[0]),
+            2 => format!(
+                "{} + {} * {}",
+                p.expr_at(&index[1], 12),
+                p.expr_at(&index[0], 13),
+                g.pitch[ai]
+            ),
+            _ => format!(
+                "{} + {} * {} + {} * {}",
+                p.expr_at(&index[2], 12),
+                p.expr_at(&index[1], 13),
+                g.pitch[ai],
+                p.expr_at(&index[0], 13),
+                g.slice[ai]
+            ),
+        };
+        if ap.ldg && !a.written {
+            format!("__ldg(&{base}[{idx}])")
+        } else {
+            format!("{base}[{idx}]")
+        }
+    }
+}
+
+fn plus(v: i64) -> String {
+    match v {
+        0 => String::new(),
+        v if v > 0 => format!(" + {v}"),
+        v => format!(" - {}", -v),
+    }
+}
+
+/// The register of a written array's center point.
+fn pname(array: &str, p: usize, points: usize) -> String {
+    if points > 1 {
+        format!("mint_{}_p{p}", c_ident(array))
+    } else {
+        format!("mint_{}", c_ident(array))
+    }
+}
+
+/// Emits the plane of array `ai` at absolute z `zz` (None in 2-D) into `slot`: the
+/// centre from registers (`dz` of the queue) or device memory, then the ghost cells.
+fn plane_load(
+    p: &mut CPrinter,
+    g: &Gen,
+    ai: usize,
+    s: &SharedPlan,
+    slot: &str,
+    zz: Option<&str>,
+    dz: i64,
+) {
+    let sh = g.sh(ai);
+    let name = &g.k.arrays[ai].name;
+    let (xl, xr, yl, yr) = (s.x_lo, s.x_hi, s.y_lo, s.y_hi);
+    let (bx, by, tx, ty) = (g.bx, g.by, g.tx, g.ty);
+    let zdesc = zz.map(|z| format!(" z = {z}")).unwrap_or_default();
+    p.push_line(&format!(
+        "// `{name}`{zdesc} into shared slot {slot}: centre, then ghost cells (-x {xl}, +x {xr}, -y {yl}, +y {yr}{})",
+        if s.corners { ", corners" } else { "" }
+    ));
+    let from_queue =
+        matches!(g.plan.arrays[ai].reg, RegPlan::Queue { lo, hi } if dz >= lo && dz <= hi);
+    for pt in 0..g.points() {
+        let (i, j) = g.point_ij(pt);
+        let dst = format!(
+            "{sh}[{slot}][mint_ly{j}{}][mint_lx{i}{}]",
+            plus(yl as i64),
+            plus(xl as i64)
+        );
+        if from_queue {
+            p.push_line(&format!("{dst} = {};", qname(name, pt, g.points(), dz)));
+        } else {
+            let (x, y) = (format!("mint_x{i}"), format!("mint_y{j}"));
+            p.push_line(&format!(
+                "if ({}) {dst} = {};",
+                g.inside(ai, &x, &y, zz, false, false),
+                g.load(ai, &x, &y, zz)
+            ));
+        }
+    }
+    // west and east columns
+    let cols = |p: &mut CPrinter, cond: &str, lc: &str, dst_col: &str| {
+        p.push_line(&format!("if ({cond}) {{"));
+        p.indent += 1;
+        p.push_line(&format!("const int mint_lc = {lc};"));
+        p.push_line("const idx_t mint_gx = mint_x_tile + mint_lc;");
+        for j in 0..g.cy as usize {
+            p.push_line(&format!(
+                "if ({}) {sh}[{slot}][mint_ly{j}{}][{dst_col}] = {};",
+                g.inside(ai, "mint_gx", &format!("mint_y{j}"), zz, true, false),
+                plus(yl as i64),
+                g.load(ai, "mint_gx", &format!("mint_y{j}"), zz)
+            ));
+        }
+        p.indent -= 1;
+        p.push_line("}");
+    };
+    if xl > 0 {
+        cols(
+            p,
+            &format!("mint_tx < {xl}"),
+            &format!("mint_tx - {xl}"),
+            "mint_tx",
+        );
+    }
+    if xr > 0 {
+        cols(
+            p,
+            &format!("mint_tx >= {}", bx - xr),
+            &format!("{tx} + mint_tx - {}", bx - xr),
+            &format!("mint_lc + {xl}"),
+        );
+    }
+    // north and south rows
+    let rows = |p: &mut CPrinter, cond: &str, rows: Vec<(String, String)>| {
+        p.push_line(&format!("if ({cond}) {{"));
+        p.indent += 1;
+        for (gy, lr) in rows {
+            for i in 0..g.cx as usize {
+                let x = format!("mint_x{i}");
+                p.push_line(&format!(
+                    "if ({}) {sh}[{slot}][{lr}][mint_lx{i}{}] = {};",
+                    g.inside(ai, &x, &gy, zz, false, true),
+                    plus(xl as i64),
+                    g.load(ai, &x, &gy, zz)
+                ));
+            }
+        }
+        p.indent -= 1;
+        p.push_line("}");
+    };
+    if yl > 0 {
+        rows(
+            p,
+            "mint_ty == 0",
+            (1..=yl)
+                .map(|r| (format!("(mint_y_tile - {r})"), format!("{}", yl - r)))
+                .collect(),
+        );
+    }
+    if yr > 0 {
+        rows(
+            p,
+            &format!("mint_ty == {}", by - 1),
+            (0..yr)
+                .map(|r| {
+                    (
+                        format!("(mint_y_tile + {})", ty + r),
+                        format!("{}", yl + ty + r),
+                    )
+                })
+                .collect(),
+        );
+    }
+    if s.corners {
+        let corner = |p: &mut CPrinter,
+                      cond: String,
+                      lc: String,
+                      col: String,
+                      rows: Vec<(String, String)>| {
+            p.push_line(&format!("if ({cond}) {{"));
+            p.indent += 1;
+            p.push_line(&format!("const int mint_lc = {lc};"));
+            p.push_line("const idx_t mint_gx = mint_x_tile + mint_lc;");
+            for (gy, lr) in rows {
+                p.push_line(&format!(
+                    "if ({}) {sh}[{slot}][{lr}][{col}] = {};",
+                    g.inside(ai, "mint_gx", &gy, zz, true, true),
+                    g.load(ai, "mint_gx", &gy, zz)
+                ));
+            }
+            p.indent -= 1;
+            p.push_line("}");
+        };
+        let north: Vec<(String, String)> = (1..=yl)
+            .map(|r| (format!("(mint_y_tile - {r})"), format!("{}", yl - r)))
+            .collect();
+        let south: Vec<(String, String)> = (0..yr)
+            .map(|r| {
+                (
+                    format!("(mint_y_tile + {})", ty + r),
+                    format!("{}", yl + ty + r),
+                )
+            })
+            .collect();
+        let west = (format!("mint_tx - {xl}"), "mint_tx".to_string());
+        let east = (
+            format!("{tx} + mint_tx - {}", bx.saturating_sub(xr)),
+            format!("mint_lc + {xl}"),
+        );
+        if xl > 0 && yl > 0 {
+            corner(
+                p,
+                format!("mint_ty == 0 && mint_tx < {xl}"),
+                west.0.clone(),
+                west.1.clone(),
+                north.clone(),
+            );
+        }
+        if xr > 0 && yl > 0 {
+            corner(
+                p,
+                format!("mint_ty == 0 && mint_tx >= {}", bx - xr),
+                east.0.clone(),
+                east.1.clone(),
+                north,
+            );
+        }
+        if xl > 0 && yr > 0 {
+            corner(
+                p,
+                format!("mint_ty == {} && mint_tx < {xl}", by - 1),
+                west.0,
+                west.1,
+                south.clone(),
+            );
+        }
+        if xr > 0 && yr > 0 {
+            corner(
+                p,
+                format!("mint_ty == {} && mint_tx >= {}", by - 1, bx - xr),
+                east.0,
+                east.1,
+                south,
+            );
+        }
+    }
+}
+
+/// Loads register `d` of every point of array `ai`'s queue at absolute z `zz`.
+fn queue_load(p: &mut CPrinter, g: &Gen, ai: usize, zz: Option<&str>, d: i64, declare: bool) {
+    let a = &g.k.arrays[ai];
+    for pt in 0..g.points() {
+        let (i, j) = g.point_ij(pt);
+        let (x, y) = (format!("mint_x{i}"), format!("mint_y{j}"));
+        let q = qname(&a.name, pt, g.points(), d);
+        let decl = if declare {
+            format!("const {} ", a.elem.cuda_name())
+        } else {
+            String::new()
+        };
+        p.push_line(&format!(
+            "{decl}{q} = ({}) ? {} : {}(0);",
+            g.inside(ai, &x, &y, zz, false, false),
+            g.load(ai, &x, &y, zz),
+            a.elem.cuda_name()
+        ));
+    }
+}
+
+/// Emits the points of the current plane: coordinates, guard, point registers, body.
+fn points(p: &mut CPrinter, g: &Gen, refs: &OptRefs) {
+    let k = g.k;
+    let n = k.nest.len();
+    let xv = p.names.get(k.axis_var(0).unwrap());
+    let yv = p.names.get(k.axis_var(1).unwrap());
+    for pt in 0..g.points() {
+        let (i, j) = g.point_ij(pt);
+        refs.point.set(pt);
+        if g.points() > 1 {
+            p.push_line(&format!(
+                "// point {pt}: column {i}, row {j} of this thread's chunk"
+            ));
+        }
+        p.push_line("{");
+        p.indent += 1;
+        p.push_line(&format!("const idx_t {xv} = mint_x{i};"));
+        p.push_line(&format!("const idx_t {yv} = mint_y{j};"));
+        p.push_line(&format!(
+            "if ({xv} < {} && {yv} < {}) {{",
+            hi_name(0),
+            hi_name(1)
+        ));
+        p.indent += 1;
+        let mut stores = Vec::new();
+        for (ai, a) in k.arrays.iter().enumerate() {
+            if let RegPlan::Point { load, store } = g.plan.arrays[ai].reg {
+                let r = pname(&a.name, pt, g.points());
+                let center: Vec<Expr> = (0..n)
+                    .map(|d| Expr {
+                        kind: ExprKind::Var(k.axis_var(n - 1 - d).unwrap().to_string()),
+                        ty: Some(ScalarTy::Usize),
+                        span: 0,
+                    })
+                    .collect();
+                let global = {
+                    // the device-memory spelling of the center point
+                    let gl = GlobalOnly { g };
+                    let tmp = CPrinter::new(p.names.clone(), &gl);
+                    gl.elem(&tmp, &a.name, &center)
+                };
+                if load {
+                    p.push_line(&format!("{} {r} = {global};", a.elem.cuda_name()));
+                } else {
+                    p.push_line(&format!("{} {r};", a.elem.cuda_name()));
+                }
+                if store {
+                    stores.push(format!("{global} = {r};"));
+                }
+            }
+        }
+        point_body(p, &k.body);
+        for s in stores {
+            p.push_line(&s);
+        }
+        p.indent -= 1;
+        p.push_line("}");
+        p.indent -= 1;
+        p.push_line("}");
+    }
+}
+
+/// Device-memory references only (for register loads and stores).
+struct GlobalOnly<'a> {
+    g: &'a Gen<'a>,
+}
+
+impl RefResolver for GlobalOnly<'_> {
+    fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
+        let ai = self.g.k.array_index(array).expect("array");
+        let base = p.names.get(array);
+        match index.len() {
+            1 => format!("{base}[{}]", p.expr(&index[0])),
+            2 => format!(
+                "{base}[{} + {} * {}]",
+                p.expr_at(&index[1], 12),
+                p.expr_at(&index[0], 13),
+                self.g.pitch[ai]
+            ),
+            _ => format!(
+                "{base}[{} + {} * {} + {} * {}]",
+                p.expr_at(&index[2], 12),
+                p.expr_at(&index[1], 13),
+                self.g.pitch[ai],
+                p.expr_at(&index[0], 13),
+                self.g.slice[ai]
+            ),
+        }
+    }
+}
+
+/// Emits the optimized translation of `k` under `plan`.
+pub fn emit(
+    k: &Kernel,
+    cfg: &LaunchConfig,
+    plan: &Plan,
+    target: &Target,
+    mut report: Report,
+) -> Translation {
+    let n = k.nest.len();
+    let entry = cuda::entry_name(k);
+    let extents: Vec<bool> = plan
+        .arrays
+        .iter()
+        .map(|a| a.shared.is_some() || matches!(a.reg, RegPlan::Queue { .. }))
+        .collect();
+    let params = cuda::base_params(k, &extents);
+    let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
+    let mut pitch: Vec<String> = k.arrays.iter().map(|a| pitch_name(&a.name)).collect();
+    let mut slice: Vec<String> = k.arrays.iter().map(|a| slice_name(&a.name)).collect();
+    for grp in &plan.same_index {
+        for &i in &grp[1..] {
+            pitch[i] = pitch[grp[0]].clone();
+            slice[i] = slice[grp[0]].clone();
+        }
+    }
+    let g = Gen {
+        k,
+        plan,
+        bx: cfg.block[0],
+        by: cfg.block[1],
+        cx: cfg.chunk[0],
+        cy: cfg.chunk[1],
+        tx: cfg.tile[0],
+        ty: cfg.tile[1],
+        pitch,
+        slice,
+    };
+    let refs = OptRefs {
+        g: &g,
+        point: Cell::new(0),
+        window: plan.window,
+    };
+    let mut names = cuda::base_names(k, &params, &packed);
+    for internal in [
+        "mint_tx",
+        "mint_ty",
+        "mint_x_tile",
+        "mint_y_tile",
+        "mint_z0",
+        "mint_z_end",
+        "mint_smem",
+        "mint_lc",
+        "mint_gx",
+        "mint_t",
+    ] {
+        names.reserve(internal);
+    }
+    let mut p = CPrinter::new(names, &refs);
+
+    p.push_line("// tile origin and this thread's points in each plane");
+    p.push_line("const int mint_tx = threadIdx.x;");
+    p.push_line("const int mint_ty = threadIdx.y;");
+    p.push_line(&format!(
+        "const idx_t mint_x_tile = {} + (idx_t)blockIdx.x * {};",
+        lo_name(0),
+        g.tx
+    ));
+    p.push_line(&format!(
+        "const idx_t mint_y_tile = {} + (idx_t)blockIdx.y * {};",
+        lo_name(1),
+        g.ty
+    ));
+    for i in 0..g.cx {
+        let stride = if i == 0 {
+            String::new()
+        } else {
+            format!(" + {}", i * g.bx)
+        };
+        p.push_line(&format!("const int mint_lx{i} = mint_tx{stride};"));
+        p.push_line(&format!(
+            "const idx_t mint_x{i} = mint_x_tile + mint_lx{i};"
+        ));
+    }
+    for j in 0..g.cy {
+        let row = if g.cy == 1 {
+            "mint_ty".to_string()
+        } else {
+            format!("mint_ty * {}{}", g.cy, plus(j as i64))
+        };
+        p.push_line(&format!("const int mint_ly{j} = {row};"));
+        p.push_line(&format!(
+            "const idx_t mint_y{j} = mint_y_tile + mint_ly{j};"
+        ));
+    }
+    // shared memory: one dynamic allocation carved per array
+    let mut smem_bytes = 0u32;
+    let shared: Vec<(usize, SharedPlan)> = plan
+        .arrays
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| a.shared.map(|s| (i, s)))
+        .collect();
+    if !shared.is_empty() {
+        p.push_line("extern __shared__ __align__(16) unsigned char mint_smem[];");
+        for (ai, s) in &shared {
+            let a = &k.arrays[*ai];
+            let slots = s.planes() + plan.window as u32;
+            let (sy, sx) = (g.ty + s.y_lo + s.y_hi, g.tx + s.x_lo + s.x_hi);
+            let t = a.elem.cuda_name();
+            p.push_line(&format!(
+                "{t} (*{})[{sy}][{sx}] = reinterpret_cast<{t} (*)[{sy}][{sx}]>(mint_smem + {smem_bytes}); // {slots} slot(s)",
+                g.sh(*ai)
+            ));
+            smem_bytes += (slots * sy * sx * a.elem.size_bytes()).div_ceil(16) * 16;
+        }
+    }
+    if let Some(r) = &k.reduction {
+        let t = r.ty.unwrap_or(ScalarTy::F64);
+        let acc = p.names.get(&r.var);
+        p.push_line(&format!(
+            "{} {acc} = {};",
+            t.cuda_name(),
+            red_identity(r.op, t)
+        ));
+    }
+    let queues: Vec<(usize, i64, i64)> = plan
+        .arrays
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match a.reg {
+            RegPlan::Queue { lo, hi } => Some((i, lo, hi)),
+            _ => None,
+        })
+        .collect();
+    let any_shared = !shared.is_empty();
+    if n == 3 && plan.window {
+        let zv = p.names.get(k.axis_var(2).unwrap());
+        p.push_line("// sliding window along z (thesis Sec. 5.8)");
+        p.push_line(&format!(
+            "const idx_t mint_z0 = {} + (idx_t)blockIdx.z * {};",
+            lo_name(2),
+            cfg.tile[2]
+        ));
+        p.push_line(&format!(
+            "const idx_t mint_z_end = min(mint_z0 + {}, {});",
+            cfg.tile[2],
+            hi_name(2)
+        ));
+        for &(ai, lo, hi) in &queues {
+            let a = &k.arrays[ai];
+            for pt in 0..g.points() {
+                let decl: Vec<String> = (lo..=hi)
+                    .map(|d| format!("{} = 0", qname(&a.name, pt, g.points(), d)))
+                    .collect();
+                p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+            }
+            for d in lo..hi {
+                queue_load(
+                    &mut p,
+                    &g,
+                    ai,
+                    Some(&format!("mint_z0{}", plus(d))),
+                    d,
+                    false,
+                );
+            }
+        }
+        for (ai, s) in &shared {
+            let np = s.planes() as i64;
+            let decl: Vec<String> = (0..=np)
+                .map(|pos| format!("{} = {pos}", g.slot_var(*ai, pos)))
+                .collect();
+            p.push_line(&format!("int {};", decl.join(", ")));
+            for d in s.z.0..s.z.1 {
+                let slot = g.slot_var(*ai, d - s.z.0);
+                plane_load(
+                    &mut p,
+                    &g,
+                    *ai,
+                    s,
+                    &slot,
+                    Some(&format!("mint_z0{}", plus(d))),
+                    d,
+                );
+            }
+        }
+        p.push_line(&format!(
+            "for (idx_t {zv} = mint_z0; {zv} < mint_z_end; ++{zv}) {{"
+        ));
+        p.indent += 1;
+        for &(ai, _, hi) in &queues {
+            queue_load(
+                &mut p,
+                &g,
+                ai,
+                Some(&format!("{zv}{}", plus(hi))),
+                hi,
+                false,
+            );
+        }
+        for (ai, s) in &shared {
+            let slot = g.slot_var(*ai, s.z.1 - s.z.0);
+            plane_load(
+                &mut p,
+                &g,
+                *ai,
+                s,
+                &slot,
+                Some(&format!("{zv}{}", plus(s.z.1))),
+                s.z.1,
+            );
+        }
+        if any_shared {
+            p.push_line("__syncthreads();");
+        }
+        points(&mut p, &g, &refs);
+        if !queues.is_empty() || any_shared {
+            p.push_line(
+                "// rotate: registers move down the queue, planes by swapping slot indices",
+            );
+        }
+        for &(ai, lo, hi) in &queues {
+            let a = &k.arrays[ai];
+            for pt in 0..g.points() {
+                for d in lo..hi {
+                    p.push_line(&format!(
+                        "{} = {};",
+                        qname(&a.name, pt, g.points(), d),
+                        qname(&a.name, pt, g.points(), d + 1)
+                    ));
+                }
+            }
+        }
+        for (ai, s) in &shared {
+            let np = s.planes() as i64;
+            let mut line = format!("{{ const int mint_t = {};", g.slot_var(*ai, 0));
+            for pos in 0..np {
+                line.push_str(&format!(
+                    " {} = {};",
+                    g.slot_var(*ai, pos),
+                    g.slot_var(*ai, pos + 1)
+                ));
+            }
+            line.push_str(&format!(" {} = mint_t; }}", g.slot_var(*ai, np)));
+            p.push_line(&line);
+        }
+        p.indent -= 1;
+        p.push_line("}");
+    } else {
+        let zz = if n == 3 {
+            let zv = p.names.get(k.axis_var(2).unwrap());
+            p.push_line(&format!(
+                "const idx_t {zv} = {} + (idx_t)blockIdx.z;",
+                lo_name(2)
+            ));
+            p.push_line(&format!("if ({zv} < {}) {{", hi_name(2)));
+            p.indent += 1;
+            Some(zv)
+        } else {
+            None
+        };
+        for &(ai, lo, hi) in &queues {
+            for d in lo..=hi {
+                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
+                queue_load(&mut p, &g, ai, z.as_deref(), d, true);
+            }
+        }
+        for (ai, s) in &shared {
+            for d in s.z.0..=s.z.1 {
+                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
+                plane_load(
+                    &mut p,
+                    &g,
+                    *ai,
+                    s,
+                    &(d - s.z.0).to_string(),
+                    z.as_deref(),
+                    d,
+                );
+            }
+        }
+        if any_shared {
+            p.push_line("__syncthreads();");
+        }
+        points(&mut p, &g, &refs);
+        if zz.is_some() {
+            p.indent -= 1;
+            p.push_line("}");
+        }
+    }
+    cuda::reduction_epilogue(&mut p, k, cfg);
+
+    let body = std::mem::take(&mut p.out);
+    let helpers = helpers_source(&p.helpers.borrow());
+    let mut notes = vec![format!("optimizations: {}", report.level)];
+    for (ai, s) in &shared {
+        notes.push(format!(
+            "shared: `{}` {} plane(s), halo -x{} +x{} -y{} +y{}{}",
+            k.arrays[*ai].name,
+            s.planes(),
+            s.x_lo,
+            s.x_hi,
+            s.y_lo,
+            s.y_hi,
+            if s.corners { " with corners" } else { "" }
+        ));
+    }
+    for &(ai, lo, hi) in &queues {
+        notes.push(format!("registers: `{}` z {lo}..={hi}", k.arrays[ai].name));
+    }
+    let mut source = cuda::preamble(k, cfg, target.idx64, &notes, &helpers);
+    source.push_str(&cuda::signature(k, &entry, cfg, &params, &packed));
+    source.push_str(&body);
+    source.push_str("}\n");
+    let reduction = k.reduction.as_ref().map(|r| {
+        let ty = r.ty.unwrap_or(ScalarTy::F64);
+        let finish_entry = format!("{entry}_finish");
+        source.push('\n');
+        source.push_str(&cuda::finish_kernel(&finish_entry, r.op, ty));
+        ReductionPlan {
+            op: r.op,
+            ty,
+            var: r.var.clone(),
+            finish_entry,
+        }
+    });
+    let red_bytes = k
+        .reduction
+        .as_ref()
+        .map(|r| cfg.threads() * r.ty.unwrap_or(ScalarTy::F64).size_bytes())
+        .unwrap_or(0);
+    report.shared_bytes = smem_bytes;
+    Translation {
+        kernel: k.name.clone(),
+        entry,
+        source,
+        config: *cfg,
+        params,
+        packed,
+        dynamic_shared_bytes: smem_bytes,
+        static_shared_bytes: red_bytes,
+        prefer_l1: k.options.prefer_l1,
+        idx64: target.idx64,
+        reduction,
+        report,
+        ir: k.clone(),
+        same_index: plan.same_index.clone(),
+    }
+}

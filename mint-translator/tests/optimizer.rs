@@ -1,0 +1,196 @@
+//! The on-chip optimizer (thesis Ch. 5): snapshots of the 7-point heat kernel at each
+//! optimization level, and structural checks of what each pass emits.
+
+use mint_translator::ir::*;
+use mint_translator::testing::kernel;
+use mint_translator::{Target, Translation, translate};
+
+const HEAT3D: &str = "
+arrays: u f64 3, unew f64 3
+scalars: c0 f64, c1 f64
+nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
+unew[z][y][x] = c0 * u[z][y][x] + c1 * (u[z][y][x-1] + u[z][y][x+1]
+    + u[z][y-1][x] + u[z][y+1][x] + u[z-1][y][x] + u[z+1][y][x]);
+";
+
+fn heat(tile: [u32; 3], chunk: [u32; 3], shared: u8, register: bool) -> Translation {
+    let mut k = kernel("heat_0", HEAT3D);
+    k.clauses.tile = Some(tile.map(ClauseValue::Const));
+    k.clauses.chunk = Some(chunk.map(ClauseValue::Const));
+    k.options.shared = shared;
+    k.options.register = register;
+    translate(&k, &Target::default()).unwrap()
+}
+
+/// The levels of thesis Sec. 6.2.2 with its tiles: baseline and opt-1 with 16×16×1
+/// tiles, opt-2 and opt-3 with 16×16×64 tiles of 64-point columns.
+#[test]
+fn heat_7pt_at_each_level() {
+    insta::assert_snapshot!(
+        "heat7_baseline",
+        heat([16, 16, 1], [1, 1, 1], 0, false).source
+    );
+    insta::assert_snapshot!(
+        "heat7_opt1_shared",
+        heat([16, 16, 1], [1, 1, 1], 8, false).source
+    );
+    insta::assert_snapshot!(
+        "heat7_opt2_shared_chunk",
+        heat([16, 16, 64], [1, 1, 64], 8, false).source
+    );
+    insta::assert_snapshot!(
+        "heat7_opt3_shared_chunk_register",
+        heat([16, 16, 64], [1, 1, 64], 8, true).source
+    );
+}
+
+#[test]
+fn barriers_only_where_shared_memory_is_used() {
+    let base = heat([32, 8, 1], [1, 1, 1], 0, true);
+    assert!(
+        !base.source.contains("__syncthreads"),
+        "registers alone need no barrier"
+    );
+    let opt1 = heat([32, 8, 1], [1, 1, 1], 8, false);
+    assert_eq!(
+        opt1.source.matches("__syncthreads").count(),
+        1,
+        "{}",
+        opt1.source
+    );
+    // the sliding window: one barrier per plane thanks to the spare slot
+    let opt3 = heat([32, 8, 64], [1, 1, 64], 8, true);
+    assert_eq!(
+        opt3.source.matches("__syncthreads").count(),
+        1,
+        "{}",
+        opt3.source
+    );
+    assert!(
+        opt3.source.contains("mint_slot_u_1 = mint_t"),
+        "slots rotate by index swapping"
+    );
+}
+
+#[test]
+fn register_queue_and_plane_sizes() {
+    let t = heat([32, 8, 64], [1, 1, 64], 8, true);
+    // the z column z-1..z+1 lives in registers rotated by moves
+    assert!(t.source.contains("mint_u_zm1 = mint_u_z0;"));
+    assert!(t.source.contains("mint_u_z0 = mint_u_zp1;"));
+    // one plane (+1 spare) of (32 + 2) × (8 + 2) doubles
+    assert_eq!(t.dynamic_shared_bytes, 2 * 34 * 10 * 8);
+    // written before read: the output's register is not loaded; it is written back
+    assert!(t.source.contains("double mint_unew;"));
+    assert!(t.source.contains("= mint_unew;"));
+}
+
+#[test]
+fn chunking_in_y_gives_each_thread_several_rows() {
+    let t = heat([32, 16, 64], [1, 4, 64], 8, true);
+    assert_eq!(t.config.block, [32, 4, 1]);
+    for p in 0..4 {
+        assert!(t.source.contains(&format!("mint_u_p{p}_zp1")), "point {p}");
+    }
+    assert!(t.source.contains("const int mint_ly3 = mint_ty * 4 + 3;"));
+}
+
+#[test]
+fn nineteen_point_stencil_gets_three_planes_and_corners() {
+    let mut k = kernel(
+        "p19_0",
+        "arrays: u f64 3, b f64 3, unew f64 3
+         scalars: c0 f64, c1 f64
+         nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
+         tile: 32,8,64
+         chunk: 1,1,64
+         options: shared, register
+         unew[z][y][x] = c0 * (b[z][y][x] + c1 * (u[z][y][x-1] + u[z][y][x+1] + u[z][y-1][x] + u[z][y+1][x]
+             + u[z-1][y][x] + u[z+1][y][x]) + u[z][y-1][x-1] + u[z][y-1][x+1] + u[z][y+1][x-1] + u[z][y+1][x+1]
+             + u[z-1][y][x-1] + u[z-1][y][x+1] + u[z+1][y][x-1] + u[z+1][y][x+1]
+             + u[z-1][y-1][x] + u[z-1][y+1][x] + u[z+1][y-1][x] + u[z+1][y+1][x]);",
+    );
+    mint_translator::check(&mut k).unwrap();
+    let t = translate(&k, &Target::default()).unwrap();
+    let r = t.report.arrays.iter().find(|a| a.name == "u").unwrap();
+    assert_eq!(r.shared_planes, 3, "{}", t.report);
+    assert!(t.source.contains("corners"), "{}", t.source);
+    // b is read at its center only: a register, never shared memory
+    let b = t.report.arrays.iter().find(|a| a.name == "b").unwrap();
+    assert_eq!(b.shared_planes, 0);
+    assert!(b.register);
+}
+
+#[test]
+fn asymmetric_stencils_load_only_the_halo_they_use() {
+    let mut k = kernel(
+        "asym_0",
+        "arrays: u f32 2, v f32 2
+         nest: y 2..ny-1, x 2..nx-3
+         tile: 32,8
+         options: shared
+         v[y][x] = u[y][x-2] + u[y][x+3] + u[y-2][x] + u[y+1][x];",
+    );
+    mint_translator::check(&mut k).unwrap();
+    let t = translate(&k, &Target::default()).unwrap();
+    let u = t.report.arrays.iter().find(|a| a.name == "u").unwrap();
+    assert_eq!(&u.halo[..4], &[2, 3, 2, 1]);
+    assert!(t.source.contains("halo -x2 +x3 -y2 +y1"), "{}", t.source);
+    assert!(!t.source.contains("corners"), "a star needs no corners");
+}
+
+#[test]
+fn radius_four_star_uses_a_nine_register_queue() {
+    let mut k = kernel(
+        "star_0",
+        "arrays: u f32 3, v f32 3
+         nest: z 4..nz-4, y 4..ny-4, x 4..nx-4
+         tile: 32,8,64
+         chunk: 1,1,64
+         options: shared, register, unroll
+         let mut s = 0.0f32;
+         for d in 1..5 {
+             s += u[z][y][x - d] + u[z][y][x + d] + u[z][y - d][x] + u[z][y + d][x] + u[z - d][y][x] + u[z + d][y][x];
+         }
+         v[z][y][x] = s * 0.041666668 - u[z][y][x];",
+    );
+    mint_translator::check(&mut k).unwrap();
+    let t = translate(&k, &Target::default()).unwrap();
+    assert!(
+        t.source.contains("mint_u_zm4") && t.source.contains("mint_u_zp4"),
+        "{}",
+        t.source
+    );
+    assert!(t.source.contains("halo -x4 +x4 -y4 +y4"), "{}", t.source);
+    // no device-memory reads of u remain in the point's computation
+    let body = t.source.split("__syncthreads();").nth(1).unwrap();
+    assert!(!body.contains("__ldg(&u["), "{body}");
+}
+
+#[test]
+fn non_window_kernels_with_threads_along_z_fall_back_to_baseline() {
+    let t = heat([16, 8, 4], [1, 1, 1], 8, true);
+    assert!(!t.source.contains("__shared__"));
+    assert!(
+        t.report
+            .notes
+            .iter()
+            .any(|n| n.contains("one thread along z")),
+        "{:?}",
+        t.report.notes
+    );
+}
+
+#[test]
+fn same_index_shares_pitch_variables() {
+    let mut k = kernel("heat_0", HEAT3D);
+    k.options.same_index = true;
+    k.options.register = true;
+    let t = translate(&k, &Target::default()).unwrap();
+    assert_eq!(t.same_index, vec![vec![0, 1]]);
+    assert!(
+        !t.source.contains("* mint_pitch_u +") || !t.source.contains("* mint_pitch_unew +"),
+        "{}",
+        t.source
+    );
+}

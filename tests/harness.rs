@@ -1,0 +1,33 @@
+//! The benchmark harness runs end to end on whatever backend is present (the CPU in CI,
+//! at a small size), so it cannot rot.
+
+use mint_kernels::harness::{self, Config};
+use mint_kernels::{Kernel, Level, Precision};
+
+#[test]
+fn the_harness_checks_and_times_every_kernel_at_a_small_size() {
+    let c = Config {
+        kernels: Kernel::ALL.to_vec(),
+        precisions: vec![Precision::F64, Precision::F32],
+        levels: vec![Level::Baseline, Level::Opt3],
+        size3: 20,
+        size2: 40,
+        steps: 2,
+        reps: 1,
+        check_size: 20,
+        verbose: false,
+    };
+    let r = harness::run(&c).unwrap();
+    assert_eq!(r.rows.len(), 16 * 2 * 2);
+    for row in &r.rows {
+        assert_eq!(row.status, "ok", "{row:?}");
+        assert!(row.gpts > 0.0 && row.seconds_per_step > 0.0, "{row:?}");
+    }
+    let md = r.markdown(&c.levels);
+    assert!(
+        md.contains("| heat3d-7pt | f64 |") && md.contains("| star2d-r8 | f32 |"),
+        "{md}"
+    );
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(json.contains("\"gflops\""));
+}

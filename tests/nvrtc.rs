@@ -1,0 +1,87 @@
+//! Every kernel of the suite, at every optimization level's `tile`/`chunksize`, translates
+//! and compiles with NVRTC for Hopper (sm_90). Needs NVRTC but no GPU: CI installs it
+//! from PyPI (`.ci/run`), so the generated CUDA of every kernel is compiled on every
+//! change. Skips with a message when NVRTC is absent, unless `MINT_REQUIRE_NVRTC=1`.
+
+use mint_kernels::{Kernel, Level};
+use rayon::prelude::*;
+
+#[test]
+fn every_kernel_at_every_level_compiles_for_sm_90() {
+    // the suite's kernel sites are linked into this binary through this use
+    assert_eq!(Kernel::ALL.len(), 16);
+    if !mint::__rt::nvrtc_available() {
+        if std::env::var("MINT_REQUIRE_NVRTC").is_ok_and(|v| v == "1") {
+            panic!("MINT_REQUIRE_NVRTC=1 but libnvrtc was not found (set LD_LIBRARY_PATH)");
+        }
+        eprintln!(
+            "skipped: NVRTC not found (pip install nvidia-cuda-nvrtc and add its lib dir to LD_LIBRARY_PATH)"
+        );
+        return;
+    }
+    // SAFETY: set before any other thread of this binary reads the environment.
+    unsafe {
+        std::env::set_var(
+            "MINT_CACHE_DIR",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/nvrtc-cache"),
+        )
+    };
+    let sites: Vec<_> = mint::kernel_sites()
+        .filter(|s| s.module.starts_with("mint_kernels"))
+        .collect();
+    assert!(
+        sites.len() >= 160,
+        "expected every kernel of the suite, found {}",
+        sites.len()
+    );
+    let jobs: Vec<_> = sites
+        .iter()
+        .flat_map(|s| Level::ALL.iter().map(move |l| (*s, *l)))
+        .collect();
+    let failures: Vec<String> = jobs
+        .par_iter()
+        .filter_map(|(site, level)| {
+            let k = site.kernel().ok()?;
+            let (tile, chunk) = level.config(k.nest.len());
+            let target = mint::Target {
+                clause_values: mint::__rt::clause_values(k, tile, chunk),
+                ..mint::Target::default()
+            };
+            let t = match site.translate(&target) {
+                Ok(t) => t,
+                Err(e) => return Some(format!("{} at {}: {e}", site.qualified(), level.name())),
+            };
+            if k.arrays.iter().all(|a| a.elem == mint::__rt::ScalarTy::F32)
+                && t.source.contains("double")
+            {
+                return Some(format!(
+                    "{} at {}: an f32 kernel computes in double:\n{}",
+                    site.qualified(),
+                    level.name(),
+                    t.source
+                ));
+            }
+            match mint::__rt::compile_only((9, 0), &site.qualified(), &t.source) {
+                Ok(bytes) if bytes > 0 => None,
+                Ok(_) => Some(format!(
+                    "{} at {}: empty image",
+                    site.qualified(),
+                    level.name()
+                )),
+                Err(e) => Some(format!(
+                    "{} at {}: {e}\n{}",
+                    site.qualified(),
+                    level.name(),
+                    t.source
+                )),
+            }
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} translations failed:\n{}",
+        failures.len(),
+        jobs.len(),
+        failures.join("\n\n")
+    );
+}
