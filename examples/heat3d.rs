@@ -104,7 +104,9 @@ macro_rules! run {
 }
 
 /// The level and its `tile`/`chunksize`, overridden by `--tile`/`--chunk`.
-fn clauses(args: &Args) -> Result<(Level, [u32; 3], [u32; 3]), Box<dyn std::error::Error>> {
+type Clauses = (Level, [u32; 3], [u32; 3]);
+
+fn clauses(args: &Args) -> Result<Clauses, Box<dyn std::error::Error>> {
     let level = Level::parse(&args.level).ok_or_else(|| {
         let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
         format!("--level must be one of {}", names.join(", "))
