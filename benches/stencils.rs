@@ -4,7 +4,7 @@
 //! ```text
 //! cargo bench --bench stencils -- [--size 512] [--size2d 8192] [--steps 20] [--reps 5]
 //!     [--kernels heat3d-7pt,poisson3d-19pt] [--levels baseline,opt-3] [--precision f64,f32]
-//!     [--out DIR]
+//!     [--tune] [--out DIR]
 //! ```
 //!
 //! Writes `DIR/stencils.json` and `DIR/stencils.md` (default DIR: `target/bench`) and
@@ -35,6 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--levels" => c.levels = list(&val()?, Level::parse, "level"),
             "--precision" => c.precisions = list(&val()?, Precision::parse, "precision"),
             "--out" => out = val()?.into(),
+            "--tune" => c.tune = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }

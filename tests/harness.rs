@@ -16,6 +16,7 @@ fn the_harness_checks_and_times_every_kernel_at_a_small_size() {
         reps: 1,
         check_size: 20,
         verbose: false,
+        tune: false,
     };
     let r = harness::run(&c).unwrap();
     assert_eq!(r.rows.len(), 16 * 2 * 2);

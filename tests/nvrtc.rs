@@ -34,22 +34,36 @@ fn every_kernel_at_every_level_compiles_for_sm_90() {
         "expected every kernel of the suite, found {}",
         sites.len()
     );
+    // every level's clauses, and the autotuner's candidates
+    let mut configs: Vec<(String, [u32; 3], [u32; 3], usize)> = Vec::new();
+    for dims in [2, 3] {
+        for l in Level::ALL {
+            let (t, c) = l.config(dims);
+            configs.push((l.name().to_string(), t, c, dims));
+        }
+        for v in mint_kernels::harness::candidates(dims) {
+            configs.push((v.name, v.tile, v.chunk, dims));
+        }
+    }
     let jobs: Vec<_> = sites
         .iter()
-        .flat_map(|s| Level::ALL.iter().map(move |l| (*s, *l)))
+        .flat_map(|s| configs.iter().map(move |c| (*s, c)))
         .collect();
     let failures: Vec<String> = jobs
         .par_iter()
-        .filter_map(|(site, level)| {
+        .filter_map(|(site, (level, tile, chunk, dims))| {
             let k = site.kernel().ok()?;
-            let (tile, chunk) = level.config(k.nest.len());
+            if k.nest.len() != *dims {
+                return None;
+            }
+            let (tile, chunk) = (*tile, *chunk);
             let target = mint::Target {
                 clause_values: mint::__rt::clause_values(k, tile, chunk),
                 ..mint::Target::default()
             };
             let t = match site.translate(&target) {
                 Ok(t) => t,
-                Err(e) => return Some(format!("{} at {}: {e}", site.qualified(), level.name())),
+                Err(e) => return Some(format!("{} at {}: {e}", site.qualified(), level)),
             };
             if k.arrays.iter().all(|a| a.elem == mint::__rt::ScalarTy::F32)
                 && t.source.contains("double")
@@ -57,21 +71,17 @@ fn every_kernel_at_every_level_compiles_for_sm_90() {
                 return Some(format!(
                     "{} at {}: an f32 kernel computes in double:\n{}",
                     site.qualified(),
-                    level.name(),
+                    level,
                     t.source
                 ));
             }
             match mint::__rt::compile_only((9, 0), &site.qualified(), &t.source) {
                 Ok(bytes) if bytes > 0 => None,
-                Ok(_) => Some(format!(
-                    "{} at {}: empty image",
-                    site.qualified(),
-                    level.name()
-                )),
+                Ok(_) => Some(format!("{} at {}: empty image", site.qualified(), level)),
                 Err(e) => Some(format!(
                     "{} at {}: {e}\n{}",
                     site.qualified(),
-                    level.name(),
+                    level,
                     t.source
                 )),
             }

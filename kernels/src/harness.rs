@@ -30,6 +30,68 @@ pub struct Config {
     pub check_size: usize,
     /// Print a line per measurement as it completes.
     pub verbose: bool,
+    /// Also try the [`candidates`] (a small autotuner); "best" is then the fastest
+    /// correct variant of all.
+    pub tune: bool,
+}
+
+/// A kernel configuration to measure: a name, the optimizer options and the clauses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub name: String,
+    pub opts: crate::Opts,
+    pub tile: [u32; 3],
+    pub chunk: [u32; 3],
+}
+
+/// Configurations the autotuner tries beyond the thesis's levels, for `dims`-D kernels:
+/// other block shapes for the baseline, shorter z chunks and y chunks for the sliding
+/// window, and the register queue without shared memory.
+pub fn candidates(dims: usize) -> Vec<Variant> {
+    use crate::Opts::*;
+    let v = |opts, tile: [u32; 3], chunk: [u32; 3]| Variant {
+        name: format!(
+            "{}{} t{}x{}x{} c{}x{}x{}",
+            match opts {
+                None => "baseline",
+                Register => "register",
+                Shared => "shared",
+                SharedRegister => "opt-3",
+                SharedRegisterL1 => "opt-3+L1",
+            },
+            "",
+            tile[0],
+            tile[1],
+            tile[2],
+            chunk[0],
+            chunk[1],
+            chunk[2]
+        ),
+        opts,
+        tile,
+        chunk,
+    };
+    if dims == 2 {
+        vec![
+            v(None, [64, 4, 1], [1, 1, 1]),
+            v(None, [128, 2, 1], [1, 1, 1]),
+            v(None, [32, 16, 1], [1, 4, 1]),
+            v(SharedRegister, [32, 32, 1], [1, 4, 1]),
+            v(SharedRegister, [64, 16, 1], [2, 4, 1]),
+        ]
+    } else {
+        vec![
+            v(None, [64, 4, 1], [1, 1, 1]),
+            v(None, [32, 4, 2], [1, 1, 2]),
+            v(Register, [32, 8, 16], [1, 1, 16]),
+            v(Register, [32, 4, 32], [1, 1, 32]),
+            v(SharedRegister, [32, 8, 16], [1, 1, 16]),
+            v(SharedRegister, [64, 4, 32], [1, 1, 32]),
+            v(SharedRegister, [32, 16, 32], [1, 2, 32]),
+            v(SharedRegister, [32, 32, 32], [1, 4, 32]),
+            v(SharedRegisterL1, [32, 8, 16], [1, 1, 16]),
+        ]
+    }
 }
 
 impl Default for Config {
@@ -44,6 +106,7 @@ impl Default for Config {
             reps: 5,
             check_size: 72,
             verbose: true,
+            tune: false,
         }
     }
 }
@@ -139,12 +202,28 @@ pub fn run(c: &Config) -> mint::Result<Results> {
             let mut reference = k.instance(p, &cs, 5);
             reference.serial(2);
             let want = reference.output();
-            for &level in &c.levels {
-                let (tile, chunk) = level.config(k.dims());
+            let mut variants: Vec<Variant> = c
+                .levels
+                .iter()
+                .map(|l| {
+                    let (tile, chunk) = l.config(k.dims());
+                    Variant {
+                        name: l.name().into(),
+                        opts: l.opts(),
+                        tile,
+                        chunk,
+                    }
+                })
+                .collect();
+            if c.tune {
+                variants.extend(candidates(k.dims()));
+            }
+            for v in variants {
+                let (tile, chunk) = (v.tile, v.chunk);
                 let mut row = Row {
                     kernel: k.name(),
                     precision: p.name().into(),
-                    level: level.name().into(),
+                    level: v.name.clone(),
                     shape: shape.clone(),
                     tile,
                     chunk,
@@ -158,7 +237,7 @@ pub fn run(c: &Config) -> mint::Result<Results> {
                     copy_fraction: 0.0,
                 };
                 let mut small = k.instance(p, &cs, 5);
-                match small.run(level.opts(), tile, chunk, 2) {
+                match small.run(v.opts, tile, chunk, 2) {
                     Err(e) => {
                         row.status = "error".into();
                         row.detail = e.to_string();
@@ -176,7 +255,7 @@ pub fn run(c: &Config) -> mint::Result<Results> {
                 }
                 if row.status == "ok" {
                     let inst = big.get_or_insert_with(|| k.instance(p, &shape, 1));
-                    match time(inst.as_mut(), level, tile, chunk, c, on_gpu) {
+                    match time(inst.as_mut(), v.opts, tile, chunk, c, on_gpu) {
                         Ok(t) => {
                             row.seconds_per_step = t;
                             row.gpts = points / t * 1e-9;
@@ -194,7 +273,7 @@ pub fn run(c: &Config) -> mint::Result<Results> {
                 }
                 if c.verbose {
                     eprintln!(
-                        "  {:<16} {} {:<9} {:>8.3} ms/step {:>8.2} GPts/s {:>7.1} GB/s {:>5.1}% {} {}",
+                        "  {:<16} {} {:<28} {:>8.3} ms/step {:>8.2} GPts/s {:>7.1} GB/s {:>5.1}% {} {}",
                         row.kernel,
                         row.precision,
                         row.level,
@@ -223,23 +302,24 @@ pub fn run(c: &Config) -> mint::Result<Results> {
 /// Median seconds per step over `reps` runs of `steps` steps.
 fn time(
     inst: &mut dyn crate::suite::Instance,
-    level: Level,
+    opts: crate::Opts,
     tile: [u32; 3],
     chunk: [u32; 3],
     c: &Config,
     on_gpu: bool,
 ) -> mint::Result<f64> {
     if on_gpu {
-        // warm-up: compiles (or loads) the kernel, allocates and copies
-        inst.run(level.opts(), tile, chunk, 1)?;
+        // One region: the first launch (which compiles or loads the kernel before its
+        // start event) is a warm-up whose time is dropped.
         mint::reset_kernel_stats();
         mint::set_timing(true);
-        let r = inst.run(level.opts(), tile, chunk, c.steps * c.reps);
+        let r = inst.run(opts, tile, chunk, c.steps * c.reps + 1);
         mint::set_timing(false);
         r?;
         let samples: Vec<f64> = mint::kernel_stats()
             .into_iter()
             .flat_map(|s| s.samples)
+            .skip(1)
             .collect();
         let per_rep: Vec<f64> = samples
             .chunks(c.steps.max(1))
@@ -250,7 +330,7 @@ fn time(
         let mut per_rep = Vec::new();
         for _ in 0..c.reps {
             let t = Instant::now();
-            inst.run(level.opts(), tile, chunk, c.steps)?;
+            inst.run(opts, tile, chunk, c.steps)?;
             per_rep.push(t.elapsed().as_secs_f64() / c.steps as f64);
         }
         Ok(median(per_rep))

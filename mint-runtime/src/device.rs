@@ -126,6 +126,8 @@ pub struct Gpu {
     pub max_threads_per_block: u32,
     pub shared_bytes_per_block: u32,
     pub shared_bytes_optin: u32,
+    /// Shared memory of one multiprocessor (the most the carveout can give).
+    pub shared_bytes_per_sm: u32,
     pub total_memory: usize,
     pub l2_bytes: u32,
     pub max_grid: [u32; 3],
@@ -171,6 +173,9 @@ impl Gpu {
             max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             shared_bytes_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
             shared_bytes_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            shared_bytes_per_sm: attr(
+                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+            )?,
             total_memory: ctx.total_mem().unwrap_or(0),
             l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
             max_grid: [

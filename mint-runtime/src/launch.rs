@@ -285,16 +285,36 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
         )
         .map_err(|e| launch_err(site, "raising the dynamic shared-memory limit", e))?;
     }
+    let get = |a: FnAttr| func.get_attribute(a).unwrap_or(0).max(0) as u32;
+    let threads = t.config.threads();
     if t.prefer_l1 {
-        // 0 = CU_SHAREDMEM_CARVEOUT_MAX_L1: as little shared memory as the kernel needs.
+        // Prefer L1 as far as it costs no occupancy (thesis Sec. 5.5 on Hopper): the
+        // carveout is the smallest share of the multiprocessor's shared memory that still
+        // holds as many blocks as registers and threads allow.
+        let blocks = func
+            .occupancy_max_active_blocks_per_multiprocessor(
+                threads,
+                t.dynamic_shared_bytes as usize,
+                None,
+            )
+            .unwrap_or(1)
+            .max(1);
+        let per_block = t.dynamic_shared_bytes + get(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+        let percent = if per_block == 0 || gpu.shared_bytes_per_sm == 0 {
+            0
+        } else {
+            // 1 KB per block is reserved by the system on sm_80 and newer
+            let need = blocks as u64 * (per_block as u64 + 1024);
+            (need * 100)
+                .div_ceil(gpu.shared_bytes_per_sm as u64)
+                .min(100) as i32
+        };
         func.set_attribute(
             FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-            0,
+            percent,
         )
         .map_err(|e| launch_err(site, "setting the L1 carveout", e))?;
     }
-    let get = |a: FnAttr| func.get_attribute(a).unwrap_or(0).max(0) as u32;
-    let threads = t.config.threads();
     let blocks_per_sm = func
         .occupancy_max_active_blocks_per_multiprocessor(
             threads,

@@ -198,192 +198,297 @@ fn pname(array: &str, p: usize, points: usize) -> String {
     }
 }
 
-/// Emits the plane of array `ai` at absolute z `zz` (None in 2-D) into `slot`: the
-/// centre from registers (`dz` of the queue) or device memory, then the ghost cells.
-fn plane_load(
+/// One value of a staged plane: where it comes from and where it goes.
+struct PlaneCell {
+    /// Prefetch register name.
+    reg: String,
+    gx: String,
+    gy: String,
+    x_may_be_neg: bool,
+    y_may_be_neg: bool,
+    /// Shared-memory row and column.
+    row: String,
+    col: String,
+    /// The center value of point `p` (filled from its register queue when there is one).
+    center_of: Option<usize>,
+}
+
+/// Cells loaded by the threads that satisfy `cond` (all threads when `None`).
+struct Group {
+    cond: Option<String>,
+    pre: Vec<String>,
+    cells: Vec<PlaneCell>,
+}
+
+/// The cells of one plane of array `ai`: the centre (each thread's points), then the
+/// ghost cells grouped by category, each loaded by the threads at that side of the tile
+/// (thesis Sec. 5.7.2): west, east, north, south, and corners when the stencil has
+/// diagonal references.
+fn plane_groups(g: &Gen, ai: usize, s: &SharedPlan) -> Vec<Group> {
+    let a = c_ident(&g.k.arrays[ai].name);
+    let (xl, xr, yl, yr) = (s.x_lo, s.x_hi, s.y_lo, s.y_hi);
+    let (bx, by, tx, ty) = (g.bx, g.by, g.tx, g.ty);
+    let reg = |tag: String| format!("mint_pf_{a}_{tag}");
+    let mut groups = Vec::new();
+    groups.push(Group {
+        cond: None,
+        pre: Vec::new(),
+        cells: (0..g.points())
+            .map(|pt| {
+                let (i, j) = g.point_ij(pt);
+                PlaneCell {
+                    reg: reg(format!("c{pt}")),
+                    gx: format!("mint_x{i}"),
+                    gy: format!("mint_y{j}"),
+                    x_may_be_neg: false,
+                    y_may_be_neg: false,
+                    row: format!("mint_ly{j}{}", plus(yl as i64)),
+                    col: format!("mint_lx{i}{}", plus(xl as i64)),
+                    center_of: Some(pt),
+                }
+            })
+            .collect(),
+    });
+    let lc = |expr: String| {
+        vec![
+            format!("const int mint_lc = {expr};"),
+            "const idx_t mint_gx = mint_x_tile + mint_lc;".to_string(),
+        ]
+    };
+    let west_lc = format!("mint_tx - {xl}");
+    let east_lc = format!("{tx} + mint_tx - {}", bx.saturating_sub(xr));
+    let column = |side: &str, col: String| -> Vec<PlaneCell> {
+        (0..g.cy as usize)
+            .map(|j| PlaneCell {
+                reg: reg(format!("{side}{j}")),
+                gx: "mint_gx".into(),
+                gy: format!("mint_y{j}"),
+                x_may_be_neg: true,
+                y_may_be_neg: false,
+                row: format!("mint_ly{j}{}", plus(yl as i64)),
+                col: col.clone(),
+                center_of: None,
+            })
+            .collect()
+    };
+    if xl > 0 {
+        groups.push(Group {
+            cond: Some(format!("mint_tx < {xl}")),
+            pre: lc(west_lc.clone()),
+            cells: column("w", "mint_tx".into()),
+        });
+    }
+    if xr > 0 {
+        groups.push(Group {
+            cond: Some(format!("mint_tx >= {}", bx - xr)),
+            pre: lc(east_lc.clone()),
+            cells: column("e", format!("mint_lc + {xl}")),
+        });
+    }
+    let north: Vec<(String, String)> = (1..=yl)
+        .map(|r| (format!("(mint_y_tile - {r})"), format!("{}", yl - r)))
+        .collect();
+    let south: Vec<(String, String)> = (0..yr)
+        .map(|r| {
+            (
+                format!("(mint_y_tile + {})", ty + r),
+                format!("{}", yl + ty + r),
+            )
+        })
+        .collect();
+    let rows = |side: &str, rows: &[(String, String)]| -> Vec<PlaneCell> {
+        let mut v = Vec::new();
+        for (r, (gy, row)) in rows.iter().enumerate() {
+            for i in 0..g.cx as usize {
+                v.push(PlaneCell {
+                    reg: reg(format!("{side}{r}_{i}")),
+                    gx: format!("mint_x{i}"),
+                    gy: gy.clone(),
+                    x_may_be_neg: false,
+                    y_may_be_neg: true,
+                    row: row.clone(),
+                    col: format!("mint_lx{i}{}", plus(xl as i64)),
+                    center_of: None,
+                });
+            }
+        }
+        v
+    };
+    if yl > 0 {
+        groups.push(Group {
+            cond: Some("mint_ty == 0".into()),
+            pre: Vec::new(),
+            cells: rows("n", &north),
+        });
+    }
+    if yr > 0 {
+        groups.push(Group {
+            cond: Some(format!("mint_ty == {}", by - 1)),
+            pre: Vec::new(),
+            cells: rows("s", &south),
+        });
+    }
+    if s.corners {
+        let corner = |side: &str, rows: &[(String, String)], col: String| -> Vec<PlaneCell> {
+            rows.iter()
+                .enumerate()
+                .map(|(r, (gy, row))| PlaneCell {
+                    reg: reg(format!("{side}{r}")),
+                    gx: "mint_gx".into(),
+                    gy: gy.clone(),
+                    x_may_be_neg: true,
+                    y_may_be_neg: true,
+                    row: row.clone(),
+                    col: col.clone(),
+                    center_of: None,
+                })
+                .collect()
+        };
+        if xl > 0 && yl > 0 {
+            groups.push(Group {
+                cond: Some(format!("mint_ty == 0 && mint_tx < {xl}")),
+                pre: lc(west_lc.clone()),
+                cells: corner("nw", &north, "mint_tx".into()),
+            });
+        }
+        if xr > 0 && yl > 0 {
+            groups.push(Group {
+                cond: Some(format!("mint_ty == 0 && mint_tx >= {}", bx - xr)),
+                pre: lc(east_lc.clone()),
+                cells: corner("ne", &north, format!("mint_lc + {xl}")),
+            });
+        }
+        if xl > 0 && yr > 0 {
+            groups.push(Group {
+                cond: Some(format!("mint_ty == {} && mint_tx < {xl}", by - 1)),
+                pre: lc(west_lc),
+                cells: corner("sw", &south, "mint_tx".into()),
+            });
+        }
+        if xr > 0 && yr > 0 {
+            groups.push(Group {
+                cond: Some(format!("mint_ty == {} && mint_tx >= {}", by - 1, bx - xr)),
+                pre: lc(east_lc),
+                cells: corner("se", &south, format!("mint_lc + {xl}")),
+            });
+        }
+    }
+    groups
+}
+
+/// How `plane` writes code: load straight into shared memory, fetch into prefetch
+/// registers, or store the prefetch registers into shared memory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PlaneOp {
+    Direct,
+    Fetch,
+    Store,
+}
+
+/// Emits one phase of staging array `ai`'s plane at absolute z `zz` (None in 2-D) in
+/// `slot`. The centre comes from the register queue when it covers `dz`.
+#[allow(clippy::too_many_arguments)]
+fn plane(
     p: &mut CPrinter,
     g: &Gen,
     ai: usize,
     s: &SharedPlan,
+    op: PlaneOp,
     slot: &str,
     zz: Option<&str>,
     dz: i64,
 ) {
     let sh = g.sh(ai);
-    let name = &g.k.arrays[ai].name;
-    let (xl, xr, yl, yr) = (s.x_lo, s.x_hi, s.y_lo, s.y_hi);
-    let (bx, by, tx, ty) = (g.bx, g.by, g.tx, g.ty);
+    let name = g.k.arrays[ai].name.clone();
+    let t = g.k.arrays[ai].elem.cuda_name();
+    // in the sliding window the queue also holds its prefetched next value (hi + 1)
+    let ahead = (op == PlaneOp::Fetch) as i64;
+    let from_queue =
+        matches!(g.plan.arrays[ai].reg, RegPlan::Queue { lo, hi } if dz >= lo && dz <= hi + ahead);
+    let what = match op {
+        PlaneOp::Direct => "load",
+        PlaneOp::Fetch => "prefetch",
+        PlaneOp::Store => "store the prefetched",
+    };
     let zdesc = zz.map(|z| format!(" z = {z}")).unwrap_or_default();
     p.push_line(&format!(
-        "// `{name}`{zdesc} into shared slot {slot}: centre, then ghost cells (-x {xl}, +x {xr}, -y {yl}, +y {yr}{})",
+        "// {what} `{name}`{zdesc}{}: centre, then ghost cells (-x {}, +x {}, -y {}, +y {}{})",
+        if op == PlaneOp::Fetch {
+            String::new()
+        } else {
+            format!(" into shared slot {slot}")
+        },
+        s.x_lo,
+        s.x_hi,
+        s.y_lo,
+        s.y_hi,
         if s.corners { ", corners" } else { "" }
     ));
-    let from_queue =
-        matches!(g.plan.arrays[ai].reg, RegPlan::Queue { lo, hi } if dz >= lo && dz <= hi);
-    for pt in 0..g.points() {
-        let (i, j) = g.point_ij(pt);
-        let dst = format!(
-            "{sh}[{slot}][mint_ly{j}{}][mint_lx{i}{}]",
-            plus(yl as i64),
-            plus(xl as i64)
-        );
-        if from_queue {
-            p.push_line(&format!("{dst} = {};", qname(name, pt, g.points(), dz)));
-        } else {
-            let (x, y) = (format!("mint_x{i}"), format!("mint_y{j}"));
-            p.push_line(&format!(
-                "if ({}) {dst} = {};",
-                g.inside(ai, &x, &y, zz, false, false),
-                g.load(ai, &x, &y, zz)
-            ));
+    for grp in plane_groups(g, ai, s) {
+        let cells: Vec<&PlaneCell> = grp
+            .cells
+            .iter()
+            .filter(|c| !(op == PlaneOp::Fetch && from_queue && c.center_of.is_some()))
+            .collect();
+        if cells.is_empty() {
+            continue;
         }
-    }
-    // west and east columns
-    let cols = |p: &mut CPrinter, cond: &str, lc: &str, dst_col: &str| {
-        p.push_line(&format!("if ({cond}) {{"));
-        p.indent += 1;
-        p.push_line(&format!("const int mint_lc = {lc};"));
-        p.push_line("const idx_t mint_gx = mint_x_tile + mint_lc;");
-        for j in 0..g.cy as usize {
-            p.push_line(&format!(
-                "if ({}) {sh}[{slot}][mint_ly{j}{}][{dst_col}] = {};",
-                g.inside(ai, "mint_gx", &format!("mint_y{j}"), zz, true, false),
-                plus(yl as i64),
-                g.load(ai, "mint_gx", &format!("mint_y{j}"), zz)
-            ));
-        }
-        p.indent -= 1;
-        p.push_line("}");
-    };
-    if xl > 0 {
-        cols(
-            p,
-            &format!("mint_tx < {xl}"),
-            &format!("mint_tx - {xl}"),
-            "mint_tx",
-        );
-    }
-    if xr > 0 {
-        cols(
-            p,
-            &format!("mint_tx >= {}", bx - xr),
-            &format!("{tx} + mint_tx - {}", bx - xr),
-            &format!("mint_lc + {xl}"),
-        );
-    }
-    // north and south rows
-    let rows = |p: &mut CPrinter, cond: &str, rows: Vec<(String, String)>| {
-        p.push_line(&format!("if ({cond}) {{"));
-        p.indent += 1;
-        for (gy, lr) in rows {
-            for i in 0..g.cx as usize {
-                let x = format!("mint_x{i}");
-                p.push_line(&format!(
-                    "if ({}) {sh}[{slot}][{lr}][mint_lx{i}{}] = {};",
-                    g.inside(ai, &x, &gy, zz, false, true),
-                    plus(xl as i64),
-                    g.load(ai, &x, &gy, zz)
-                ));
-            }
-        }
-        p.indent -= 1;
-        p.push_line("}");
-    };
-    if yl > 0 {
-        rows(
-            p,
-            "mint_ty == 0",
-            (1..=yl)
-                .map(|r| (format!("(mint_y_tile - {r})"), format!("{}", yl - r)))
-                .collect(),
-        );
-    }
-    if yr > 0 {
-        rows(
-            p,
-            &format!("mint_ty == {}", by - 1),
-            (0..yr)
-                .map(|r| {
-                    (
-                        format!("(mint_y_tile + {})", ty + r),
-                        format!("{}", yl + ty + r),
-                    )
-                })
-                .collect(),
-        );
-    }
-    if s.corners {
-        let corner = |p: &mut CPrinter,
-                      cond: String,
-                      lc: String,
-                      col: String,
-                      rows: Vec<(String, String)>| {
-            p.push_line(&format!("if ({cond}) {{"));
+        if let Some(c) = &grp.cond {
+            p.push_line(&format!("if ({c}) {{"));
             p.indent += 1;
-            p.push_line(&format!("const int mint_lc = {lc};"));
-            p.push_line("const idx_t mint_gx = mint_x_tile + mint_lc;");
-            for (gy, lr) in rows {
-                p.push_line(&format!(
-                    "if ({}) {sh}[{slot}][{lr}][{col}] = {};",
-                    g.inside(ai, "mint_gx", &gy, zz, true, true),
-                    g.load(ai, "mint_gx", &gy, zz)
-                ));
+        }
+        let uses_lc = cells.iter().any(|c| c.col.contains("mint_lc"));
+        for l in &grp.pre {
+            // storing needs the local column only, and only where a column uses it
+            if op != PlaneOp::Store || (l.contains("mint_lc =") && uses_lc) {
+                p.push_line(l);
             }
+        }
+        for c in cells {
+            let dst = format!("{sh}[{slot}][{}][{}]", c.row, c.col);
+            let inside = || g.inside(ai, &c.gx, &c.gy, zz, c.x_may_be_neg, c.y_may_be_neg);
+            let load = || g.load(ai, &c.gx, &c.gy, zz);
+            let queued = c
+                .center_of
+                .filter(|_| from_queue)
+                .map(|pt| qname(&name, pt, g.points(), dz));
+            match (op, queued) {
+                (PlaneOp::Direct | PlaneOp::Store, Some(q)) => {
+                    p.push_line(&format!("{dst} = {q};"))
+                }
+                (PlaneOp::Direct, None) => {
+                    p.push_line(&format!("if ({}) {dst} = {};", inside(), load()))
+                }
+                (PlaneOp::Fetch, _) => p.push_line(&format!(
+                    "{} = ({}) ? {} : {t}(0);",
+                    c.reg,
+                    inside(),
+                    load()
+                )),
+                (PlaneOp::Store, None) => p.push_line(&format!("{dst} = {};", c.reg)),
+            }
+        }
+        if grp.cond.is_some() {
             p.indent -= 1;
             p.push_line("}");
-        };
-        let north: Vec<(String, String)> = (1..=yl)
-            .map(|r| (format!("(mint_y_tile - {r})"), format!("{}", yl - r)))
-            .collect();
-        let south: Vec<(String, String)> = (0..yr)
-            .map(|r| {
-                (
-                    format!("(mint_y_tile + {})", ty + r),
-                    format!("{}", yl + ty + r),
-                )
-            })
-            .collect();
-        let west = (format!("mint_tx - {xl}"), "mint_tx".to_string());
-        let east = (
-            format!("{tx} + mint_tx - {}", bx.saturating_sub(xr)),
-            format!("mint_lc + {xl}"),
-        );
-        if xl > 0 && yl > 0 {
-            corner(
-                p,
-                format!("mint_ty == 0 && mint_tx < {xl}"),
-                west.0.clone(),
-                west.1.clone(),
-                north.clone(),
-            );
         }
-        if xr > 0 && yl > 0 {
-            corner(
-                p,
-                format!("mint_ty == 0 && mint_tx >= {}", bx - xr),
-                east.0.clone(),
-                east.1.clone(),
-                north,
-            );
-        }
-        if xl > 0 && yr > 0 {
-            corner(
-                p,
-                format!("mint_ty == {} && mint_tx < {xl}", by - 1),
-                west.0,
-                west.1,
-                south.clone(),
-            );
-        }
-        if xr > 0 && yr > 0 {
-            corner(
-                p,
-                format!("mint_ty == {} && mint_tx >= {}", by - 1, bx - xr),
-                east.0,
-                east.1,
-                south,
-            );
-        }
+    }
+}
+
+/// Declares the prefetch registers of array `ai`'s planes.
+fn prefetch_decls(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan) {
+    let t = g.k.arrays[ai].elem.cuda_name();
+    // the queue provides the centres of the leading plane and of the one after it
+    let from_queue =
+        matches!(g.plan.arrays[ai].reg, RegPlan::Queue { lo, hi } if s.z.1 >= lo && s.z.1 < hi + 1);
+    let regs: Vec<String> = plane_groups(g, ai, s)
+        .into_iter()
+        .flat_map(|grp| grp.cells)
+        .filter(|c| !(from_queue && c.center_of.is_some()))
+        .map(|c| format!("{} = 0", c.reg))
+        .collect();
+    if !regs.is_empty() {
+        p.push_line(&format!("{t} {};", regs.join(", ")));
     }
 }
 
@@ -647,15 +752,19 @@ pub fn emit(
             cfg.tile[2],
             hi_name(2)
         ));
+        // Software pipelining: every value a step needs from device memory is fetched
+        // one step ahead into registers, so its latency overlaps the current step's
+        // barrier and computation.
         for &(ai, lo, hi) in &queues {
             let a = &k.arrays[ai];
             for pt in 0..g.points() {
-                let decl: Vec<String> = (lo..=hi)
+                let mut decl: Vec<String> = (lo..=hi)
                     .map(|d| format!("{} = 0", qname(&a.name, pt, g.points(), d)))
                     .collect();
+                decl.push(format!("{} = 0", qname(&a.name, pt, g.points(), hi + 1)));
                 p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
             }
-            for d in lo..hi {
+            for d in lo..=hi {
                 queue_load(
                     &mut p,
                     &g,
@@ -674,16 +783,29 @@ pub fn emit(
             p.push_line(&format!("int {};", decl.join(", ")));
             for d in s.z.0..s.z.1 {
                 let slot = g.slot_var(*ai, d - s.z.0);
-                plane_load(
+                plane(
                     &mut p,
                     &g,
                     *ai,
                     s,
+                    PlaneOp::Direct,
                     &slot,
                     Some(&format!("mint_z0{}", plus(d))),
                     d,
                 );
             }
+            prefetch_decls(&mut p, &g, *ai, s);
+            let lead = g.slot_var(*ai, s.z.1 - s.z.0);
+            plane(
+                &mut p,
+                &g,
+                *ai,
+                s,
+                PlaneOp::Fetch,
+                &lead,
+                Some(&format!("mint_z0{}", plus(s.z.1))),
+                s.z.1,
+            );
         }
         p.push_line(&format!(
             "for (idx_t {zv} = mint_z0; {zv} < mint_z_end; ++{zv}) {{"
@@ -694,21 +816,32 @@ pub fn emit(
                 &mut p,
                 &g,
                 ai,
-                Some(&format!("{zv}{}", plus(hi))),
-                hi,
+                Some(&format!("{zv}{}", plus(hi + 1))),
+                hi + 1,
                 false,
             );
         }
         for (ai, s) in &shared {
             let slot = g.slot_var(*ai, s.z.1 - s.z.0);
-            plane_load(
+            plane(
                 &mut p,
                 &g,
                 *ai,
                 s,
+                PlaneOp::Store,
                 &slot,
                 Some(&format!("{zv}{}", plus(s.z.1))),
                 s.z.1,
+            );
+            plane(
+                &mut p,
+                &g,
+                *ai,
+                s,
+                PlaneOp::Fetch,
+                &slot,
+                Some(&format!("{zv}{}", plus(s.z.1 + 1))),
+                s.z.1 + 1,
             );
         }
         if any_shared {
@@ -723,7 +856,7 @@ pub fn emit(
         for &(ai, lo, hi) in &queues {
             let a = &k.arrays[ai];
             for pt in 0..g.points() {
-                for d in lo..hi {
+                for d in lo..=hi {
                     p.push_line(&format!(
                         "{} = {};",
                         qname(&a.name, pt, g.points(), d),
@@ -769,11 +902,12 @@ pub fn emit(
         for (ai, s) in &shared {
             for d in s.z.0..=s.z.1 {
                 let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
-                plane_load(
+                plane(
                     &mut p,
                     &g,
                     *ai,
                     s,
+                    PlaneOp::Direct,
                     &(d - s.z.0).to_string(),
                     z.as_deref(),
                     d,
