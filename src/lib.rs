@@ -152,6 +152,13 @@ macro_rules! barrier {
     };
 }
 
+/// Hand-written CUDA kernels on Mint's device arrays, compiled and launched through the
+/// runtime (the benchmark's Hand-CUDA references use this).
+pub mod cuda {
+    pub use mint_runtime::raw::{RawArg, RawArray, RawKernel};
+    pub use mint_runtime::{Gpu, ScalarValue};
+}
+
 /// What the generated code calls. Not a stable API.
 #[doc(hidden)]
 pub mod __rt {

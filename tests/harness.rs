@@ -19,7 +19,16 @@ fn the_harness_checks_and_times_every_kernel_at_a_small_size() {
         tune: false,
     };
     let r = harness::run(&c).unwrap();
-    assert_eq!(r.rows.len(), 16 * 2 * 2);
+    let hand = r.rows.iter().filter(|r| r.level.starts_with("hand-cuda")).count();
+    assert_eq!(r.rows.len() - hand, 16 * 2 * 2);
+    // on a GPU the hand-written references are checked against the serial reference too
+    // (status "ok" below); the CPU has none
+    let want_hand: usize = Kernel::ALL
+        .iter()
+        .map(|&k| mint_kernels::hand::variants(k).len() * 2)
+        .sum();
+    let on_gpu = matches!(mint::backend().unwrap(), mint::Backend::Cuda(_));
+    assert_eq!(hand, if on_gpu { want_hand } else { 0 });
     for row in &r.rows {
         assert_eq!(row.status, "ok", "{row:?}");
         assert!(row.gpts > 0.0 && row.seconds_per_step > 0.0, "{row:?}");

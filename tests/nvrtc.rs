@@ -95,3 +95,20 @@ fn every_kernel_at_every_level_compiles_for_sm_90() {
         failures.join("\n\n")
     );
 }
+
+#[test]
+fn the_hand_written_references_compile_for_sm_90() {
+    if !mint::__rt::nvrtc_available() {
+        if std::env::var("MINT_REQUIRE_NVRTC").is_ok_and(|v| v == "1") {
+            panic!("MINT_REQUIRE_NVRTC=1 but libnvrtc was not found (set LD_LIBRARY_PATH)");
+        }
+        eprintln!("skipped: NVRTC not found");
+        return;
+    }
+    for real in ["float", "double"] {
+        let source = format!("typedef {real} real;\n{}", mint_kernels::hand::SOURCE);
+        let bytes = mint::__rt::compile_only((9, 0), &format!("hand.{real}"), &source)
+            .unwrap_or_else(|e| panic!("hand.cu with real = {real}: {e}"));
+        assert!(bytes > 0);
+    }
+}

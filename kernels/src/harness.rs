@@ -196,7 +196,6 @@ pub fn run(c: &Config) -> mint::Result<Results> {
         for &p in &c.precisions {
             let shape = shape_of(k, c);
             let mut big: Option<Box<dyn crate::suite::Instance>> = None;
-            let points = k.points(&shape);
             // the serial reference of the check grid, shared by every level
             let cs = check_shape(k, c.check_size);
             let mut reference = k.instance(p, &cs, 5);
@@ -255,37 +254,77 @@ pub fn run(c: &Config) -> mint::Result<Results> {
                 }
                 if row.status == "ok" {
                     let inst = big.get_or_insert_with(|| k.instance(p, &shape, 1));
-                    match time(inst.as_mut(), v.opts, tile, chunk, c, on_gpu) {
-                        Ok(t) => {
-                            row.seconds_per_step = t;
-                            row.gpts = points / t * 1e-9;
-                            row.gflops = row.gpts * k.flops_per_point();
-                            row.gbs = points * k.words_per_point() * p.bytes() as f64 / t * 1e-9;
-                            if copy_bandwidth > 0.0 {
-                                row.copy_fraction = row.gbs * 1e9 / copy_bandwidth;
-                            }
-                        }
+                    let t = time(inst.as_mut(), v.opts, tile, chunk, c, on_gpu);
+                    rates(&mut row, t, k, p, copy_bandwidth);
+                }
+                report(c, &row);
+                rows.push(row);
+            }
+            // the hand-written references, checked and timed the same way
+            if let mint::Backend::Cuda(gpu) = &backend {
+                let big = big.get_or_insert_with(|| k.instance(p, &shape, 1));
+                let small = k.instance(p, &cs, 5);
+                for (strategy, entry) in crate::hand::variants(k) {
+                    let mut row = Row {
+                        kernel: k.name(),
+                        precision: p.name().into(),
+                        level: format!("hand-cuda {strategy}"),
+                        shape: shape.clone(),
+                        tile: [32, 8, 1],
+                        chunk: [1, 1, 1],
+                        status: "ok".into(),
+                        check_error: 0.0,
+                        detail: String::new(),
+                        seconds_per_step: f64::NAN,
+                        gpts: 0.0,
+                        gflops: 0.0,
+                        gbs: 0.0,
+                        copy_fraction: 0.0,
+                    };
+                    let hrun = |inst: &dyn crate::suite::Instance, sh: &[usize], steps, timed| {
+                        crate::hand::run(
+                            gpu,
+                            k,
+                            p,
+                            &entry,
+                            sh,
+                            &inst.arrays(),
+                            &inst.coefs(),
+                            steps,
+                            timed,
+                        )
+                    };
+                    match hrun(small.as_ref(), &cs, 2, false) {
                         Err(e) => {
                             row.status = "error".into();
                             row.detail = e.to_string();
                         }
+                        Ok((out, _)) => {
+                            row.check_error = max_rel_err(&out, &want);
+                            if row.check_error.is_nan() || row.check_error > p.tolerance() {
+                                row.status = "wrong".into();
+                                row.detail = format!(
+                                    "relative error {:.3e} against the serial reference; not timed",
+                                    row.check_error
+                                );
+                            }
+                        }
                     }
+                    if row.status == "ok" {
+                        let t = hrun(big.as_ref(), &shape, c.steps * c.reps + 1, true).map(
+                            |(_, times)| {
+                                let per_rep: Vec<f64> = times[1..]
+                                    .chunks(c.steps.max(1))
+                                    .map(|ch| ch.iter().sum::<f64>() / ch.len() as f64)
+                                    .collect();
+                                median(per_rep)
+                            },
+                        );
+                        rates(&mut row, t, k, p, copy_bandwidth);
+                    }
+                    report(c, &row);
+                    rows.push(row);
                 }
-                if c.verbose {
-                    eprintln!(
-                        "  {:<16} {} {:<28} {:>8.3} ms/step {:>8.2} GPts/s {:>7.1} GB/s {:>5.1}% {} {}",
-                        row.kernel,
-                        row.precision,
-                        row.level,
-                        row.seconds_per_step * 1e3,
-                        row.gpts,
-                        row.gbs,
-                        row.copy_fraction * 100.0,
-                        row.status,
-                        row.detail
-                    );
-                }
-                rows.push(row);
             }
         }
     }
@@ -297,6 +336,43 @@ pub fn run(c: &Config) -> mint::Result<Results> {
         reps: c.reps,
         rows,
     })
+}
+
+/// Fills the rates of `row` from a median time per step, or marks it an error.
+fn rates(row: &mut Row, t: mint::Result<f64>, k: Kernel, p: Precision, copy_bandwidth: f64) {
+    match t {
+        Ok(t) => {
+            let points = k.points(&row.shape);
+            row.seconds_per_step = t;
+            row.gpts = points / t * 1e-9;
+            row.gflops = row.gpts * k.flops_per_point();
+            row.gbs = points * k.words_per_point() * p.bytes() as f64 / t * 1e-9;
+            if copy_bandwidth > 0.0 {
+                row.copy_fraction = row.gbs * 1e9 / copy_bandwidth;
+            }
+        }
+        Err(e) => {
+            row.status = "error".into();
+            row.detail = e.to_string();
+        }
+    }
+}
+
+fn report(c: &Config, row: &Row) {
+    if c.verbose {
+        eprintln!(
+            "  {:<16} {} {:<28} {:>8.3} ms/step {:>8.2} GPts/s {:>7.1} GB/s {:>5.1}% {} {}",
+            row.kernel,
+            row.precision,
+            row.level,
+            row.seconds_per_step * 1e3,
+            row.gpts,
+            row.gbs,
+            row.copy_fraction * 100.0,
+            row.status,
+            row.detail
+        );
+    }
 }
 
 /// Median seconds per step over `reps` runs of `steps` steps.
@@ -361,7 +437,7 @@ impl Results {
     pub fn markdown(&self, levels: &[Level]) -> String {
         let mut s = String::new();
         s.push_str(&format!(
-            "Backend: {}; {} ; median of {} runs of {} steps; copy bandwidth {:.0} GB/s.\n\n",
+            "Backend: {}; {}; median of {} runs of {} steps; device-to-device copy {:.0} GB/s.\n\n",
             self.backend,
             self.date,
             self.reps,
@@ -372,11 +448,11 @@ impl Results {
         for l in levels {
             s.push_str(&format!("{} | ", l.name()));
         }
-        s.push_str("best | GFLOP/s | GB/s | of copy BW |\n|---|---|");
+        s.push_str("Mint best | GFLOP/s | GB/s | of copy BW | Hand-CUDA | Mint/Hand |\n|---|---|");
         for _ in levels {
             s.push_str("---:|");
         }
-        s.push_str("---|---:|---:|---:|\n");
+        s.push_str("---|---:|---:|---:|---:|---:|\n");
         let mut keys: Vec<(String, String)> = Vec::new();
         for r in &self.rows {
             let key = (r.kernel.clone(), r.precision.clone());
@@ -398,22 +474,33 @@ impl Results {
                     None => s.push_str("– | "),
                 }
             }
-            match rows
-                .iter()
-                .filter(|r| r.status == "ok")
-                .max_by(|a, b| a.gpts.total_cmp(&b.gpts))
-            {
+            let best = |hand: bool| {
+                rows.iter()
+                    .filter(|r| r.status == "ok" && r.level.starts_with("hand-cuda") == hand)
+                    .max_by(|a, b| a.gpts.total_cmp(&b.gpts))
+            };
+            let (mint_best, hand_best) = (best(false), best(true));
+            match mint_best {
                 Some(b) => s.push_str(&format!(
-                    "{} | {:.0} | {:.0} | {:.1}% |\n",
+                    "{} | {:.0} | {:.0} | {:.1}% | ",
                     b.level,
                     b.gflops,
                     b.gbs,
                     b.copy_fraction * 100.0
                 )),
-                None => s.push_str("– | | | |\n"),
+                None => s.push_str("– | | | | "),
+            }
+            match (mint_best, hand_best) {
+                (Some(m), Some(h)) => s.push_str(&format!(
+                    "{:.1} ({}) | {:.0}% |\n",
+                    h.gpts,
+                    h.level.trim_start_matches("hand-cuda "),
+                    100.0 * m.gpts / h.gpts
+                )),
+                _ => s.push_str("– | – |\n"),
             }
         }
-        s.push_str("\nGPts/s per level; GFLOP/s, GB/s and the fraction of the copy bandwidth for the best level.\n");
+        s.push_str("\nGPts/s per level; GFLOP/s, GB/s and the fraction of the copy bandwidth for Mint's best variant; Hand-CUDA is the fastest correct hand-written strategy.\n");
         s
     }
 }

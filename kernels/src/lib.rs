@@ -19,6 +19,7 @@ mod levels;
 #[macro_use]
 pub mod suite;
 
+pub mod hand;
 pub mod harness;
 
 pub mod box27;

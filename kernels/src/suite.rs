@@ -80,6 +80,10 @@ pub trait Instance {
     fn serial(&mut self, steps: usize);
     /// The current solution, as `f64`, in row-major order.
     fn output(&self) -> Vec<f64>;
+    /// Every array by name (solution first), as `f64`, row-major.
+    fn arrays(&self) -> Vec<(&'static str, Vec<f64>)>;
+    /// The coefficients, in declaration order.
+    fn coefs(&self) -> Vec<f64>;
 }
 
 impl Kernel {
@@ -290,6 +294,12 @@ macro_rules! instance {
             }
             fn output(&self) -> Vec<f64> {
                 self.$s.iter().map(|&v| v as f64).collect()
+            }
+            fn arrays(&self) -> Vec<(&'static str, Vec<f64>)> {
+                vec![$((stringify!($f), self.$f.iter().map(|&v| v as f64).collect())),*]
+            }
+            fn coefs(&self) -> Vec<f64> {
+                vec![$(self.$c as f64),*]
             }
         }
     };

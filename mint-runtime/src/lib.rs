@@ -14,6 +14,7 @@ pub mod error;
 pub mod host;
 pub mod jit;
 pub mod launch;
+pub mod raw;
 pub mod region;
 pub mod stats;
 
