@@ -19,7 +19,11 @@ fn the_harness_checks_and_times_every_kernel_at_a_small_size() {
         tune: false,
     };
     let r = harness::run(&c).unwrap();
-    let hand = r.rows.iter().filter(|r| r.level.starts_with("hand-cuda")).count();
+    let hand = r
+        .rows
+        .iter()
+        .filter(|r| r.level.starts_with("hand-cuda"))
+        .count();
     assert_eq!(r.rows.len() - hand, 16 * 2 * 2);
     // on a GPU the hand-written references are checked against the serial reference too
     // (status "ok" below); the CPU has none

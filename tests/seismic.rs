@@ -1,0 +1,578 @@
+//! The seismic example (examples/seismic): its solver against the analytic solution of
+//! a point moment-tensor source in a homogeneous whole space (arrival times and
+//! waveforms), the radiation pattern's mirror symmetries, the CPU against the GPU, and
+//! the configuration errors of the command line.
+
+mod common;
+
+#[allow(dead_code)]
+#[path = "../examples/seismic/config.rs"]
+mod config;
+#[allow(dead_code)]
+#[path = "../examples/seismic/model.rs"]
+mod model;
+#[allow(dead_code)]
+#[path = "../examples/seismic/solver.rs"]
+mod solver;
+
+use config::Config;
+use std::f64::consts::PI;
+use std::path::Path;
+
+const VP: f64 = 4000.0;
+const VS: f64 = 2309.4;
+const RHO: f64 = 2500.0;
+
+/// A homogeneous problem: `n` points per side at spacing `h`, a Gaussian Mxy = `m0`
+/// source at `src` (m), the given receivers.
+fn homogeneous(
+    n: usize,
+    h: f64,
+    dt: f64,
+    duration: f64,
+    src: [f64; 3],
+    sigma: f64,
+    receivers: &[[f64; 3]],
+    sponge: usize,
+) -> Config {
+    let mut s = format!(
+        r#"
+title = "test"
+[grid]
+extent = [{e}, {e}, {e}]
+spacing = {h}
+dt = {dt}
+duration = {duration}
+[material]
+type = "homogeneous"
+vp = {VP}
+vs = {VS}
+rho = {RHO}
+[sponge]
+width = {sponge}
+[[source]]
+location = [{}, {}, {}]
+moment = {{ xy = 1.0e15 }}
+stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
+"#,
+        src[0],
+        src[1],
+        src[2],
+        e = (n - 1) as f64 * h,
+        t0 = 4.0 * sigma,
+    );
+    for (r, p) in receivers.iter().enumerate() {
+        s.push_str(&format!(
+            "[[receiver]]\nname = \"r{r}\"\nlocation = [{}, {}, {}]\n",
+            p[0], p[1], p[2]
+        ));
+    }
+    Config::parse(&s, Path::new("test.toml")).expect("a valid configuration")
+}
+
+/// Velocity (m/s) at offset `x` (m) from a whole-space point source with moment tensor
+/// m0·(x̂ŷ + ŷx̂) and moment rate m0·g(t), g Gaussian: Aki & Richards (2002), Eq. 4.32,
+/// differentiated in time; the near-field integral by Simpson's rule.
+fn analytic(x: [f64; 3], t: f64, m0: f64, sigma: f64, t0: f64) -> [f64; 3] {
+    let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
+    let g = [x[0] / r, x[1] / r, x[2] / r];
+    let mut m = [[0.0; 3]; 3];
+    m[0][1] = 1.0;
+    m[1][0] = 1.0;
+    let d = |a: usize, b: usize| if a == b { 1.0 } else { 0.0 };
+    let rate =
+        |t: f64| (-(t - t0).powi(2) / (2.0 * sigma * sigma)).exp() / (sigma * (2.0 * PI).sqrt());
+    let drate = |t: f64| -(t - t0) / (sigma * sigma) * rate(t);
+    let (ta, tb) = (r / VP, r / VS);
+    // ∫_{r/α}^{r/β} τ ṁ(t − τ) dτ
+    let nq = 400;
+    let hq = (tb - ta) / nq as f64;
+    let mut near = 0.0;
+    for q in 0..=nq {
+        let tau = ta + q as f64 * hq;
+        let w = if q == 0 || q == nq {
+            1.0
+        } else if q % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        };
+        near += w * tau * rate(t - tau);
+    }
+    near *= hq / 3.0;
+    let mut v = [0.0; 3];
+    for n in 0..3 {
+        let (mut an, mut aip, mut ais, mut afp, mut afs) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for p in 0..3 {
+            for q in 0..3 {
+                let mpq = m[p][q];
+                if mpq == 0.0 {
+                    continue;
+                }
+                let (gn, gp, gq) = (g[n], g[p], g[q]);
+                an += mpq
+                    * (15.0 * gn * gp * gq
+                        - 3.0 * gn * d(p, q)
+                        - 3.0 * gp * d(n, q)
+                        - 3.0 * gq * d(n, p));
+                aip += mpq * (6.0 * gn * gp * gq - gn * d(p, q) - gp * d(n, q) - gq * d(n, p));
+                ais -=
+                    mpq * (6.0 * gn * gp * gq - gn * d(p, q) - gp * d(n, q) - 2.0 * gq * d(n, p));
+                afp += mpq * gn * gp * gq;
+                afs -= mpq * (gn * gp - d(n, p)) * gq;
+            }
+        }
+        v[n] = m0 / (4.0 * PI * RHO)
+            * (an / r.powi(4) * near
+                + aip / (VP * VP * r * r) * rate(t - ta)
+                + ais / (VS * VS * r * r) * rate(t - tb)
+                + afp / (VP.powi(3) * r) * drate(t - ta)
+                + afs / (VS.powi(3) * r) * drate(t - tb));
+    }
+    v
+}
+
+/// The arrival time (in samples) of the phase of trace `a` near sample `centre`: the
+/// centroid of its energy under a Hann window of half-width `half` samples.
+fn arrival(a: &[f64], centre: f64, half: f64) -> f64 {
+    let w = |t: usize| {
+        let x = (t as f64 - centre) / half;
+        if x.abs() < 1.0 {
+            0.5 * (1.0 + (PI * x).cos())
+        } else {
+            0.0
+        }
+    };
+    let (mut m0, mut m1) = (0.0, 0.0);
+    for (t, v) in a.iter().enumerate() {
+        m0 += w(t) * v * v;
+        m1 += w(t) * v * v * t as f64;
+    }
+    m1 / m0
+}
+
+#[test]
+fn whole_space_seismograms_match_the_analytic_solution() {
+    // 90³ points at 50 m; the source 2.2 km deep, receivers 1200 m away below it, so the
+    // free surface's echo arrives after the window compared
+    let (n, h, sigma) = (90, 50.0, 0.08);
+    let dt = 0.4 * h / VP;
+    let c0 = (n - 1) as f64 * h / 2.0;
+    // the source exactly on an xy point of the staggered grid, ((i − ½)·h, (j + ½)·h, k·h)
+    let src = [c0, c0, c0 - 0.5 * h];
+    let dirs: [[f64; 3]; 4] = [
+        [1.0, 1.0, 0.3],
+        [-1.0, 0.4, 0.5],
+        [0.3, -1.0, 0.8],
+        [1.0, 0.0, 1.0],
+    ];
+    let dist = 1200.0;
+    let recs: Vec<[f64; 3]> = dirs
+        .iter()
+        .map(|d| {
+            let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            [
+                src[0] + dist * d[0] / l,
+                src[1] + dist * d[1] / l,
+                src[2] + dist * d[2] / l,
+            ]
+        })
+        .collect();
+    let t0 = 4.0 * sigma;
+    let duration = t0 + dist / VS + 4.0 * sigma;
+    let cfg = homogeneous(n, h, dt, duration, src, sigma, &recs, 15);
+    let setup = model::build(&cfg, h, dt).unwrap();
+    let out = mint::with_device(mint::Device::Cpu, || {
+        solver::run(&setup, [32, 4, 1], &mut |_| {})
+    })
+    .unwrap();
+    let nt = setup.nsteps;
+    let (tp, ts) = (t0 + dist / VP, t0 + dist / VS);
+    let mut checked = 0;
+    for (r, p) in recs.iter().enumerate() {
+        let x = [p[0] - src[0], p[1] - src[1], p[2] - src[2]];
+        for c in 0..3 {
+            let num: Vec<f64> = (0..nt).map(|t| out.seismograms[[t, r, c]] as f64).collect();
+            let ana: Vec<f64> = (0..nt)
+                .map(|t| analytic(x, (t as f64 + 0.5) * dt, 1e15, sigma, t0)[c])
+                .collect();
+            let peak = ana.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let all_peak = (0..3)
+                .flat_map(|cc| (0..nt).map(move |t| (t, cc)))
+                .map(|(t, cc)| analytic(x, (t as f64 + 0.5) * dt, 1e15, sigma, t0)[cc].abs())
+                .fold(0.0f64, f64::max);
+            if peak < 0.05 * all_peak {
+                continue; // a nodal component: compared through the others
+            }
+            // the waveform, relative to the receiver's largest component
+            let misfit = (num
+                .iter()
+                .zip(&ana)
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f64>()
+                / ana.iter().map(|b| b * b).sum::<f64>())
+            .sqrt();
+            eprintln!("receiver {r} component {c}: misfit {misfit:.4}");
+            assert!(
+                misfit < 0.1,
+                "receiver {r} component {c}: relative L2 misfit {misfit:.3}"
+            );
+            // arrivals: each phase of the numerical trace lines up with the analytic one
+            // (whose arrivals are the straight-ray times r/Vp and r/Vs) within 2 samples
+            let total: f64 = ana.iter().map(|b| b * b).sum();
+            for (phase, t) in [("P", tp), ("S", ts)] {
+                let (centre, half) = ((t / dt) - 0.5, 2.0 * sigma / dt);
+                let energy: f64 = ana
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| (*i as f64 - centre).abs() < half)
+                    .map(|(_, b)| b * b)
+                    .sum();
+                if energy < 0.05 * total {
+                    continue; // this phase is nodal on this component
+                }
+                let (tn, ta) = (arrival(&num, centre, half), arrival(&ana, centre, half));
+                eprintln!("  {phase}: {tn:.2} vs {ta:.2}");
+                assert!(
+                    (tn - ta).abs() <= 2.0,
+                    "receiver {r} component {c}: {phase} arrives at sample {tn:.1}, the straight-ray \
+                     time of the analytic solution is at {ta:.1}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 8, "only {checked} phase arrivals were compared");
+}
+
+/// The time (in samples, parabola-interpolated) of the largest |a| in samples `from..to`.
+fn peak_time(a: &[f64], from: usize, to: usize) -> f64 {
+    let to = to.min(a.len() - 1);
+    let t = (from.max(1)..to)
+        .max_by(|&x, &y| a[x].abs().total_cmp(&a[y].abs()))
+        .unwrap();
+    let (p, q, r) = (a[t - 1].abs(), a[t].abs(), a[t + 1].abs());
+    let d = p - 2.0 * q + r;
+    t as f64 + if d != 0.0 { 0.5 * (p - r) / d } else { 0.0 }
+}
+
+#[test]
+fn arrivals_through_a_layer_match_straight_ray_times() {
+    // a 500 m layer (Vp 4000, Vs 2000) over a half-space (Vp 6000, Vs 3464); an
+    // explosion (P upwards) and an Mxz couple (S upwards) 1500 m deep; receivers at the
+    // surface within 15° of the vertical, where the straight ray is the Snell ray and the
+    // interface transmits each pulse with its shape. Each phase must arrive later than in
+    // the half-space alone (whose arrivals the whole-space test checks against the
+    // analytic solution) by the straight ray's extra time in the layer.
+    let (n, h, sigma): (usize, f64, f64) = (60, 50.0, 0.08);
+    let (depth, layer) = (1500.0, 500.0);
+    let dt = 0.4 * h / 6000.0;
+    let c = (n - 1) as f64 * h / 2.0;
+    let offsets = [(0.0, 0.0), (300.0, 200.0), (-250.0, 300.0), (350.0, -150.0)];
+    let t0 = 4.0 * sigma;
+    let run = |material: &str| {
+        let mut text = format!(
+            r#"
+[grid]
+extent = [{e}, {e}, 2500.0]
+spacing = {h}
+dt = {dt}
+duration = 1.05
+[material]
+{material}
+[sponge]
+width = 10
+[[source]]
+location = [{c}, {c}, {depth}]
+moment = {{ xx = 1e15, yy = 1e15, zz = 1e15 }}
+stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
+[[source]]
+location = [{c}, {c}, {depth}]
+moment = {{ xz = 1e15 }}
+stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
+"#,
+            e = (n - 1) as f64 * h
+        );
+        for (r, o) in offsets.iter().enumerate() {
+            text.push_str(&format!(
+                "[[receiver]]\nname = \"r{r}\"\nlocation = [{}, {}, 0.0]\n",
+                c + o.0,
+                c + o.1
+            ));
+        }
+        let cfg = Config::parse(&text, Path::new("layered.toml")).unwrap();
+        let setup = model::build(&cfg, h, dt).unwrap();
+        let out = mint::with_device(mint::Device::Cpu, || {
+            solver::run(&setup, [32, 4, 1], &mut |_| {})
+        })
+        .unwrap();
+        (setup.nsteps, out.seismograms)
+    };
+    let (nt, layered) = run(&format!(
+        "type = \"layered\"\nlayers = [{{ thickness = {layer}, vp = 4000.0, vs = 2000.0, rho = 2600.0 }}, {{ vp = 6000.0, vs = 3464.0, rho = 2700.0 }}]"
+    ));
+    let (_, half_space) = run("type = \"homogeneous\"\nvp = 6000.0\nvs = 3464.0\nrho = 2700.0");
+    for (r, o) in offsets.iter().enumerate() {
+        // the straight ray's length in the layer, in proportion to the depths
+        let length = (o.0 * o.0 + o.1 * o.1 + depth * depth).sqrt();
+        let (upper, lower) = (length * layer / depth, length * (depth - layer) / depth);
+        let trace = |s: &ndarray::Array3<f32>, comp: usize| -> Vec<f64> {
+            (0..nt).map(|t| s[[t, r, comp]] as f64).collect()
+        };
+        // P on the vertical component, S (from the Mxz couple) on the x component
+        for (phase, comp, v_layer, v_half) in [("P", 2, 4000.0, 6000.0), ("S", 0, 2000.0, 3464.0)] {
+            let t_half = t0 + (upper + lower) / v_half;
+            let delay = upper * (1.0 / v_layer - 1.0 / v_half) / dt;
+            // the peaks in a window of ±2σ about the pulse's centre (the velocity of a
+            // Gaussian moment rate peaks σ before and after it)
+            let win = |t: f64| ((t - 2.0 * sigma) / dt) as usize..((t + 2.0 * sigma) / dt) as usize;
+            let w_half = win(t_half);
+            let w_layer = win(t_half + delay * dt);
+            let l = peak_time(&trace(&layered, comp), w_layer.start, w_layer.end)
+                - peak_time(&trace(&half_space, comp), w_half.start, w_half.end);
+            eprintln!(
+                "receiver {r} {phase}: delayed {l:.1} samples by the layer, straight ray {delay:.1}"
+            );
+            assert!(
+                (l - delay).abs() <= 4.0,
+                "receiver {r}: the layer delays {phase} by {l:.1} samples, the straight ray by {delay:.1}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_homogeneous_run_has_the_radiation_patterns_mirror_symmetry() {
+    // the source on an xy point (i − ½, j + ½) at the centre of an even grid: the grid,
+    // the sponge and the free surface are symmetric under x → −x and y → −y about it,
+    // under which Mxy changes sign, so vx(−x, y) = vx(x, y), vy(−x, y) = −vy(x, y),
+    // vz(−x, y) = −vz(x, y), and the same with x and y exchanged in the roles
+    let (n, h) = (60, 100.0);
+    let c = (n - 1) as f64 * h / 2.0;
+    let src = [c, c, 1200.0];
+    let pts = [
+        [700.0, 300.0, 0.0],
+        [400.0, 900.0, 0.0],
+        [800.0, -500.0, 600.0],
+    ];
+    let mut recs = Vec::new();
+    for p in pts {
+        for (sx, sy) in [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0)] {
+            recs.push([src[0] + sx * p[0], src[1] + sy * p[1], src[2] + p[2]]);
+        }
+    }
+    let dt = 0.4 * h / VP;
+    let sigma = 0.1;
+    let cfg = homogeneous(n, h, dt, 1.4, src, sigma, &recs, 8);
+    let setup = model::build(&cfg, h, dt).unwrap();
+    // the source lands on the staggered point exactly at the centre
+    assert_eq!(
+        setup.sources.idx.row(0).to_vec(),
+        vec![12 + 2, 30 + 2 - 1, 30 + 2]
+    );
+    let out = mint::with_device(mint::Device::Cpu, || {
+        solver::run(&setup, [32, 4, 1], &mut |_| {})
+    })
+    .unwrap();
+    let s = &out.seismograms;
+    let peak = s.iter().fold(0.0f32, |m, v| m.max(v.abs())) as f64;
+    assert!(peak > 0.0);
+    // the grid's edges are not mirror images of each other (a staggered field's first
+    // point is half a cell from one edge and a whole cell from the other), so compare
+    // until the first wave the sponge leaves behind could be back at a receiver
+    let nearest_edge = pts
+        .iter()
+        .map(|p| c - p[0].abs().max(p[1].abs()))
+        .fold(f64::INFINITY, f64::min);
+    let t_echo = (c + nearest_edge) / VP;
+    let steps = ((t_echo / dt) as usize).min(setup.nsteps);
+    assert!(
+        steps * 5 > setup.nsteps * 4,
+        "the window covers the direct waves"
+    );
+    let mut worst = 0.0f64;
+    for p in 0..pts.len() {
+        let (a, mx, my) = (3 * p, 3 * p + 1, 3 * p + 2);
+        for t in 0..steps {
+            let v = |r: usize, c: usize| s[[t, r, c]] as f64;
+            let checks = [
+                (v(mx, 0), v(a, 0)),
+                (v(mx, 1), -v(a, 1)),
+                (v(mx, 2), -v(a, 2)),
+                (v(my, 0), -v(a, 0)),
+                (v(my, 1), v(a, 1)),
+                (v(my, 2), -v(a, 2)),
+            ];
+            for (x, y) in checks {
+                worst = worst.max((x - y).abs() / peak);
+            }
+        }
+    }
+    eprintln!("largest departure from the mirror symmetries: {worst:.2e} of the peak");
+    assert!(
+        worst < 1e-4,
+        "the radiation pattern is not mirror-symmetric: {worst:.2e} of the peak"
+    );
+}
+
+#[test]
+fn cpu_and_gpu_seismograms_agree() {
+    let Some(gpu) = common::gpu() else { return };
+    let (n, h) = (48, 100.0);
+    let c = (n - 1) as f64 * h / 2.0;
+    let recs = [
+        [c + 800.0, c + 600.0, 0.0],
+        [c - 500.0, c + 900.0, 700.0],
+        [c, c, 0.0],
+    ];
+    let dt = 0.4 * h / VP;
+    let cfg = homogeneous(n, h, dt, 1.5, [c, c, 1500.0], 0.1, &recs, 10);
+    let setup = model::build(&cfg, h, dt).unwrap();
+    let cpu = mint::with_device(mint::Device::Cpu, || {
+        solver::run(&setup, [32, 4, 1], &mut |_| {})
+    })
+    .unwrap();
+    let gpu = mint::with_device(gpu, || solver::run(&setup, [32, 4, 1], &mut |_| {})).unwrap();
+    let e = common::max_rel_err(&gpu.seismograms, &cpu.seismograms);
+    assert!(e < 1e-4, "GPU and CPU seismograms differ by {e:e} relative");
+    let e = common::max_rel_err(&gpu.pgv, &cpu.pgv);
+    assert!(
+        e < 1e-4,
+        "GPU and CPU peak ground velocities differ by {e:e} relative"
+    );
+}
+
+// ------------------------------------------------------------------ configuration errors
+
+fn example() -> std::path::PathBuf {
+    // target/<profile>/deps/seismic-<hash> → target/<profile>/examples/seismic, and the same
+    // layout in .gpu/ (bin/ next to examples/)
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let p = dir.join("examples").join("seismic");
+    assert!(
+        p.exists(),
+        "the seismic example was not built at {} (cargo test builds examples)",
+        p.display()
+    );
+    p
+}
+
+fn fails_with(args: &[&str], config: Option<&str>, expect: &[&str]) {
+    let dir = std::env::temp_dir().join(format!("mint-seismic-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cmd = std::process::Command::new(example());
+    if let Some(text) = config {
+        let path = dir.join(format!("{:x}.toml", text.len() * 7919 + expect[0].len()));
+        std::fs::write(&path, text).unwrap();
+        cmd.arg(&path);
+    }
+    cmd.args(args)
+        .env("MINT_DEVICE", "cpu")
+        .arg("--out")
+        .arg(dir.join("out"));
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "expected a failure, got success; stderr: {err}"
+    );
+    for e in expect {
+        assert!(err.contains(e), "stderr lacks `{e}`:\n{err}");
+    }
+}
+
+const GOOD: &str = r#"
+[grid]
+extent = [4000.0, 4000.0, 3000.0]
+spacing = 100.0
+dt = 0.008
+duration = 0.1
+[material]
+type = "homogeneous"
+vp = 4000.0
+vs = 2300.0
+rho = 2500.0
+[sponge]
+width = 5
+[[source]]
+location = [2000.0, 2000.0, 1500.0]
+moment = { xy = 1e15 }
+stf = { type = "brune", T = 0.1 }
+[[receiver]]
+name = "a"
+location = [2500.0, 2500.0, 0.0]
+"#;
+
+#[test]
+fn the_good_configuration_runs() {
+    let dir = std::env::temp_dir().join(format!("mint-seismic-good-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("good.toml"), GOOD).unwrap();
+    let out = std::process::Command::new(example())
+        .arg(dir.join("good.toml"))
+        .args(["--quiet", "--out"])
+        .arg(dir.join("out"))
+        .env("MINT_DEVICE", "cpu")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("out/a.csv")).unwrap();
+    assert!(csv.lines().nth(1) == Some("t,vx,vy,vz"), "{csv}");
+    assert!(dir.join("out/pgv.png").exists() && dir.join("out/seismograms.png").exists());
+}
+
+#[test]
+fn an_unreadable_file_is_an_error() {
+    fails_with(
+        &["/nonexistent/loh.toml"],
+        None,
+        &[
+            "cannot read the configuration file",
+            "/nonexistent/loh.toml",
+        ],
+    );
+}
+
+#[test]
+fn a_negative_spacing_is_an_error() {
+    fails_with(
+        &[],
+        Some(&GOOD.replace("spacing = 100.0", "spacing = -100.0")),
+        &["grid.spacing = -100", "positive"],
+    );
+}
+
+#[test]
+fn a_cfl_violation_is_an_error_naming_the_largest_stable_step() {
+    fails_with(
+        &[],
+        Some(&GOOD.replace("dt = 0.008", "dt = 0.02")),
+        &["CFL", "0.800", "dt ≤ 0.01237"],
+    );
+}
+
+#[test]
+fn a_receiver_outside_the_grid_is_an_error() {
+    fails_with(
+        &[],
+        Some(&GOOD.replace(
+            "location = [2500.0, 2500.0, 0.0]",
+            "location = [2500.0, 5200.0, 0.0]",
+        )),
+        &["receiver `a`", "outside the grid"],
+    );
+}
+
+#[test]
+fn a_syntax_error_names_the_line() {
+    fails_with(
+        &[],
+        Some(&GOOD.replace("duration = 0.1", "duration = ")),
+        &["not a valid configuration", "line"],
+    );
+}
