@@ -23,6 +23,7 @@ const VP: f64 = 4000.0;
 const VS: f64 = 2309.4;
 const RHO: f64 = 2500.0;
 
+#[allow(clippy::too_many_arguments)]
 /// A homogeneous problem: `n` points per side at spacing `h`, a Gaussian Mxy = `m0`
 /// source at `src` (m), the given receivers.
 fn homogeneous(

@@ -328,7 +328,7 @@ impl Config {
         };
         let g = &self.grid;
         for (i, &l) in g.extent.iter().enumerate() {
-            if !(l > 0.0 && l.is_finite()) {
+            if !positive(l) {
                 return Err(bad(
                     &format!("grid.extent[{i}]"),
                     l,
@@ -340,7 +340,7 @@ impl Config {
         if let Some(c) = g.coarse {
             check_step(c.spacing, c.dt, "grid.coarse")?;
         }
-        if !(g.duration > 0.0 && g.duration.is_finite()) {
+        if !positive(g.duration) {
             return Err(bad(
                 "grid.duration",
                 g.duration,
@@ -349,7 +349,7 @@ impl Config {
         }
         for m in self.materials() {
             for (name, v) in [("vp", m.vp), ("vs", m.vs), ("rho", m.rho)] {
-                if !(v > 0.0 && v.is_finite()) {
+                if !positive(v) {
                     return Err(bad(
                         &format!("material.{name}"),
                         v,
@@ -375,7 +375,7 @@ impl Config {
             }
             for (i, l) in layers.iter().enumerate() {
                 match l.thickness {
-                    Some(t) if !(t > 0.0) => {
+                    Some(t) if !positive(t) => {
                         return Err(bad(
                             &format!("material.layers[{i}].thickness"),
                             t,
@@ -412,14 +412,14 @@ impl Config {
         }
         for s in &self.sources {
             match s.stf {
-                Stf::Brune { t } if !(t > 0.0) => {
+                Stf::Brune { t } if !positive(t) => {
                     return Err(bad(
                         "source.stf.T",
                         t,
                         "the Brune rise time must be positive",
                     ));
                 }
-                Stf::Gaussian { sigma, .. } if !(sigma > 0.0) => {
+                Stf::Gaussian { sigma, .. } if !positive(sigma) => {
                     return Err(bad("source.stf.sigma", sigma, "the width must be positive"));
                 }
                 _ => {}
@@ -470,15 +470,20 @@ impl Config {
     }
 }
 
+/// Whether `v` is a positive finite number (NaN is not).
+pub fn positive(v: f64) -> bool {
+    v > 0.0 && v.is_finite()
+}
+
 fn check_step(h: f64, dt: f64, table: &str) -> Result<(), ConfigError> {
-    if !(h > 0.0 && h.is_finite()) {
+    if !positive(h) {
         return Err(ConfigError::Value {
             field: format!("{table}.spacing"),
             value: h.to_string(),
             why: "the grid spacing must be positive (metres)".into(),
         });
     }
-    if !(dt > 0.0 && dt.is_finite()) {
+    if !positive(dt) {
         return Err(ConfigError::Value {
             field: format!("{table}.dt"),
             value: dt.to_string(),

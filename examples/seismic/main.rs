@@ -65,7 +65,7 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut cfg = Config::load(&args.config)?;
     if let Some(d) = args.duration {
-        if !(d > 0.0) {
+        if !config::positive(d) {
             return Err(format!("--duration {d} must be positive (seconds)").into());
         }
         cfg.grid.duration = d;
@@ -133,7 +133,9 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             }
         };
         let tile = [args.tile[0], args.tile[1], args.tile[2]];
+        mint::set_timing(on_gpu);
         let out = solver::run(&setup, tile, &mut progress)?;
+        mint::set_timing(false);
         bar.finish();
         let per_step = out.seconds / setup.nsteps as f64;
         println!(
@@ -151,6 +153,38 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             points * solver::WORDS_PER_POINT * 4.0 / per_step * 1e-9,
             solver::WORDS_PER_POINT
         );
+        if on_gpu {
+            // device time of each kernel (CUDA events), and the bandwidth of the two that
+            // carry the work, against the device-to-device copy
+            let copy = mint::device_copy_bandwidth(1 << 30, 10)? * 1e-9;
+            let stats = mint::kernel_stats();
+            let (mut vel, mut str_, mut other) = (0.0, 0.0, 0.0);
+            for s in &stats {
+                let per = s.device_seconds / s.timed_launches.max(1) as f64;
+                match s.kernel.rsplit('_').next() {
+                    Some("0") => vel = per,
+                    Some("5") => str_ = per,
+                    _ => other += per,
+                }
+            }
+            let gbs = |words: f64, sec: f64| points * words * 4.0 / sec * 1e-9;
+            println!(
+                "kernels (CUDA events, per step): velocity {:.3} ms ({:.0} GB/s), stress {:.3} ms ({:.0} GB/s), \
+                 the 6 small ones {:.3} ms; velocity + stress {:.1} GFLOP/s in the thesis's count, \
+                 {:.0} GB/s = {:.1}% of the {copy:.0} GB/s copy in the thesis's 56 words, {:.1}% in this \
+                 solver's {} words",
+                vel * 1e3,
+                gbs(15.0, vel),
+                str_ * 1e3,
+                gbs(20.0, str_),
+                other * 1e3,
+                points * solver::THESIS_FLOPS_PER_POINT / (vel + str_) * 1e-9,
+                gbs(solver::THESIS_WORDS_PER_POINT, vel + str_),
+                100.0 * gbs(solver::THESIS_WORDS_PER_POINT, vel + str_) / copy,
+                100.0 * gbs(solver::WORDS_PER_POINT, vel + str_) / copy,
+                solver::WORDS_PER_POINT
+            );
+        }
         let dir = args.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
         let written = output::write(&dir, &setup, &out, cfg.output.plots)?;
         println!("wrote {} files to {}:", written.len(), dir.display());
