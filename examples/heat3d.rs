@@ -32,10 +32,10 @@ struct Args {
     #[arg(long, default_value = "opt-3")]
     level: String,
     /// tile(x, y, z): points one thread block computes (default: the level's).
-    #[arg(long, value_delimiter = ',', num_args = 3)]
+    #[arg(long, value_delimiter = ',', num_args = 1)]
     tile: Option<Vec<u32>>,
     /// chunksize(x, y, z): points one thread computes (default: the level's).
-    #[arg(long, value_delimiter = ',', num_args = 3)]
+    #[arg(long, value_delimiter = ',', num_args = 1)]
     chunk: Option<Vec<u32>>,
     /// f32 or f64.
     #[arg(long, default_value = "f64")]
@@ -112,11 +112,15 @@ fn clauses(args: &Args) -> Result<Clauses, Box<dyn std::error::Error>> {
         format!("--level must be one of {}", names.join(", "))
     })?;
     let (mut tile, mut chunk) = level.config(3);
+    let three = |v: &Vec<u32>, flag: &str| -> Result<[u32; 3], String> {
+        <[u32; 3]>::try_from(v.as_slice())
+            .map_err(|_| format!("{flag} takes three values x,y,z, got {}", v.len()))
+    };
     if let Some(t) = &args.tile {
-        tile = [t[0], t[1], t[2]];
+        tile = three(t, "--tile")?;
     }
     if let Some(c) = &args.chunk {
-        chunk = [c[0], c[1], c[2]];
+        chunk = three(c, "--chunk")?;
     }
     Ok((level, tile, chunk))
 }

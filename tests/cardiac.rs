@@ -112,7 +112,17 @@ fn example() -> std::path::PathBuf {
 #[test]
 fn the_command_line_runs_and_prints_the_thesis_statistics() {
     let out = std::process::Command::new(example())
-        .args(["-n", "64", "-t", "5", "--precision", "f32", "--verify"])
+        .args([
+            "-n",
+            "64",
+            "-t",
+            "5",
+            "--precision",
+            "f32",
+            "--verify",
+            "--tile",
+            "64,4",
+        ])
         .env("MINT_DEVICE", "cpu")
         .output()
         .unwrap();
@@ -136,6 +146,7 @@ fn bad_arguments_are_errors() {
         (vec!["-t", "0"], "must be a positive simulated time"),
         (vec!["--precision", "f16"], "invalid value 'f16'"),
         (vec!["--device", "gpu7"], "gpu7"),
+        (vec!["--tile", "32,8,1"], "--tile takes two values"),
     ] {
         let out = std::process::Command::new(example())
             .args(&args)

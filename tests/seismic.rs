@@ -512,7 +512,7 @@ fn the_good_configuration_runs() {
     std::fs::write(dir.join("good.toml"), GOOD).unwrap();
     let out = std::process::Command::new(example())
         .arg(dir.join("good.toml"))
-        .args(["--quiet", "--out"])
+        .args(["--quiet", "--tile", "64,2,1", "--out"])
         .arg(dir.join("out"))
         .env("MINT_DEVICE", "cpu")
         .output()
@@ -576,4 +576,65 @@ fn a_syntax_error_names_the_line() {
         Some(&GOOD.replace("duration = 0.1", "duration = ")),
         &["not a valid configuration", "line"],
     );
+}
+
+#[test]
+fn a_material_file_gives_the_same_run_as_the_model_it_holds() {
+    // the layered model written point by point as (Vp, Vs, ρ) f32 triples, [z, y, x] order
+    let (h, dt) = (100.0, 0.008);
+    let layered = GOOD.replace(
+        "type = \"homogeneous\"\nvp = 4000.0\nvs = 2300.0\nrho = 2500.0",
+        "type = \"layered\"\nlayers = [{ thickness = 800.0, vp = 3000.0, vs = 1700.0, rho = 2300.0 }, { vp = 4000.0, vs = 2300.0, rho = 2500.0 }]",
+    );
+    assert_ne!(layered, GOOD);
+    let cfg = Config::parse(&layered, Path::new("layered.toml")).unwrap();
+    let (nx, ny, nz) = (41usize, 41usize, 31usize);
+    let mut bytes = Vec::new();
+    for k in 0..nz {
+        for _ in 0..ny {
+            for _ in 0..nx {
+                let v: [f32; 3] = if (k as f64) * h < 800.0 {
+                    [3000.0, 1700.0, 2300.0]
+                } else {
+                    [4000.0, 2300.0, 2500.0]
+                };
+                for x in v {
+                    bytes.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+    }
+    let path =
+        std::env::temp_dir().join(format!("mint-seismic-material-{}.bin", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    let from_file = GOOD.replace(
+        "type = \"homogeneous\"\nvp = 4000.0\nvs = 2300.0\nrho = 2500.0",
+        &format!("type = \"file\"\npath = \"{}\"", path.display()),
+    );
+    let cfg_file = Config::parse(&from_file, Path::new("file.toml")).unwrap();
+    let run = |c: &Config| {
+        let s = model::build(c, h, dt).unwrap();
+        mint::with_device(mint::Device::Cpu, || {
+            solver::run(&s, [32, 4, 1], &mut |_| {})
+        })
+        .unwrap()
+        .seismograms
+    };
+    let (a, b) = (run(&cfg), run(&cfg_file));
+    assert!(a.iter().any(|v| *v != 0.0));
+    assert_eq!(
+        a, b,
+        "the material file and the layered model it holds give different runs"
+    );
+    // a file of the wrong size is an error naming the sizes
+    std::fs::write(&path, &bytes[..bytes.len() - 12]).unwrap();
+    let e = model::build(&cfg_file, h, dt)
+        .err()
+        .expect("a short file is an error")
+        .to_string();
+    assert!(
+        e.contains("three f32 per point") && e.contains("41×41×31"),
+        "{e}"
+    );
+    let _ = std::fs::remove_file(&path);
 }

@@ -3,7 +3,14 @@ Usage: python3 numba_peers.py --out numba.json"""
 
 import math
 
-from numba import cuda
+import numpy as np
+
+# Numba's CUDA target still refers to np.row_stack, an alias of np.vstack that NumPy 2.4
+# removed ("module 'numpy' has no attribute 'row_stack'" on the GPU machine's NumPy 2.5).
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
+from numba import cuda  # noqa: E402
 
 import common
 

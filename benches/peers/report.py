@@ -3,7 +3,7 @@ all.json, report.md (Mint levels, best, Hand-CUDA, peers, ratios) and two PNG ch
 the style of the thesis: Fig. 6.2 (GFLOP/s per kernel and implementation) and Fig. 6.4
 (speedup of each optimization level over the baseline).
 
-Usage: python3 report.py DIR   (DIR holds stencils.json and peers-*.json)
+Usage: python3 report.py DIR   (DIR holds stencils*.json and peers-*.json)
 """
 
 import glob
@@ -16,7 +16,13 @@ PEER_ORDER = ["cupy-slicing", "cupy-elementwise", "torch-slicing", "numba-cuda.j
 
 
 def load(d):
-    rust = json.load(open(os.path.join(d, "stencils.json")))
+    # one stencils*.json per run of the Rust harness (run_all.sh runs it kernel by kernel)
+    files = sorted(glob.glob(os.path.join(d, "stencils*.json")))
+    if not files:
+        sys.exit(f"no stencils*.json in {d}: run the Rust harness first")
+    rust = json.load(open(files[0]))
+    for f in files[1:]:
+        rust["rows"] += json.load(open(f))["rows"]
     peers = []
     for f in sorted(glob.glob(os.path.join(d, "peers-*.json"))):
         peers += json.load(open(f))["rows"]
@@ -131,7 +137,7 @@ def charts(summ, d):
                  ("Hand-CUDA", lambda x: x["hand"])]
         impls += [(c, (lambda c: lambda x: x["peers"].get(c))(c)) for c in PEER_ORDER
                   if any(c in x["peers"] for x in xs)]
-        fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(xs) * len(impls) / 2), 4.5))
+        fig, ax = plt.subplots(figsize=(min(16, max(8, 1.4 * len(xs))), 5))
         w = 0.8 / len(impls)
         for i, (name, get) in enumerate(impls):
             vals = [(get(x) or {}).get("gflops", 0.0) if (get(x) or {}).get("status") == "ok" else 0.0

@@ -38,7 +38,7 @@ struct Args {
     #[arg(long, default_value = "cardiac-out")]
     out: PathBuf,
     /// tile(x, y) of the fused kernel.
-    #[arg(long, value_delimiter = ',', num_args = 2, default_value = "32,8")]
+    #[arg(long, value_delimiter = ',', num_args = 1, default_value = "32,8")]
     tile: Vec<u32>,
     /// auto, cpu, cuda or cuda:N (default: MINT_DEVICE, else auto).
     #[arg(long)]
@@ -124,7 +124,8 @@ macro_rules! run_precision {
             Ok(p) => frames.push(p),
             Err(err) => frame_err = Some(err),
         };
-        let tile = [args.tile[0], args.tile[1]];
+        let tile = <[u32; 2]>::try_from(args.tile.as_slice())
+            .map_err(|_| format!("--tile takes two values x,y, got {}", args.tile.len()))?;
         mint::set_timing(true);
         let t0 = std::time::Instant::now();
         let niter = model::$t::simulate(&mut e, &mut e_prev, &mut r, args.t, tile, args.plot, &mut frame)?;

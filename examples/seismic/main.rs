@@ -41,7 +41,7 @@ struct Args {
     #[arg(long)]
     out: Option<PathBuf>,
     /// tile(x, y, z) of the velocity and stress kernels.
-    #[arg(long, value_delimiter = ',', num_args = 3, default_value = "32,4,1")]
+    #[arg(long, value_delimiter = ',', num_args = 1, default_value = "32,4,1")]
     tile: Vec<u32>,
     /// auto, cpu, cuda or cuda:N (default: MINT_DEVICE, else auto).
     #[arg(long)]
@@ -132,7 +132,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 ));
             }
         };
-        let tile = [args.tile[0], args.tile[1], args.tile[2]];
+        let tile = <[u32; 3]>::try_from(args.tile.as_slice())
+            .map_err(|_| format!("--tile takes three values x,y,z, got {}", args.tile.len()))?;
         mint::set_timing(on_gpu);
         let out = solver::run(&setup, tile, &mut progress)?;
         mint::set_timing(false);
