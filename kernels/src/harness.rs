@@ -219,39 +219,10 @@ pub fn run(c: &Config) -> mint::Result<Results> {
             }
             for v in variants {
                 let (tile, chunk) = (v.tile, v.chunk);
-                let mut row = Row {
-                    kernel: k.name(),
-                    precision: p.name().into(),
-                    level: v.name.clone(),
-                    shape: shape.clone(),
-                    tile,
-                    chunk,
-                    status: "ok".into(),
-                    check_error: 0.0,
-                    detail: String::new(),
-                    seconds_per_step: f64::NAN,
-                    gpts: 0.0,
-                    gflops: 0.0,
-                    gbs: 0.0,
-                    copy_fraction: 0.0,
-                };
+                let mut row = Row::new(k, p, &v.name, &shape, tile, chunk);
                 let mut small = k.instance(p, &cs, 5);
-                match small.run(v.opts, tile, chunk, 2) {
-                    Err(e) => {
-                        row.status = "error".into();
-                        row.detail = e.to_string();
-                    }
-                    Ok(()) => {
-                        row.check_error = max_rel_err(&small.output(), &want);
-                        if row.check_error.is_nan() || row.check_error > p.tolerance() {
-                            row.status = "wrong".into();
-                            row.detail = format!(
-                                "relative error {:.3e} against the serial reference; not timed",
-                                row.check_error
-                            );
-                        }
-                    }
-                }
+                let out = small.run(v.opts, tile, chunk, 2).map(|()| small.output());
+                check(&mut row, out, &want, p);
                 if row.status == "ok" {
                     let inst = big.get_or_insert_with(|| k.instance(p, &shape, 1));
                     let t = time(inst.as_mut(), v.opts, tile, chunk, c, on_gpu);
@@ -265,22 +236,8 @@ pub fn run(c: &Config) -> mint::Result<Results> {
                 let big = big.get_or_insert_with(|| k.instance(p, &shape, 1));
                 let small = k.instance(p, &cs, 5);
                 for (strategy, entry) in crate::hand::variants(k) {
-                    let mut row = Row {
-                        kernel: k.name(),
-                        precision: p.name().into(),
-                        level: format!("hand-cuda {strategy}"),
-                        shape: shape.clone(),
-                        tile: [32, 8, 1],
-                        chunk: [1, 1, 1],
-                        status: "ok".into(),
-                        check_error: 0.0,
-                        detail: String::new(),
-                        seconds_per_step: f64::NAN,
-                        gpts: 0.0,
-                        gflops: 0.0,
-                        gbs: 0.0,
-                        copy_fraction: 0.0,
-                    };
+                    let level = format!("hand-cuda {strategy}");
+                    let mut row = Row::new(k, p, &level, &shape, [32, 8, 1], [1, 1, 1]);
                     let hrun = |inst: &dyn crate::suite::Instance, sh: &[usize], steps, timed| {
                         crate::hand::run(
                             gpu,
@@ -294,22 +251,8 @@ pub fn run(c: &Config) -> mint::Result<Results> {
                             timed,
                         )
                     };
-                    match hrun(small.as_ref(), &cs, 2, false) {
-                        Err(e) => {
-                            row.status = "error".into();
-                            row.detail = e.to_string();
-                        }
-                        Ok((out, _)) => {
-                            row.check_error = max_rel_err(&out, &want);
-                            if row.check_error.is_nan() || row.check_error > p.tolerance() {
-                                row.status = "wrong".into();
-                                row.detail = format!(
-                                    "relative error {:.3e} against the serial reference; not timed",
-                                    row.check_error
-                                );
-                            }
-                        }
-                    }
+                    let out = hrun(small.as_ref(), &cs, 2, false).map(|(out, _)| out);
+                    check(&mut row, out, &want, p);
                     if row.status == "ok" {
                         let t = hrun(big.as_ref(), &shape, c.steps * c.reps + 1, true).map(
                             |(_, times)| {
@@ -336,6 +279,56 @@ pub fn run(c: &Config) -> mint::Result<Results> {
         reps: c.reps,
         rows,
     })
+}
+
+impl Row {
+    /// A row not measured yet.
+    fn new(
+        k: Kernel,
+        p: Precision,
+        level: &str,
+        shape: &[usize],
+        tile: [u32; 3],
+        chunk: [u32; 3],
+    ) -> Row {
+        Row {
+            kernel: k.name(),
+            precision: p.name().into(),
+            level: level.into(),
+            shape: shape.to_vec(),
+            tile,
+            chunk,
+            status: "ok".into(),
+            check_error: 0.0,
+            detail: String::new(),
+            seconds_per_step: f64::NAN,
+            gpts: 0.0,
+            gflops: 0.0,
+            gbs: 0.0,
+            copy_fraction: 0.0,
+        }
+    }
+}
+
+/// Compares the check run's output with the serial reference `want`: the row becomes
+/// `wrong` (not to be timed) beyond the precision's tolerance, `error` if it failed.
+fn check(row: &mut Row, out: mint::Result<Vec<f64>>, want: &[f64], p: Precision) {
+    match out {
+        Err(e) => {
+            row.status = "error".into();
+            row.detail = e.to_string();
+        }
+        Ok(out) => {
+            row.check_error = max_rel_err(&out, want);
+            if row.check_error.is_nan() || row.check_error > p.tolerance() {
+                row.status = "wrong".into();
+                row.detail = format!(
+                    "relative error {:.3e} against the serial reference; not timed",
+                    row.check_error
+                );
+            }
+        }
+    }
 }
 
 /// Fills the rates of `row` from a median time per step, or marks it an error.
