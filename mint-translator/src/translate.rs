@@ -103,27 +103,15 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
             target.param_limit
         ));
     }
-    let mut source = cuda::preamble(k, cfg, target.idx64, &notes, &helpers);
-    source.push_str(&cuda::signature(k, &entry, cfg, &params, &packed));
-    source.push_str(&body);
-    source.push_str("}\n");
-    let reduction = k.reduction.as_ref().map(|r| {
-        let ty = r.ty.unwrap_or(ScalarTy::F64);
-        let finish_entry = format!("{entry}_finish");
-        source.push('\n');
-        source.push_str(&cuda::finish_kernel(&finish_entry, r.op, ty));
-        ReductionPlan {
-            op: r.op,
-            ty,
-            var: r.var.clone(),
-            finish_entry,
-        }
-    });
-    let static_shared_bytes = k
-        .reduction
-        .as_ref()
-        .map(|r| cfg.threads() * r.ty.unwrap_or(ScalarTy::F64).size_bytes())
-        .unwrap_or(0);
+    let kernel_source = KernelSource {
+        entry: &entry,
+        notes: &notes,
+        helpers: &helpers,
+        params: &params,
+        packed: &packed,
+        body: &body,
+    };
+    let (source, reduction, static_shared_bytes) = kernel_source.assemble(k, cfg, target);
     Translation {
         kernel: k.name.clone(),
         entry,
@@ -139,5 +127,58 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
         report,
         ir: k.clone(),
         same_index: Vec::new(),
+    }
+}
+
+/// The parts of a generated kernel, as the baseline translator and the optimizer produce
+/// them.
+pub(crate) struct KernelSource<'a> {
+    pub entry: &'a str,
+    pub notes: &'a [String],
+    pub helpers: &'a str,
+    pub params: &'a [Param],
+    pub packed: &'a [Param],
+    pub body: &'a str,
+}
+
+impl KernelSource<'_> {
+    /// The CUDA source: preamble, signature, body and, for a reduction, the kernel that
+    /// combines the blocks' partial results (thesis Sec. 4.2; reductions beyond `+`).
+    /// Returns the source, the reduction's plan, and the static shared-memory bytes the
+    /// reduction's per-thread partials take.
+    pub(crate) fn assemble(
+        &self,
+        k: &Kernel,
+        cfg: &LaunchConfig,
+        target: &Target,
+    ) -> (String, Option<ReductionPlan>, u32) {
+        let mut source = cuda::preamble(k, cfg, target.idx64, self.notes, self.helpers);
+        source.push_str(&cuda::signature(
+            k,
+            self.entry,
+            cfg,
+            self.params,
+            self.packed,
+        ));
+        source.push_str(self.body);
+        source.push_str("}\n");
+        let reduction = k.reduction.as_ref().map(|r| {
+            let ty = r.ty.unwrap_or(ScalarTy::F64);
+            let finish_entry = format!("{}_finish", self.entry);
+            source.push('\n');
+            source.push_str(&cuda::finish_kernel(&finish_entry, r.op, ty));
+            ReductionPlan {
+                op: r.op,
+                ty,
+                var: r.var.clone(),
+                finish_entry,
+            }
+        });
+        let partial_bytes = k
+            .reduction
+            .as_ref()
+            .map(|r| cfg.threads() * r.ty.unwrap_or(ScalarTy::F64).size_bytes())
+            .unwrap_or(0);
+        (source, reduction, partial_bytes)
     }
 }

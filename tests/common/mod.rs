@@ -64,11 +64,7 @@ pub fn tol<T: 'static>() -> f64 {
     }
 }
 
-/// A deterministic pseudo-random value in [0, 1) for index `i` and `seed`.
-pub fn rnd(i: usize, seed: u64) -> f64 {
-    let mut x = (i as u64).wrapping_mul(0x9E3779B97F4A7C15) ^ seed.wrapping_mul(0xD1B54A32D192ED03);
-    x ^= x >> 31;
-    x = x.wrapping_mul(0xBF58476D1CE4E5B9);
-    x ^= x >> 29;
-    (x >> 11) as f64 / (1u64 << 53) as f64
-}
+/// A deterministic pseudo-random value in [0, 1) for index `i` and `seed`: the kernel
+/// suite's generator.
+#[allow(unused_imports)]
+pub use mint_kernels::suite::rnd;

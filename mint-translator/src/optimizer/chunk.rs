@@ -22,7 +22,7 @@ use crate::emit::names::c_ident;
 use crate::ir::*;
 use crate::report::Report;
 use crate::target::Target;
-use crate::translate::{ReductionPlan, Translation};
+use crate::translate::{KernelSource, Translation};
 use std::cell::Cell;
 
 struct Gen<'a> {
@@ -943,27 +943,15 @@ pub fn emit(
     for &(ai, lo, hi) in &queues {
         notes.push(format!("registers: `{}` z {lo}..={hi}", k.arrays[ai].name));
     }
-    let mut source = cuda::preamble(k, cfg, target.idx64, &notes, &helpers);
-    source.push_str(&cuda::signature(k, &entry, cfg, &params, &packed));
-    source.push_str(&body);
-    source.push_str("}\n");
-    let reduction = k.reduction.as_ref().map(|r| {
-        let ty = r.ty.unwrap_or(ScalarTy::F64);
-        let finish_entry = format!("{entry}_finish");
-        source.push('\n');
-        source.push_str(&cuda::finish_kernel(&finish_entry, r.op, ty));
-        ReductionPlan {
-            op: r.op,
-            ty,
-            var: r.var.clone(),
-            finish_entry,
-        }
-    });
-    let red_bytes = k
-        .reduction
-        .as_ref()
-        .map(|r| cfg.threads() * r.ty.unwrap_or(ScalarTy::F64).size_bytes())
-        .unwrap_or(0);
+    let kernel_source = KernelSource {
+        entry: &entry,
+        notes: &notes,
+        helpers: &helpers,
+        params: &params,
+        packed: &packed,
+        body: &body,
+    };
+    let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
     report.shared_bytes = smem_bytes;
     Translation {
         kernel: k.name.clone(),
