@@ -63,6 +63,10 @@ pub struct Config {
     pub material: Material,
     #[serde(default)]
     pub sponge: Sponge,
+    /// How the quality factors Qp, Qs of the material are realised; used only when the
+    /// material gives them.
+    #[serde(default)]
+    pub attenuation: Attenuation,
     #[serde(rename = "source")]
     pub sources: Vec<Source>,
     #[serde(rename = "receiver", default)]
@@ -96,17 +100,22 @@ pub struct Coarse {
     pub dt: f64,
 }
 
-/// One elastic material: P and S velocities (m/s) and density (kg/m³).
+/// One material: P and S velocities (m/s), density (kg/m³) and, for an anelastic
+/// material, the quality factors of P and S waves (dimensionless; absent = no
+/// attenuation). With Q the velocities are phase velocities at
+/// [`Attenuation::reference_frequency`].
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Elastic {
     pub vp: f64,
     pub vs: f64,
     pub rho: f64,
+    pub qp: Option<f64>,
+    pub qs: Option<f64>,
 }
 
 /// A layer of a layered model: `thickness` in metres; the last layer has none (the
-/// half-space).
+/// half-space). `qp`, `qs` as in [`Elastic`].
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Layer {
@@ -114,6 +123,8 @@ pub struct Layer {
     pub vp: f64,
     pub vs: f64,
     pub rho: f64,
+    pub qp: Option<f64>,
+    pub qs: Option<f64>,
 }
 
 /// The material model.
@@ -124,15 +135,18 @@ pub enum Material {
         vp: f64,
         vs: f64,
         rho: f64,
+        qp: Option<f64>,
+        qs: Option<f64>,
     },
     /// Horizontal layers from the surface down; the last one extends to the bottom.
-    Layered {
-        layers: Vec<Layer>,
-    },
+    Layered { layers: Vec<Layer> },
     /// A binary file of little-endian f32 triples (Vp, Vs, ρ) at every grid point, in
-    /// [z, y, x] order (x fastest), for the grid of the resolution being run.
+    /// [z, y, x] order (x fastest), for the grid of the resolution being run; `qp`, `qs`
+    /// (optional) hold everywhere.
     File {
         path: PathBuf,
+        qp: Option<f64>,
+        qs: Option<f64>,
     },
 }
 
@@ -160,6 +174,42 @@ impl Default for Sponge {
         }
     }
 }
+
+/// The constant-Q model (Day & Bradley 2001, the coarse-grained memory variables of
+/// AWP-ODC; thesis Table 7.1's r1..r6): eight relaxation times, log-spaced over `band`,
+/// one per cell of each 2×2×2 block, with weights fitted so that Q is constant over the
+/// band.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attenuation {
+    /// [f_min, f_max] in Hz over which Q is held constant.
+    #[serde(default = "default_band")]
+    pub band: [f64; 2],
+    /// The frequency (Hz) at which the given Vp and Vs are the phase velocities.
+    #[serde(default = "default_reference")]
+    pub reference_frequency: f64,
+}
+
+fn default_band() -> [f64; 2] {
+    [0.05, 10.0]
+}
+fn default_reference() -> f64 {
+    1.0
+}
+
+impl Default for Attenuation {
+    fn default() -> Self {
+        Attenuation {
+            band: default_band(),
+            reference_frequency: default_reference(),
+        }
+    }
+}
+
+/// The smallest quality factor accepted: the memory-variable weights are fitted for
+/// Q⁻¹ ≪ 1, and the coarse-grained weights of one cell (8× the average) must leave the
+/// relaxed modulus positive.
+pub const Q_MIN: f64 = 5.0;
 
 /// Moment-tensor components in N·m (the tensor is symmetric).
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
@@ -299,10 +349,18 @@ impl Config {
     /// The elastic materials the model uses (for the CFL check).
     fn materials(&self) -> Vec<Elastic> {
         match &self.material {
-            Material::Homogeneous { vp, vs, rho } => vec![Elastic {
+            Material::Homogeneous {
+                vp,
+                vs,
+                rho,
+                qp,
+                qs,
+            } => vec![Elastic {
                 vp: *vp,
                 vs: *vs,
                 rho: *rho,
+                qp: *qp,
+                qs: *qs,
             }],
             Material::Layered { layers } => layers
                 .iter()
@@ -310,9 +368,22 @@ impl Config {
                     vp: l.vp,
                     vs: l.vs,
                     rho: l.rho,
+                    qp: l.qp,
+                    qs: l.qs,
                 })
                 .collect(),
             Material::File { .. } => Vec::new(),
+        }
+    }
+
+    /// Whether any material has a quality factor, so that the run is anelastic.
+    pub fn anelastic(&self) -> bool {
+        match &self.material {
+            Material::File { qp, qs, .. } => qp.is_some() || qs.is_some(),
+            _ => self
+                .materials()
+                .iter()
+                .any(|m| m.qp.is_some() || m.qs.is_some()),
         }
     }
 
@@ -362,6 +433,40 @@ impl Config {
                     "material.vp",
                     m.vp,
                     "Vp must exceed Vs·√(4/3) (a positive bulk modulus)",
+                ));
+            }
+        }
+        let qs: Vec<(Option<f64>, Option<f64>)> = match &self.material {
+            Material::File { qp, qs, .. } => vec![(*qp, *qs)],
+            _ => self.materials().iter().map(|m| (m.qp, m.qs)).collect(),
+        };
+        for (qp, qs) in qs {
+            for (name, q) in [("qp", qp), ("qs", qs)] {
+                if let Some(q) = q
+                    && !(q >= Q_MIN && q.is_finite())
+                {
+                    return Err(bad(
+                        &format!("material.{name}"),
+                        q,
+                        "a quality factor must be at least 5 (leave it out for no attenuation)",
+                    ));
+                }
+            }
+        }
+        if self.anelastic() {
+            let a = &self.attenuation;
+            if !(positive(a.band[0]) && positive(a.band[1]) && a.band[1] >= 4.0 * a.band[0]) {
+                return Err(ConfigError::Value {
+                    field: "attenuation.band".into(),
+                    value: format!("{:?}", a.band),
+                    why: "give [f_min, f_max] in Hz with f_max ≥ 4·f_min > 0".into(),
+                });
+            }
+            if !positive(a.reference_frequency) {
+                return Err(bad(
+                    "attenuation.reference_frequency",
+                    a.reference_frequency,
+                    "the reference frequency must be positive (Hz)",
                 ));
             }
         }

@@ -16,7 +16,7 @@
 //! | xz | (i − ½, j, k + ½) |
 //! | yz | (i, j + ½, k + ½) |
 
-use crate::config::{Config, ConfigError, Material};
+use crate::config::{Attenuation, Config, ConfigError, Material};
 use ndarray::{Array1, Array2, Array3};
 
 /// Ghost points on each side: the 4th-order differences reach two points.
@@ -53,8 +53,149 @@ pub struct Medium {
     pub sponge: Sponge,
     /// λ/(λ + 2μ) at the free surface, `[ny + 4, nx + 4]`.
     pub fsr: Array2<f32>,
+    /// The memory-variable coefficients of an anelastic run; `None` for an elastic one.
+    pub anelastic: Option<Anelastic>,
+    /// The largest P velocity (m/s), unrelaxed when anelastic (it sets the CFL number).
     pub vp_max: f64,
     pub vs_min: f64,
+}
+
+/// The coefficients of the anelastic stress update (thesis Table 7.2, lines 16–33, and
+/// Table 7.1's qpa, h, h1.., vx1, vx2), all `[nz + 4, ny + 4, nx + 4]` at the positions of
+/// the stresses they update. With Rᵢ = dt·rᵢ the memory variable of stress σᵢ (the r1..r6
+/// of Table 7.1: xx, yy, zz, xy, xz, yz) and D the 4th-order differences of the
+/// velocities (no 1/h), one step is (Crank–Nicolson for τṙ + r = −M·y·ε̇):
+///
+/// ```text
+/// R1' = (tau2·R1 − qn·(Dxx + Dyy + Dzz) + qsn·(Dyy + Dzz))·tau1
+/// xx' = (xx + l2m·Dxx + lam·(Dyy + Dzz) + ½(R1 + R1'))·dcrj
+/// R4' = (tau2·R4 − qxy·(Dxy + Dyx))·tau1
+/// xy' = (xy + mxy·(Dxy + Dyx) + ½(R4 + R4'))·dcrj
+/// ```
+///
+/// where lam, l2m, mxy.. hold the unrelaxed moduli.
+pub struct Anelastic {
+    /// dt/h·(λ + 2μ)ᵤ·y_p: the P part of the normal stresses' relaxation, with
+    /// y_p = 8·w_c/Qp the coarse-grained weight of the cell's relaxation time c.
+    pub qn: Array3<f32>,
+    /// dt/h·2μᵤ·y_s: the S part, y_s = 8·w_c/Qs.
+    pub qsn: Array3<f32>,
+    /// dt/h·μ̄ᵤ·y_s at xy, xz, yz (μ̄ and 1/Qs averaged like the elastic mxy..).
+    pub qxy: Array3<f32>,
+    pub qxz: Array3<f32>,
+    pub qyz: Array3<f32>,
+    /// 1/(τ_c/dt + ½) and τ_c/dt − ½ of the cell's relaxation time τ_c.
+    pub tau1: Array3<f32>,
+    pub tau2: Array3<f32>,
+    /// The fitted model, for the run's report.
+    pub relaxation: Relaxation,
+}
+
+impl Anelastic {
+    /// 1×1×1 stand-ins passed to the solver of an elastic run, whose anelastic nest is
+    /// never launched.
+    pub fn unused() -> Anelastic {
+        let z = || Array3::zeros((1, 1, 1));
+        Anelastic {
+            qn: z(),
+            qsn: z(),
+            qxy: z(),
+            qxz: z(),
+            qyz: z(),
+            tau1: z(),
+            tau2: z(),
+            relaxation: Relaxation {
+                tau: [1.0; 8],
+                weight: [0.0; 8],
+                reference: 1.0,
+            },
+        }
+    }
+}
+
+/// A constant-Q relaxation spectrum (Day & Bradley 2001; Emmerich & Korn 1987): eight
+/// relaxation times τ_k (s) and weights w_k such that, for a material of quality factor
+/// Q with memory-variable weights y_k = w_k/Q,
+/// Q⁻¹(ω) ≈ Σ_k y_k·ωτ_k/(1 + ω²τ_k²) is 1/Q over the band.
+#[derive(Clone, Copy, Debug)]
+pub struct Relaxation {
+    pub tau: [f64; 8],
+    pub weight: [f64; 8],
+    /// The reference frequency (Hz) of the given velocities.
+    pub reference: f64,
+}
+
+impl Relaxation {
+    /// τ_k log-spaced over the band widened by 1.5× at each end (τ = 1/(2πf)), weights by non-negative least squares
+    /// on 96 log-spaced frequencies of the band (plain least squares oscillates, and a
+    /// negative weight can make a coarse-grained cell's relaxed modulus negative).
+    pub fn fit(a: &Attenuation) -> Relaxation {
+        let [f0, f1] = a.band;
+        let lerp = |x: f64| (f0.ln() + x * (f1.ln() - f0.ln())).exp();
+        // the relaxation frequencies reach a little past the band, so that its edges are
+        // covered as well as its middle
+        let (e0, e1) = ((f0 / 1.5).ln(), (f1 * 1.5).ln());
+        let tau: [f64; 8] = std::array::from_fn(|k| {
+            1.0 / (2.0 * std::f64::consts::PI * (e0 + (e1 - e0) * k as f64 / 7.0).exp())
+        });
+        let nf = 96;
+        // the normal equations G w = c of the fit Σ_k w_k F_k(ω_f) = 1
+        let mut g = [[0.0f64; 8]; 8];
+        let mut c = [0.0f64; 8];
+        for f in 0..nf {
+            let w = 2.0 * std::f64::consts::PI * lerp(f as f64 / (nf - 1) as f64);
+            let row: [f64; 8] = std::array::from_fn(|k| w * tau[k] / (1.0 + (w * tau[k]).powi(2)));
+            for a in 0..8 {
+                for b in 0..8 {
+                    g[a][b] += row[a] * row[b];
+                }
+                c[a] += row[a];
+            }
+        }
+        Relaxation {
+            tau,
+            weight: nnls8(&g, &c),
+            reference: a.reference_frequency,
+        }
+    }
+
+    /// 1/Q(f) of a material with quality factor `q` (the first-order formula the fit
+    /// uses), at frequency `f` in Hz.
+    pub fn inverse_q(&self, q: f64, f: f64) -> f64 {
+        let w = 2.0 * std::f64::consts::PI * f;
+        (0..8)
+            .map(|k| self.weight[k] / q * w * self.tau[k] / (1.0 + (w * self.tau[k]).powi(2)))
+            .sum()
+    }
+
+    /// M(ω_ref)/Mᵤ for inverse quality factor `qi`: the real part of the relaxation
+    /// function 1 − Σ y_k/(1 + iωτ_k) at the reference frequency. The given velocities
+    /// are phase velocities there, so Mᵤ = ρv²/this.
+    pub fn dispersion(&self, qi: f64) -> f64 {
+        let w = 2.0 * std::f64::consts::PI * self.reference;
+        1.0 - (0..8)
+            .map(|k| self.weight[k] * qi / (1.0 + (w * self.tau[k]).powi(2)))
+            .sum::<f64>()
+    }
+}
+
+/// Minimizes ‖Aw − b‖² over w ≥ 0 given G = AᵀA and c = Aᵀb with non-negative entries,
+/// by the multiplicative update w ← w·c/(Gw) (Lee & Seung 2001), which keeps w positive
+/// and does not increase the residual.
+fn nnls8(g: &[[f64; 8]; 8], c: &[f64; 8]) -> [f64; 8] {
+    let mut w = [1.0f64; 8];
+    for _ in 0..20_000 {
+        let gw: [f64; 8] = std::array::from_fn(|a| (0..8).map(|b| g[a][b] * w[b]).sum());
+        for a in 0..8 {
+            w[a] *= c[a] / gw[a];
+        }
+    }
+    w
+}
+
+/// The relaxation time index of cell (k, j, i): one of the 8 cells of its 2×2×2 block.
+pub fn cell_of(k: usize, j: usize, i: usize) -> usize {
+    (i & 1) + 2 * (j & 1) + 4 * (k & 1)
 }
 
 /// Cerjan damping factors along each axis (1 outside the sponge), at the normal-stress
@@ -139,11 +280,25 @@ pub fn build(c: &Config, h: f64, dt: f64) -> Result<Setup, ConfigError> {
         });
     }
     let nsteps = (c.grid.duration / dt).round().max(1.0) as usize;
-    let (vp, vs, rho) = material(c, n, h)?;
-    let vp_max = vp.iter().fold(0.0f32, |m, &v| m.max(v)) as f64;
-    let vs_min = vs.iter().fold(f32::INFINITY, |m, &v| m.min(v)) as f64;
+    let mut f = material(c, n, h)?;
+    let vs_min = f.vs.iter().fold(f32::INFINITY, |m, &v| m.min(v)) as f64;
+    let relaxation = f.q.as_ref().map(|_| Relaxation::fit(&c.attenuation));
+    if let (Some((qpi, qsi)), Some(r)) = (&f.q, &relaxation) {
+        // the given velocities hold at the reference frequency: the unrelaxed (high
+        // frequency) velocities are higher
+        ndarray::Zip::from(&mut f.vp)
+            .and(qpi)
+            .for_each(|v, &q| *v /= r.dispersion(q as f64).sqrt() as f32);
+        ndarray::Zip::from(&mut f.vs)
+            .and(qsi)
+            .for_each(|v, &q| *v /= r.dispersion(q as f64).sqrt() as f32);
+    }
+    let vp_max = f.vp.iter().fold(0.0f32, |m, &v| m.max(v)) as f64;
     Config::check_cfl(h, dt, vp_max)?;
-    let medium = coefficients(&vp, &vs, &rho, h, dt, vp_max, vs_min, c);
+    let mut medium = coefficients(&f.vp, &f.vs, &f.rho, h, dt, vp_max, vs_min, c);
+    if let (Some((qpi, qsi)), Some(r)) = (&f.q, relaxation) {
+        medium.anelastic = Some(anelastic(&f.vs, &f.rho, &medium, qpi, qsi, r, h, dt));
+    }
     let sources = sources(c, n, h, dt, nsteps);
     let receivers = receivers(c, n, h);
     Ok(Setup {
@@ -158,19 +313,43 @@ pub fn build(c: &Config, h: f64, dt: f64) -> Result<Setup, ConfigError> {
     })
 }
 
-type Fields3 = (Array3<f32>, Array3<f32>, Array3<f32>);
-
-/// Vp, Vs and ρ at every grid point, halo included (copied from the nearest interior
+/// The material at every grid point, halo included (copied from the nearest interior
 /// point).
-fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields3, ConfigError> {
+struct Fields {
+    vp: Array3<f32>,
+    vs: Array3<f32>,
+    rho: Array3<f32>,
+    /// 1/Qp and 1/Qs (0 where a material has none) when any material has a Q.
+    q: Option<(Array3<f32>, Array3<f32>)>,
+}
+
+/// 1/Q of an optional quality factor (none: no attenuation).
+fn inverse(q: Option<f64>) -> f32 {
+    q.map_or(0.0, |q| (1.0 / q) as f32)
+}
+
+fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields, ConfigError> {
     let shape = shape_of(n);
     let clamp = |v: usize, len: usize| v.clamp(HALO, len + HALO - 1) - HALO;
+    let anelastic = c.anelastic();
     match &c.material {
-        Material::Homogeneous { vp, vs, rho } => Ok((
-            Array3::from_elem(shape, *vp as f32),
-            Array3::from_elem(shape, *vs as f32),
-            Array3::from_elem(shape, *rho as f32),
-        )),
+        Material::Homogeneous {
+            vp,
+            vs,
+            rho,
+            qp,
+            qs,
+        } => Ok(Fields {
+            vp: Array3::from_elem(shape, *vp as f32),
+            vs: Array3::from_elem(shape, *vs as f32),
+            rho: Array3::from_elem(shape, *rho as f32),
+            q: anelastic.then(|| {
+                (
+                    Array3::from_elem(shape, inverse(*qp)),
+                    Array3::from_elem(shape, inverse(*qs)),
+                )
+            }),
+        }),
         Material::Layered { layers } => {
             // the layer of each depth index
             let nzh = shape.0;
@@ -194,13 +373,19 @@ fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields3, ConfigError> {
                 }
                 per_k.push(pick);
             }
-            Ok((
-                Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].vp as f32),
-                Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].vs as f32),
-                Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].rho as f32),
-            ))
+            Ok(Fields {
+                vp: Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].vp as f32),
+                vs: Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].vs as f32),
+                rho: Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].rho as f32),
+                q: anelastic.then(|| {
+                    (
+                        Array3::from_shape_fn(shape, |(k, _, _)| inverse(per_k[k].qp)),
+                        Array3::from_shape_fn(shape, |(k, _, _)| inverse(per_k[k].qs)),
+                    )
+                }),
+            })
         }
-        Material::File { path } => {
+        Material::File { path, qp, qs } => {
             let bytes = std::fs::read(path).map_err(|e| ConfigError::MaterialFile {
                 path: path.clone(),
                 why: e.to_string(),
@@ -246,8 +431,89 @@ fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields3, ConfigError> {
                     ),
                 });
             }
-            Ok((vp, vs, rho))
+            Ok(Fields {
+                vp,
+                vs,
+                rho,
+                q: anelastic.then(|| {
+                    (
+                        Array3::from_elem(shape, inverse(*qp)),
+                        Array3::from_elem(shape, inverse(*qs)),
+                    )
+                }),
+            })
         }
+    }
+}
+
+/// The memory-variable coefficients (see [`Anelastic`]) from the unrelaxed S velocity,
+/// the density, the unrelaxed moduli already in `m`, and 1/Qp, 1/Qs at every point.
+#[allow(clippy::too_many_arguments)]
+fn anelastic(
+    vs: &Array3<f32>,
+    rho: &Array3<f32>,
+    m: &Medium,
+    qpi: &Array3<f32>,
+    qsi: &Array3<f32>,
+    r: Relaxation,
+    h: f64,
+    dt: f64,
+) -> Anelastic {
+    let shape = vs.dim();
+    let (nz, ny, nx) = shape;
+    let s = dt / h;
+    let at = |a: &Array3<f32>, k: usize, j: usize, i: usize| {
+        a[[k.min(nz - 1), j.min(ny - 1), i.min(nx - 1)]] as f64
+    };
+    let y = |k: usize, j: usize, i: usize, qi: f64| 8.0 * r.weight[cell_of(k, j, i)] * qi;
+    let mu = |k: usize, j: usize, i: usize| at(rho, k, j, i) * at(vs, k, j, i).powi(2);
+    let mean = |v: [f64; 4]| v.iter().sum::<f64>() / 4.0;
+    let f = |g: &dyn Fn(usize, usize, usize) -> f64| {
+        Array3::from_shape_fn(shape, |(k, j, i)| g(k, j, i) as f32)
+    };
+    // the elastic arrays hold dt/h·modulus; the shear ones at their staggered points
+    let qn = f(&|k, j, i| m.l2m[[k, j, i]] as f64 * y(k, j, i, at(qpi, k, j, i)));
+    let qsn = f(&|k, j, i| s * 2.0 * mu(k, j, i) * y(k, j, i, at(qsi, k, j, i)));
+    let qxy = f(&|k, j, i| {
+        let im = i.saturating_sub(1);
+        let qi = mean([
+            at(qsi, k, j, im),
+            at(qsi, k, j, i),
+            at(qsi, k, j + 1, im),
+            at(qsi, k, j + 1, i),
+        ]);
+        m.mxy[[k, j, i]] as f64 * y(k, j, i, qi)
+    });
+    let qxz = f(&|k, j, i| {
+        let im = i.saturating_sub(1);
+        let qi = mean([
+            at(qsi, k, j, im),
+            at(qsi, k, j, i),
+            at(qsi, k + 1, j, im),
+            at(qsi, k + 1, j, i),
+        ]);
+        m.mxz[[k, j, i]] as f64 * y(k, j, i, qi)
+    });
+    let qyz = f(&|k, j, i| {
+        let qi = mean([
+            at(qsi, k, j, i),
+            at(qsi, k, j + 1, i),
+            at(qsi, k + 1, j, i),
+            at(qsi, k + 1, j + 1, i),
+        ]);
+        m.myz[[k, j, i]] as f64 * y(k, j, i, qi)
+    });
+    let tau1 = f(&|k, j, i| 1.0 / (r.tau[cell_of(k, j, i)] / dt + 0.5));
+    let tau2 = f(&|k, j, i| r.tau[cell_of(k, j, i)] / dt - 0.5);
+    Anelastic {
+        qn,
+        qsn,
+        qxy,
+        qxz,
+        qyz,
+        tau1,
+        tau2,
+        relaxation: r,
     }
 }
 
@@ -315,6 +581,7 @@ fn coefficients(
         myz,
         sponge: sponge(shape, c),
         fsr,
+        anelastic: None,
         vp_max,
         vs_min,
     }

@@ -11,8 +11,13 @@
 //! zero-traction conditions in 2nd order. Cerjan sponge: every field is multiplied by
 //! the damping factor at its own staggered position each step (AWP-ODC's `dcrj`, kept
 //! separable as three 1-D factors).
+//!
+//! Attenuation (when the material has Q): the coarse-grained memory variables of
+//! AWP-ODC (Day & Bradley 2001), r1..r6 of thesis Table 7.1, one per stress component,
+//! updated in the stress nest with the coefficients of [`crate::model::Anelastic`]. An
+//! elastic run launches the elastic stress nest instead and never touches them.
 
-use crate::model::{HALO, Setup};
+use crate::model::{Anelastic, HALO, Setup};
 use ndarray::{Array1, Array2, Array3};
 
 /// The 4th-order staggered coefficients (thesis Table 7.2).
@@ -24,10 +29,13 @@ pub const C2: f32 = -1.0 / 24.0;
 pub const THESIS_FLOPS_PER_POINT: f64 = 202.0;
 /// Words moved per point per step in the thesis's count (Table 7.3: 41 reads, 15 writes).
 pub const THESIS_WORDS_PER_POINT: f64 = 56.0;
-/// Words this elastic solver moves per point per step at least: velocity nest 12 reads
+/// Words the elastic solver moves per point per step at least: velocity nest 12 reads
 /// (6 stresses, 3 velocities, 3 densities) and 3 writes, stress nest 14 reads (3
 /// velocities, 6 stresses, 5 moduli) and 6 writes; the sponge factors are 1-D.
 pub const WORDS_PER_POINT: f64 = 35.0;
+/// Words with attenuation: the stress nest also reads and writes r1..r6 and reads the
+/// 7 coefficient arrays (39 reads and 15 writes in all, against the thesis's 41 and 15).
+pub const ANELASTIC_WORDS_PER_POINT: f64 = 54.0;
 
 /// What a run produces.
 pub struct Output {
@@ -58,6 +66,17 @@ pub fn run(s: &Setup, tile: [u32; 3], progress: &mut dyn FnMut(usize)) -> mint::
     let comp = Array1::from(src.comp.clone());
     let amp = Array1::from(src.amp.clone());
     let srcn = Array1::from(src.src.clone());
+    let unused;
+    let (an, mshape) = match &m.anelastic {
+        Some(a) => (a, shape),
+        None => {
+            unused = Anelastic::unused();
+            (&unused, (1, 1, 1))
+        }
+    };
+    let zm = || Array3::<f32>::zeros(mshape);
+    let (mut r1, mut r2, mut r3) = (zm(), zm(), zm());
+    let (mut r4, mut r5, mut r6) = (zm(), zm(), zm());
     let t0 = std::time::Instant::now();
     time_loop(
         &mut u1,
@@ -84,6 +103,20 @@ pub fn run(s: &Setup, tile: [u32; 3], progress: &mut dyn FnMut(usize)) -> mint::
         &m.sponge.z,
         &m.sponge.zs,
         &m.fsr,
+        m.anelastic.is_some(),
+        &mut r1,
+        &mut r2,
+        &mut r3,
+        &mut r4,
+        &mut r5,
+        &mut r6,
+        &an.qn,
+        &an.qsn,
+        &an.qxy,
+        &an.qxz,
+        &an.qyz,
+        &an.tau1,
+        &an.tau2,
         &comp,
         &src.idx,
         &amp,
@@ -132,6 +165,20 @@ fn time_loop(
     gz: &Array1<f32>,
     gzs: &Array1<f32>,
     fsr: &Array2<f32>,
+    anelastic: bool,
+    r1: &mut Array3<f32>,
+    r2: &mut Array3<f32>,
+    r3: &mut Array3<f32>,
+    r4: &mut Array3<f32>,
+    r5: &mut Array3<f32>,
+    r6: &mut Array3<f32>,
+    qn: &Array3<f32>,
+    qsn: &Array3<f32>,
+    qxy: &Array3<f32>,
+    qxz: &Array3<f32>,
+    qyz: &Array3<f32>,
+    tau1: &Array3<f32>,
+    tau2: &Array3<f32>,
     comp: &Array1<i32>,
     sidx: &Array2<i32>,
     amp: &Array1<f32>,
@@ -174,6 +221,19 @@ fn time_loop(
     mint::copy!(gz, to_device);
     mint::copy!(gzs, to_device);
     mint::copy!(fsr, to_device);
+    mint::copy!(r1, to_device);
+    mint::copy!(r2, to_device);
+    mint::copy!(r3, to_device);
+    mint::copy!(r4, to_device);
+    mint::copy!(r5, to_device);
+    mint::copy!(r6, to_device);
+    mint::copy!(qn, to_device);
+    mint::copy!(qsn, to_device);
+    mint::copy!(qxy, to_device);
+    mint::copy!(qxz, to_device);
+    mint::copy!(qyz, to_device);
+    mint::copy!(tau1, to_device);
+    mint::copy!(tau2, to_device);
     mint::copy!(comp, to_device);
     mint::copy!(sidx, to_device);
     mint::copy!(amp, to_device);
@@ -296,41 +356,112 @@ fn time_loop(
                 }
             }
         }
-        // stress (thesis Table 7.2, lines 16-33, without attenuation), σ^{n+1}
-        #[mint::r#for(nest(all), tile(tile[0], tile[1], tile[2]))]
-        for k in 2..nz - 2 {
-            for j in 2..ny - 2 {
-                for i in 2..nx - 2 {
-                    let vxx = c1 * (u1[[k, j, i + 1]] - u1[[k, j, i]])
-                        + c2 * (u1[[k, j, i + 2]] - u1[[k, j, i - 1]]);
-                    let vyy = c1 * (v1[[k, j, i]] - v1[[k, j - 1, i]])
-                        + c2 * (v1[[k, j + 1, i]] - v1[[k, j - 2, i]]);
-                    let vzz = c1 * (w1[[k, j, i]] - w1[[k - 1, j, i]])
-                        + c2 * (w1[[k + 1, j, i]] - w1[[k - 2, j, i]]);
-                    let l = lam[[k, j, i]];
-                    let l2 = l2m[[k, j, i]];
-                    let dc = gx[i] * gy[j] * gz[k];
-                    xx[[k, j, i]] = (xx[[k, j, i]] + l2 * vxx + l * (vyy + vzz)) * dc;
-                    yy[[k, j, i]] = (yy[[k, j, i]] + l2 * vyy + l * (vxx + vzz)) * dc;
-                    zz[[k, j, i]] = (zz[[k, j, i]] + l2 * vzz + l * (vxx + vyy)) * dc;
-                    let vxy = c1 * (u1[[k, j + 1, i]] - u1[[k, j, i]])
-                        + c2 * (u1[[k, j + 2, i]] - u1[[k, j - 1, i]]);
-                    let vyx = c1 * (v1[[k, j, i]] - v1[[k, j, i - 1]])
-                        + c2 * (v1[[k, j, i + 1]] - v1[[k, j, i - 2]]);
-                    xy[[k, j, i]] =
-                        (xy[[k, j, i]] + mxy[[k, j, i]] * (vxy + vyx)) * (gxs[i] * gys[j] * gz[k]);
-                    let vxz = c1 * (u1[[k + 1, j, i]] - u1[[k, j, i]])
-                        + c2 * (u1[[k + 2, j, i]] - u1[[k - 1, j, i]]);
-                    let vzx = c1 * (w1[[k, j, i]] - w1[[k, j, i - 1]])
-                        + c2 * (w1[[k, j, i + 1]] - w1[[k, j, i - 2]]);
-                    xz[[k, j, i]] =
-                        (xz[[k, j, i]] + mxz[[k, j, i]] * (vxz + vzx)) * (gxs[i] * gy[j] * gzs[k]);
-                    let vyz = c1 * (v1[[k + 1, j, i]] - v1[[k, j, i]])
-                        + c2 * (v1[[k + 2, j, i]] - v1[[k - 1, j, i]]);
-                    let vzy = c1 * (w1[[k, j + 1, i]] - w1[[k, j, i]])
-                        + c2 * (w1[[k, j + 2, i]] - w1[[k, j - 1, i]]);
-                    yz[[k, j, i]] =
-                        (yz[[k, j, i]] + myz[[k, j, i]] * (vyz + vzy)) * (gx[i] * gys[j] * gzs[k]);
+        if anelastic {
+            // stress with attenuation (thesis Table 7.2, lines 16-33): each memory
+            // variable R = dt·r by Crank–Nicolson, the stress by the mean of its old and
+            // new value (model::Anelastic)
+            #[mint::r#for(nest(all), tile(tile[0], tile[1], tile[2]))]
+            for k in 2..nz - 2 {
+                for j in 2..ny - 2 {
+                    for i in 2..nx - 2 {
+                        let vxx = c1 * (u1[[k, j, i + 1]] - u1[[k, j, i]])
+                            + c2 * (u1[[k, j, i + 2]] - u1[[k, j, i - 1]]);
+                        let vyy = c1 * (v1[[k, j, i]] - v1[[k, j - 1, i]])
+                            + c2 * (v1[[k, j + 1, i]] - v1[[k, j - 2, i]]);
+                        let vzz = c1 * (w1[[k, j, i]] - w1[[k - 1, j, i]])
+                            + c2 * (w1[[k + 1, j, i]] - w1[[k - 2, j, i]]);
+                        let l = lam[[k, j, i]];
+                        let l2 = l2m[[k, j, i]];
+                        let dc = gx[i] * gy[j] * gz[k];
+                        let t1 = tau1[[k, j, i]];
+                        let t2 = tau2[[k, j, i]];
+                        let a = qn[[k, j, i]] * (vxx + vyy + vzz);
+                        let b = qsn[[k, j, i]];
+                        let o1 = r1[[k, j, i]];
+                        let n1 = (t2 * o1 - a + b * (vyy + vzz)) * t1;
+                        r1[[k, j, i]] = n1;
+                        xx[[k, j, i]] =
+                            (xx[[k, j, i]] + l2 * vxx + l * (vyy + vzz) + 0.5 * (o1 + n1)) * dc;
+                        let o2 = r2[[k, j, i]];
+                        let n2 = (t2 * o2 - a + b * (vxx + vzz)) * t1;
+                        r2[[k, j, i]] = n2;
+                        yy[[k, j, i]] =
+                            (yy[[k, j, i]] + l2 * vyy + l * (vxx + vzz) + 0.5 * (o2 + n2)) * dc;
+                        let o3 = r3[[k, j, i]];
+                        let n3 = (t2 * o3 - a + b * (vxx + vyy)) * t1;
+                        r3[[k, j, i]] = n3;
+                        zz[[k, j, i]] =
+                            (zz[[k, j, i]] + l2 * vzz + l * (vxx + vyy) + 0.5 * (o3 + n3)) * dc;
+                        let vxy = c1 * (u1[[k, j + 1, i]] - u1[[k, j, i]])
+                            + c2 * (u1[[k, j + 2, i]] - u1[[k, j - 1, i]]);
+                        let vyx = c1 * (v1[[k, j, i]] - v1[[k, j, i - 1]])
+                            + c2 * (v1[[k, j, i + 1]] - v1[[k, j, i - 2]]);
+                        let o4 = r4[[k, j, i]];
+                        let n4 = (t2 * o4 - qxy[[k, j, i]] * (vxy + vyx)) * t1;
+                        r4[[k, j, i]] = n4;
+                        xy[[k, j, i]] =
+                            (xy[[k, j, i]] + mxy[[k, j, i]] * (vxy + vyx) + 0.5 * (o4 + n4))
+                                * (gxs[i] * gys[j] * gz[k]);
+                        let vxz = c1 * (u1[[k + 1, j, i]] - u1[[k, j, i]])
+                            + c2 * (u1[[k + 2, j, i]] - u1[[k - 1, j, i]]);
+                        let vzx = c1 * (w1[[k, j, i]] - w1[[k, j, i - 1]])
+                            + c2 * (w1[[k, j, i + 1]] - w1[[k, j, i - 2]]);
+                        let o5 = r5[[k, j, i]];
+                        let n5 = (t2 * o5 - qxz[[k, j, i]] * (vxz + vzx)) * t1;
+                        r5[[k, j, i]] = n5;
+                        xz[[k, j, i]] =
+                            (xz[[k, j, i]] + mxz[[k, j, i]] * (vxz + vzx) + 0.5 * (o5 + n5))
+                                * (gxs[i] * gy[j] * gzs[k]);
+                        let vyz = c1 * (v1[[k + 1, j, i]] - v1[[k, j, i]])
+                            + c2 * (v1[[k + 2, j, i]] - v1[[k - 1, j, i]]);
+                        let vzy = c1 * (w1[[k, j + 1, i]] - w1[[k, j, i]])
+                            + c2 * (w1[[k, j + 2, i]] - w1[[k, j - 1, i]]);
+                        let o6 = r6[[k, j, i]];
+                        let n6 = (t2 * o6 - qyz[[k, j, i]] * (vyz + vzy)) * t1;
+                        r6[[k, j, i]] = n6;
+                        yz[[k, j, i]] =
+                            (yz[[k, j, i]] + myz[[k, j, i]] * (vyz + vzy) + 0.5 * (o6 + n6))
+                                * (gx[i] * gys[j] * gzs[k]);
+                    }
+                }
+            }
+        } else {
+            // stress (thesis Table 7.2, lines 16-33, elastic), σ^{n+1}
+            #[mint::r#for(nest(all), tile(tile[0], tile[1], tile[2]))]
+            for k in 2..nz - 2 {
+                for j in 2..ny - 2 {
+                    for i in 2..nx - 2 {
+                        let vxx = c1 * (u1[[k, j, i + 1]] - u1[[k, j, i]])
+                            + c2 * (u1[[k, j, i + 2]] - u1[[k, j, i - 1]]);
+                        let vyy = c1 * (v1[[k, j, i]] - v1[[k, j - 1, i]])
+                            + c2 * (v1[[k, j + 1, i]] - v1[[k, j - 2, i]]);
+                        let vzz = c1 * (w1[[k, j, i]] - w1[[k - 1, j, i]])
+                            + c2 * (w1[[k + 1, j, i]] - w1[[k - 2, j, i]]);
+                        let l = lam[[k, j, i]];
+                        let l2 = l2m[[k, j, i]];
+                        let dc = gx[i] * gy[j] * gz[k];
+                        xx[[k, j, i]] = (xx[[k, j, i]] + l2 * vxx + l * (vyy + vzz)) * dc;
+                        yy[[k, j, i]] = (yy[[k, j, i]] + l2 * vyy + l * (vxx + vzz)) * dc;
+                        zz[[k, j, i]] = (zz[[k, j, i]] + l2 * vzz + l * (vxx + vyy)) * dc;
+                        let vxy = c1 * (u1[[k, j + 1, i]] - u1[[k, j, i]])
+                            + c2 * (u1[[k, j + 2, i]] - u1[[k, j - 1, i]]);
+                        let vyx = c1 * (v1[[k, j, i]] - v1[[k, j, i - 1]])
+                            + c2 * (v1[[k, j, i + 1]] - v1[[k, j, i - 2]]);
+                        xy[[k, j, i]] = (xy[[k, j, i]] + mxy[[k, j, i]] * (vxy + vyx))
+                            * (gxs[i] * gys[j] * gz[k]);
+                        let vxz = c1 * (u1[[k + 1, j, i]] - u1[[k, j, i]])
+                            + c2 * (u1[[k + 2, j, i]] - u1[[k - 1, j, i]]);
+                        let vzx = c1 * (w1[[k, j, i]] - w1[[k, j, i - 1]])
+                            + c2 * (w1[[k, j, i + 1]] - w1[[k, j, i - 2]]);
+                        xz[[k, j, i]] = (xz[[k, j, i]] + mxz[[k, j, i]] * (vxz + vzx))
+                            * (gxs[i] * gy[j] * gzs[k]);
+                        let vyz = c1 * (v1[[k + 1, j, i]] - v1[[k, j, i]])
+                            + c2 * (v1[[k + 2, j, i]] - v1[[k - 1, j, i]]);
+                        let vzy = c1 * (w1[[k, j + 1, i]] - w1[[k, j, i]])
+                            + c2 * (w1[[k, j + 2, i]] - w1[[k, j - 1, i]]);
+                        yz[[k, j, i]] = (yz[[k, j, i]] + myz[[k, j, i]] * (vyz + vzy))
+                            * (gx[i] * gys[j] * gzs[k]);
+                    }
                 }
             }
         }
