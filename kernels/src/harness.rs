@@ -235,34 +235,30 @@ pub fn run(c: &Config) -> mint::Result<Results> {
             if let mint::Backend::Cuda(gpu) = &backend {
                 let big = big.get_or_insert_with(|| k.instance(p, &shape, 1));
                 let small = k.instance(p, &cs, 5);
+                // the host copies every strategy starts from, converted once
+                let (big_arrays, big_coefs) = (big.arrays(), big.coefs());
+                let (small_arrays, small_coefs) = (small.arrays(), small.coefs());
                 for (strategy, entry) in crate::hand::variants(k) {
                     let level = format!("hand-cuda {strategy}");
                     let mut row = Row::new(k, p, &level, &shape, [32, 8, 1], [1, 1, 1]);
-                    let hrun = |inst: &dyn crate::suite::Instance, sh: &[usize], steps, timed| {
-                        crate::hand::run(
-                            gpu,
-                            k,
-                            p,
-                            &entry,
-                            sh,
-                            &inst.arrays(),
-                            &inst.coefs(),
-                            steps,
-                            timed,
-                        )
+                    let hrun = |arrays: &[(&'static str, Vec<f64>)],
+                                coefs: &[f64],
+                                sh: &[usize],
+                                steps,
+                                timed| {
+                        crate::hand::run(gpu, k, p, &entry, sh, arrays, coefs, steps, timed)
                     };
-                    let out = hrun(small.as_ref(), &cs, 2, false).map(|(out, _)| out);
+                    let out = hrun(&small_arrays, &small_coefs, &cs, 2, false).map(|(out, _)| out);
                     check(&mut row, out, &want, p);
                     if row.status == "ok" {
-                        let t = hrun(big.as_ref(), &shape, c.steps * c.reps + 1, true).map(
-                            |(_, times)| {
+                        let t = hrun(&big_arrays, &big_coefs, &shape, c.steps * c.reps + 1, true)
+                            .map(|(_, times)| {
                                 let per_rep: Vec<f64> = times[1..]
                                     .chunks(c.steps.max(1))
                                     .map(|ch| ch.iter().sum::<f64>() / ch.len() as f64)
                                     .collect();
                                 median(per_rep)
-                            },
-                        );
+                            });
                         rates(&mut row, t, k, p, copy_bandwidth);
                     }
                     report(c, &row);
