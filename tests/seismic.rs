@@ -25,7 +25,7 @@ const VS: f64 = 2309.4;
 const RHO: f64 = 2500.0;
 
 #[allow(clippy::too_many_arguments)]
-/// A homogeneous problem: `n` points per side at spacing `h`, a Gaussian Mxy = `m0`
+/// A homogeneous problem: `n` points per side at spacing `h`, a Gaussian Mxy = 1e15 N·m
 /// source at `src` (m), the given receivers.
 fn homogeneous(
     n: usize,
@@ -37,9 +37,37 @@ fn homogeneous(
     receivers: &[[f64; 3]],
     sponge: usize,
 ) -> Config {
+    let s = homogeneous_text(
+        n,
+        h,
+        dt,
+        duration,
+        src,
+        "{ xy = 1.0e15 }",
+        sigma,
+        sponge,
+        receivers,
+    );
+    Config::parse(&s, Path::new("test.toml")).expect("a valid configuration")
+}
+
+#[allow(clippy::too_many_arguments)]
+/// The text of [`homogeneous`]'s problem with moment tensor `moment` (a TOML inline
+/// table, N·m), Gaussian moment rate of width `sigma` (s) centred at 4σ, a sponge of
+/// `sponge` points, and receivers named r0, r1, …
+fn homogeneous_text(
+    n: usize,
+    h: f64,
+    dt: f64,
+    duration: f64,
+    src: [f64; 3],
+    moment: &str,
+    sigma: f64,
+    sponge: usize,
+    receivers: &[[f64; 3]],
+) -> String {
     let mut s = format!(
         r#"
-title = "test"
 [grid]
 extent = [{e}, {e}, {e}]
 spacing = {h}
@@ -54,7 +82,7 @@ rho = {RHO}
 width = {sponge}
 [[source]]
 location = [{}, {}, {}]
-moment = {{ xy = 1.0e15 }}
+moment = {moment}
 stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
 "#,
         src[0],
@@ -69,7 +97,24 @@ stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
             p[0], p[1], p[2]
         ));
     }
-    Config::parse(&s, Path::new("test.toml")).expect("a valid configuration")
+    s
+}
+
+/// The amplitude spectrum at `f` Hz of the x component of receiver `r`: the whole trace
+/// (sample t at (t + ½)·dt), tapered to zero by a half cosine over the 0.1 s after
+/// `taper_from` (s).
+fn spectrum(a: &ndarray::Array3<f32>, r: usize, dt: f64, taper_from: f64, f: f64) -> f64 {
+    use num_complex::Complex64 as C;
+    let mut z = C::new(0.0, 0.0);
+    for t in 0..a.dim().0 {
+        let time = (t as f64 + 0.5) * dt;
+        let x = ((time - taper_from) / 0.1).clamp(0.0, 1.0);
+        z += 0.5
+            * (1.0 + (PI * x).cos())
+            * a[[t, r, 0]] as f64
+            * C::new(0.0, -2.0 * PI * f * time).exp();
+    }
+    z.norm()
 }
 
 /// Velocity (m/s) at offset `x` (m) from a whole-space point source with moment tensor
@@ -450,16 +495,9 @@ fn cpu_and_gpu_agree_with_attenuation() {
     let (n, h) = (48, 100.0);
     let c = (n - 1) as f64 * h / 2.0;
     let dt = 0.4 * h / VP;
-    let mut text = homogeneous_text(n, h, dt, 1.2, [c, c, 1500.0], "{ xy = 1e15, zz = 3e14 }");
-    for (r, p) in [[c + 800.0, c + 600.0, 0.0], [c - 500.0, c + 900.0, 700.0]]
-        .iter()
-        .enumerate()
-    {
-        text.push_str(&format!(
-            "[[receiver]]\nname = \"r{r}\"\nlocation = [{}, {}, {}]\n",
-            p[0], p[1], p[2]
-        ));
-    }
+    let recs = [[c + 800.0, c + 600.0, 0.0], [c - 500.0, c + 900.0, 700.0]];
+    let moment = "{ xy = 1e15, zz = 3e14 }";
+    let text = homogeneous_text(n, h, dt, 1.2, [c, c, 1500.0], moment, 0.02, 10, &recs);
     let cfg = Config::parse(&with_q(&text, 30.0, 15.0, [0.1, 10.0]), Path::new("q.toml")).unwrap();
     let setup = model::build(&cfg, h, dt).unwrap();
     assert!(setup.medium.anelastic.is_some());
@@ -488,39 +526,6 @@ fn with_q(cfg: &str, qp: f64, qs: f64, band: [f64; 2]) -> String {
     );
     assert_ne!(out, cfg, "the material was not found");
     out
-}
-
-/// The configuration text of [`homogeneous`] (it returns the parsed one).
-fn homogeneous_text(
-    n: usize,
-    h: f64,
-    dt: f64,
-    duration: f64,
-    src: [f64; 3],
-    moment: &str,
-) -> String {
-    let e = (n - 1) as f64 * h;
-    format!(
-        r#"
-[grid]
-extent = [{e}, {e}, {e}]
-spacing = {h}
-dt = {dt}
-duration = {duration}
-[material]
-type = "homogeneous"
-vp = {VP}
-vs = {VS}
-rho = {RHO}
-[sponge]
-width = 10
-[[source]]
-location = [{}, {}, {}]
-moment = {moment}
-stf = {{ type = "gaussian", sigma = 0.02, t0 = 0.08 }}
-"#,
-        src[0], src[1], src[2]
-    )
 }
 
 #[test]
@@ -575,45 +580,15 @@ fn a_p_wave_decays_as_constant_q_predicts() {
     let dt = 0.4 * h / VP;
     let c = (n - 1) as f64 * h / 2.0;
     let (r1, r2) = (500.0, 1300.0);
-    let mut text = homogeneous_text(
-        n,
-        h,
-        dt,
-        0.75,
-        [c, c, c],
-        "{ xx = 1e15, yy = 1e15, zz = 1e15 }",
-    );
-    for (name, r) in [("near", r1), ("far", r2)] {
-        text.push_str(&format!(
-            "[[receiver]]\nname = \"{name}\"\nlocation = [{}, {c}, {c}]\n",
-            c + r
-        ));
-    }
+    let explosion = "{ xx = 1e15, yy = 1e15, zz = 1e15 }";
+    let recs = [[c + r1, c, c], [c + r2, c, c]];
+    let text = homogeneous_text(n, h, dt, 0.75, [c, c, c], explosion, 0.02, 10, &recs);
     let q = 25.0;
     let elastic = run_text(&text, h, dt);
     let anelastic = run_text(&with_q(&text, q, q, [0.5, 50.0]), h, dt);
-    // the radial component of receiver `r`: the whole trace (the pulse's low frequencies
-    // trail it), tapered over the last 0.1 s
-    let window = |a: &ndarray::Array3<f32>, r: usize, _dist: f64| -> Vec<(f64, f64)> {
-        (0..a.dim().0)
-            .map(|t| {
-                let time = (t as f64 + 0.5) * dt;
-                let x = ((time - 0.65) / 0.1).clamp(0.0, 1.0);
-                (time, 0.5 * (1.0 + (PI * x).cos()) * a[[t, r, 0]] as f64)
-            })
-            .collect()
-    };
-    let spectrum = |s: &[(f64, f64)], f: f64| {
-        let (re, im) = s.iter().fold((0.0, 0.0), |(re, im), (t, v)| {
-            (
-                re + v * (2.0 * PI * f * t).cos(),
-                im - v * (2.0 * PI * f * t).sin(),
-            )
-        });
-        (re * re + im * im).sqrt()
-    };
+    // the radial component, the whole trace (the pulse's low frequencies trail it)
     let ratio = |a: &ndarray::Array3<f32>, f: f64| {
-        spectrum(&window(a, 1, r2), f) / spectrum(&window(a, 0, r1), f)
+        spectrum(a, 1, dt, 0.65, f) / spectrum(a, 0, dt, 0.65, f)
     };
     let fs: Vec<f64> = (0..=14).map(|k| 3.0 + 0.5 * k as f64).collect();
     let ys: Vec<f64> = fs
@@ -651,18 +626,9 @@ fn one_relaxation_mechanism_everywhere_is_a_standard_linear_solid() {
     let dt = 0.4 * h / VP;
     let c = (n - 1) as f64 * h / 2.0;
     let dist = 1000.0;
-    let mut text = homogeneous_text(
-        n,
-        h,
-        dt,
-        0.7,
-        [c, c, c],
-        "{ xx = 1e15, yy = 1e15, zz = 1e15 }",
-    );
-    text.push_str(&format!(
-        "[[receiver]]\nname = \"r\"\nlocation = [{}, {c}, {c}]\n",
-        c + dist
-    ));
+    let explosion = "{ xx = 1e15, yy = 1e15, zz = 1e15 }";
+    let recs = [[c + dist, c, c]];
+    let text = homogeneous_text(n, h, dt, 0.7, [c, c, c], explosion, 0.02, 10, &recs);
     let (y, tau, fref) = (0.15, 1.0 / (2.0 * PI * 7.0), 5.0);
     let relax = |f: f64| C::new(1.0, 0.0) - y / C::new(1.0, 2.0 * PI * f * tau);
     let scale = 1.0 / relax(fref).re;
@@ -706,19 +672,6 @@ fn one_relaxation_mechanism_everywhere_is_a_standard_linear_solid() {
         .seismograms
     };
     let (elastic, anelastic) = (run(&elastic_setup), run(&s));
-    let spectrum = |a: &ndarray::Array3<f32>, f: f64| {
-        // the whole trace, tapered over its last 0.1 s (the free surface's echo comes at 1 s)
-        let mut z = C::new(0.0, 0.0);
-        for t in 0..a.dim().0 {
-            let time = (t as f64 + 0.5) * dt;
-            let x = ((time - 0.6) / 0.1).clamp(0.0, 1.0);
-            z += 0.5
-                * (1.0 + (PI * x).cos())
-                * a[[t, 0, 0]] as f64
-                * C::new(0.0, -2.0 * PI * f * time).exp();
-        }
-        z.norm()
-    };
     let u = |a: C, f: f64| {
         let k = 2.0 * PI * f / a;
         (C::new(0.0, 1.0) * k + 1.0 / dist) * (-C::new(0.0, 1.0) * k * dist).exp()
@@ -728,7 +681,9 @@ fn one_relaxation_mechanism_everywhere_is_a_standard_linear_solid() {
     for f in [2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0] {
         let alpha = (relax(f) * scale).sqrt() * VP;
         let predicted = (u(alpha, f) / u(C::new(VP, 0.0), f)).norm().ln();
-        let measured = (spectrum(&anelastic, f) / spectrum(&elastic, f)).ln();
+        // the whole trace; the free surface's echo comes at 1 s
+        let measured =
+            (spectrum(&anelastic, 0, dt, 0.6, f) / spectrum(&elastic, 0, dt, 0.6, f)).ln();
         eprintln!("{f} Hz: ln ratio {measured:.3}, standard linear solid {predicted:.3}");
         worst = worst.max((measured - predicted).abs());
     }
@@ -745,16 +700,9 @@ fn a_very_large_q_gives_the_elastic_run() {
     let (n, h) = (40, 100.0);
     let dt = 0.4 * h / VP;
     let c = (n - 1) as f64 * h / 2.0;
-    let mut text = homogeneous_text(n, h, dt, 0.7, [c, c, 1200.0], "{ xy = 1e15, yz = 5e14 }");
-    for (r, p) in [[c + 900.0, c + 500.0, 0.0], [c - 600.0, c + 300.0, 1900.0]]
-        .iter()
-        .enumerate()
-    {
-        text.push_str(&format!(
-            "[[receiver]]\nname = \"r{r}\"\nlocation = [{}, {}, {}]\n",
-            p[0], p[1], p[2]
-        ));
-    }
+    let recs = [[c + 900.0, c + 500.0, 0.0], [c - 600.0, c + 300.0, 1900.0]];
+    let moment = "{ xy = 1e15, yz = 5e14 }";
+    let text = homogeneous_text(n, h, dt, 0.7, [c, c, 1200.0], moment, 0.02, 10, &recs);
     let elastic = run_text(&text, h, dt);
     let anelastic = run_text(&with_q(&text, 1e6, 1e6, [0.05, 10.0]), h, dt);
     let e = common::max_rel_err(&anelastic, &elastic);
