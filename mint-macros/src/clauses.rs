@@ -16,6 +16,7 @@ pub struct Options {
     pub prefer_l1: Option<bool>,
     pub unroll: Option<bool>,
     pub same_index: Option<bool>,
+    pub vectorize: Option<bool>,
 }
 
 impl Options {
@@ -27,11 +28,12 @@ impl Options {
             prefer_l1: self.prefer_l1.or(region.prefer_l1).unwrap_or(false),
             unroll: self.unroll.or(region.unroll).unwrap_or(false),
             same_index: self.same_index.or(region.same_index).unwrap_or(false),
+            vectorize: self.vectorize.or(region.vectorize).unwrap_or(false),
         }
     }
 }
 
-const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll` and `same_index` (each also as `name = false`)";
+const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index` and `vectorize` (each also as `name = false`)";
 
 /// A `name`, `name = value` or `name(args)` item.
 struct Item {
@@ -87,6 +89,7 @@ fn option(opts: &mut Options, it: &Item) -> syn::Result<bool> {
         "prefer_l1" | "preferL1" => opts.prefer_l1 = Some(bool_value(it)?),
         "unroll" => opts.unroll = Some(bool_value(it)?),
         "same_index" | "useSameIndex" => opts.same_index = Some(bool_value(it)?),
+        "vectorize" => opts.vectorize = Some(bool_value(it)?),
         "shared" => {
             opts.shared = Some(match &it.value {
                 None => 8,

@@ -77,6 +77,7 @@ pub fn kernel(name: &str, text: &str) -> Kernel {
                     None if o == "prefer_l1" => options.prefer_l1 = true,
                     None if o == "unroll" => options.unroll = true,
                     None if o == "same_index" => options.same_index = true,
+                    None if o == "vectorize" => options.vectorize = true,
                     _ => panic!("unknown option {o}"),
                 }
             }

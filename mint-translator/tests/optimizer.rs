@@ -194,3 +194,135 @@ fn same_index_shares_pitch_variables() {
         t.source
     );
 }
+
+fn vectorized(src: &str, tile: [u32; 3], chunk: [u32; 3]) -> Translation {
+    let mut k = kernel("vec_0", src);
+    k.clauses.tile = Some(tile.map(ClauseValue::Const));
+    k.clauses.chunk = Some(chunk.map(ClauseValue::Const));
+    k.options.vectorize = true;
+    k.options.unroll = true;
+    translate(&k, &Target::default()).unwrap()
+}
+
+/// The 7-point heat kernel with `vectorize`, one plane per thread and with a z window.
+#[test]
+fn heat_7pt_vectorized() {
+    let f32_src = HEAT3D.replace("f64", "f32");
+    insta::assert_snapshot!(
+        "heat7_vector_f32",
+        vectorized(&f32_src, [128, 4, 1], [1, 1, 1]).source
+    );
+    insta::assert_snapshot!(
+        "heat7_vector_window_f64",
+        vectorized(HEAT3D, [64, 4, 8], [1, 1, 8]).source
+    );
+}
+
+/// Each thread takes 16 bytes of x points: the block has tile x / V threads along x.
+#[test]
+fn vectorize_sets_the_x_chunk_to_the_vector_width() {
+    let t = vectorized(&HEAT3D.replace("f64", "f32"), [128, 4, 1], [1, 1, 1]);
+    assert_eq!(t.config.chunk, [4, 1, 1]);
+    assert_eq!(t.config.block, [32, 4, 1]);
+    let t = vectorized(HEAT3D, [128, 4, 1], [1, 1, 1]);
+    assert_eq!(t.config.chunk, [2, 1, 1]);
+    assert_eq!(t.config.block, [64, 4, 1]);
+    assert!(
+        t.report.level.starts_with("vectorize"),
+        "{}",
+        t.report.level
+    );
+    assert!(t.source.contains("mint_vstore"), "{}", t.source);
+}
+
+/// Loads per thread and step, counted by hand for the 7-point star with V = 4: the
+/// thread's row needs its own vector and one on each side for x ± 1 (3), the rows y ± 1
+/// and planes z ± 1 one each (4): 7. With the z window the center vectors of planes
+/// z - 1, z, z + 1 come from the register queue, which loads one new plane per step: 5.
+#[test]
+fn vectorized_loads_per_step_follow_the_stencil() {
+    let src = HEAT3D.replace("f64", "f32");
+    let count = |t: &Translation| t.source.matches("mint_vload(").count();
+    let plain = vectorized(&src, [128, 4, 1], [1, 1, 1]);
+    // the helper's definition mentions mint_vload( once
+    assert_eq!(count(&plain) - 1, 7, "{}", plain.source);
+    let window = vectorized(&src, [128, 4, 8], [1, 1, 8]);
+    // in the loop: 5 (the queue's one being the next step's plane, prefetched); before
+    // it, the queue's planes z0 - 1, z0, z0 + 1: 3
+    assert_eq!(count(&window) - 1, 5 + 3, "{}", window.source);
+    assert!(
+        window
+            .report
+            .notes
+            .iter()
+            .any(|n| n.contains("5 16-byte load(s)")),
+        "{:?}",
+        window.report.notes
+    );
+    // radius 4 in f32: x halo of 4 is one whole vector on each side
+    let r4 = vectorized(
+        "arrays: u f32 3, v f32 3
+         nest: z 4..nz-4, y 4..ny-4, x 4..nx-4
+         v[z][y][x] = u[z][y][x-4] + u[z][y][x+4] + u[z][y-4][x] + u[z][y+4][x] + u[z-4][y][x] + u[z+4][y][x];",
+        [128, 4, 1],
+        [1, 1, 1],
+    );
+    assert_eq!(count(&r4) - 1, 2 + 4, "{}", r4.source);
+}
+
+/// A written array read off its center point is a neighbour exchange between threads;
+/// `vectorize` leaves such kernels to the other options and the report says why.
+#[test]
+fn vectorize_declines_what_it_cannot_do_and_says_why() {
+    let t = vectorized(
+        "arrays: u f32 3
+         nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
+         u[z][y][x] = u[z][y][x-1] + u[z][y][x];",
+        [128, 4, 1],
+        [1, 1, 1],
+    );
+    assert!(!t.source.contains("mint_vload"), "{}", t.source);
+    assert!(
+        t.report
+            .notes
+            .iter()
+            .any(|n| n.contains("vectorize not applied") && n.contains("`u`")),
+        "{:?}",
+        t.report.notes
+    );
+    // mixed element sizes: no vector width, the thread shape is the user's
+    let mixed = vectorized(
+        "arrays: u f32 3, v f64 3
+         nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
+         v[z][y][x] = u[z][y][x] as f64;",
+        [32, 4, 1],
+        [1, 1, 1],
+    );
+    assert_eq!(mixed.config.chunk, [1, 1, 1]);
+    assert!(!mixed.source.contains("mint_vload"));
+}
+
+#[test]
+fn vectorize_checks_tile_and_chunk() {
+    let mut k = kernel("vec_0", &HEAT3D.replace("f64", "f32"));
+    k.options.vectorize = true;
+    k.clauses.tile = Some([
+        ClauseValue::Const(30),
+        ClauseValue::Const(4),
+        ClauseValue::Const(1),
+    ]);
+    let e = translate(&k, &Target::default()).unwrap_err();
+    assert!(format!("{e:?}").contains("multiple of 4"), "{e:?}");
+    k.clauses.tile = Some([
+        ClauseValue::Const(128),
+        ClauseValue::Const(4),
+        ClauseValue::Const(1),
+    ]);
+    k.clauses.chunk = Some([
+        ClauseValue::Const(2),
+        ClauseValue::Const(1),
+        ClauseValue::Const(1),
+    ]);
+    let e = translate(&k, &Target::default()).unwrap_err();
+    assert!(format!("{e:?}").contains("chunksize x at 1"), "{e:?}");
+}

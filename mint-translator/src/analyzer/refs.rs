@@ -95,7 +95,10 @@ pub fn references(k: &Kernel) -> Vec<Ref> {
     out
 }
 
-fn stencil_offset(k: &Kernel, array: &str, index: &[Expr]) -> Option<[i64; 3]> {
+/// Offsets `[dx, dy, dz]` of `array[index]` from the thread's point, when every subscript
+/// is the parallel index of its axis plus a constant and the array has one dimension per
+/// parallel loop.
+pub fn stencil_offset(k: &Kernel, array: &str, index: &[Expr]) -> Option<[i64; 3]> {
     let a = k.array(array)?;
     let n = k.nest.len();
     if a.ndim as usize != n || index.len() != n {

@@ -68,6 +68,30 @@ fn value(v: ClauseValue, target: &Target) -> Result<u32, String> {
     }
 }
 
+/// The vector width of a `vectorize` kernel: the number of elements in 16 bytes of its
+/// stencil arrays (those with one dimension per parallel loop): 4 for `f32`, `i32`,
+/// `u32`; 2 for `f64`, `i64`, `u64`. `None` (the option has no effect on the thread
+/// shape) without `vectorize`, for one parallel loop, with a reduction, or when those
+/// arrays mix element sizes or have none of these types.
+pub fn vector_width(k: &Kernel) -> Option<u32> {
+    use crate::ir::ScalarTy::*;
+    let n = k.nest.len();
+    if !k.options.vectorize || n < 2 || k.reduction.is_some() {
+        return None;
+    }
+    let mut size = None;
+    for a in k.arrays.iter().filter(|a| a.ndim as usize == n) {
+        if !matches!(a.elem, F32 | F64 | I32 | U32 | I64 | U64) {
+            return None;
+        }
+        let s = a.elem.size_bytes();
+        if *size.get_or_insert(s) != s {
+            return None;
+        }
+    }
+    size.map(|s| 16 / s)
+}
+
 /// Resolves and checks the `tile` and `chunksize` clauses.
 ///
 /// # Errors
@@ -125,6 +149,24 @@ pub fn resolve(kernel: &Kernel, target: &Target) -> DiagResult<LaunchConfig> {
                 axis[..nest].join(", ")
             ));
         }
+    }
+    if let Some(v) = vector_width(kernel) {
+        // `vectorize`: each thread takes `v` consecutive x points
+        if chunk[0] != 1 {
+            return err(format!(
+                "`vectorize` gives each thread {v} consecutive x points (16 bytes); leave \
+                 chunksize x at 1 (found {})",
+                chunk[0]
+            ));
+        }
+        if !tile[0].is_multiple_of(v) {
+            return err(format!(
+                "`vectorize` gives each thread {v} consecutive x points (16 bytes), so tile x \
+                 must be a multiple of {v} (found {})",
+                tile[0]
+            ));
+        }
+        chunk[0] = v;
     }
     let block = [tile[0] / chunk[0], tile[1] / chunk[1], tile[2] / chunk[2]];
     let threads: u32 = block.iter().product();

@@ -166,11 +166,16 @@ pub struct OptOptions {
     pub unroll: bool,
     /// One index variable for arrays of identical shape (Sec. 5.9).
     pub same_index: bool,
+    /// Beyond the thesis: each thread computes 16 bytes' worth of consecutive x points
+    /// (4 `f32`, 2 `f64`) with 16-byte loads and stores, the z column of each row in a
+    /// register queue when `chunksize` in z is above 1 (`optimizer::vector`).
+    #[serde(default)]
+    pub vectorize: bool,
 }
 
 impl OptOptions {
     /// Whether any on-chip optimization is requested.
     pub fn any(&self) -> bool {
-        self.register || self.shared > 0 || self.unroll || self.same_index
+        self.register || self.shared > 0 || self.unroll || self.same_index || self.vectorize
     }
 }

@@ -14,7 +14,7 @@
 use super::Plan;
 use super::register::{RegPlan, qname};
 use super::shared::SharedPlan;
-use crate::analyzer::refs::linear;
+use crate::analyzer::refs::stencil_offset;
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source, red_identity};
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
@@ -102,20 +102,6 @@ struct OptRefs<'a> {
     g: &'a Gen<'a>,
     point: Cell<usize>,
     window: bool,
-}
-
-fn stencil_offset(k: &Kernel, array: &str, index: &[Expr]) -> Option<[i64; 3]> {
-    let a = k.array(array)?;
-    let n = k.nest.len();
-    if a.ndim as usize != n {
-        return None;
-    }
-    let mut off = [0i64; 3];
-    for (d, e) in index.iter().enumerate() {
-        let axis = n - 1 - d;
-        off[axis] = linear(e)?.offset_of(k.axis_var(axis)?)?;
-    }
-    Some(off)
 }
 
 impl RefResolver for OptRefs<'_> {

@@ -3,6 +3,9 @@
 //! `chunksize` in z turns on (Sec. 5.8), plus `same_index` (Sec. 5.9) and `prefer_l1`
 //! (Sec. 5.5, in the runtime).
 //!
+//! Beyond the thesis, `vectorize` (`vector`) gives each thread 16 bytes of consecutive x
+//! points with 16-byte loads and stores and takes precedence over the other options.
+//!
 //! The optimizer runs on kernels of two or three parallel loops whose blocks have one
 //! thread along z (`tile` z equal to `chunksize` z); others keep the baseline
 //! translation (the report says why).
@@ -11,6 +14,7 @@ pub mod chunk;
 pub mod register;
 pub mod shared;
 pub mod unroll;
+pub mod vector;
 
 use crate::analyzer::{self, Analysis, NearLimit};
 use crate::baseline::config::LaunchConfig;
@@ -71,6 +75,19 @@ pub fn optimize(
     let a = analyzer::analyze(&k, cfg, target, NearLimit::default());
     let mut report = report(&k, cfg, &a);
     report.notes.extend(notes);
+    if k.options.vectorize {
+        match vector::emit(&k, cfg, target, report.clone()) {
+            Ok(t) => return Ok(Some(t)),
+            Err(why) => report.notes.push(format!(
+                "vectorize not applied: {why}; the other options apply{}",
+                if cfg.chunk[0] > 1 {
+                    format!(" with {} x points per thread", cfg.chunk[0])
+                } else {
+                    String::new()
+                }
+            )),
+        }
+    }
     if k.nest.len() < 2 || cfg.block[2] != 1 {
         report.level = "baseline".into();
         report.notes.push(if k.nest.len() < 2 {

@@ -1,0 +1,826 @@
+//! Vectorized x (beyond the thesis; option `vectorize`): 16-byte loads and stores.
+//!
+//! Mint's threads each computed one x point, so every device-memory access was 4 or 8
+//! bytes wide. On Hopper a memory-bound stencil needs more bytes in flight per load
+//! instruction than that (`ncu` on the 7-point heat kernel in `f32`: long-scoreboard
+//! stalls dominate at every level). Here each thread computes `V = 16 / sizeof(T)`
+//! consecutive x points (4 in `f32`, 2 in `f64`):
+//!
+//! - every row `[z + dz][y + dy][·]` that a stencil array is read at becomes a few
+//!   16-byte vectors covering `x0 + dx` for all lanes: the vector at `x0` itself and,
+//!   for the x halo, whole aligned vectors on either side (`ceil(R / V)` of them), so a
+//!   point costs `(2R/V + 1)/V` x-row loads instead of `2R + 1`;
+//! - a written array is written at its center point only, through a register per lane,
+//!   loaded (when the first access is a read) and stored as one 16-byte vector;
+//! - with `chunksize` in z above 1 each thread walks its z chunk and keeps the center
+//!   vector of every `dy = 0` row in a register queue (the sliding window of thesis
+//!   Sec. 5.8, with vectors in the slots), so each plane's center is loaded once;
+//! - the body runs once per lane (`x = x0 + lane`), so any statement the baseline
+//!   accepts works; references the analyzer cannot place (non-stencil subscripts, arrays
+//!   of other dimensions) stay device-memory accesses of that lane.
+//!
+//! Vector accesses need each row's point `x0` 16-byte aligned. The runtime aligns the
+//! first interior column of every row to 128 bytes (`mint-runtime` `array`); the kernel
+//! checks at entry that `&A[lo_x]`, the pitch and the plane stride of every vectorized
+//! array are multiples of 16 bytes and otherwise takes the same path with scalar loads.
+//! Vectors that stick out of a row (at `x < 0` or `x >= nx`) are loaded element by
+//! element with zeros outside, and only lanes inside the loop range are stored.
+//!
+//! Measured on an H100 at 512³ (README, Performance): 3-D heat in `f32` moves from 76%
+//! of the device copy bandwidth (best thesis level) to about 90%.
+
+use super::register::qname;
+use crate::analyzer::refs::{references, stencil_offset};
+use crate::baseline::config::{LaunchConfig, vector_width};
+use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source};
+use crate::emit::cuda::{
+    self, extent_name, flat_ref, hi_name, lo_name, pitch_name, point_body, slice_name,
+};
+use crate::emit::names::c_ident;
+use crate::ir::*;
+use crate::report::Report;
+use crate::target::Target;
+use crate::translate::{KernelSource, Translation};
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How one array is accessed in the vectorized kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct ArrayVec {
+    /// Read at stencil offsets: rows `(dy, dz)` and the vectors `h` (in units of `V`
+    /// elements from `x0`) each needs.
+    rows: BTreeMap<(i64, i64), BTreeSet<i64>>,
+    /// Written (at its center point only).
+    written: bool,
+    /// Written array whose register must be loaded first (the first access is not an
+    /// unconditional write).
+    load: bool,
+    /// The z queue of center vectors, `dz` in `lo..=hi`, with the sliding window.
+    queue: Option<(i64, i64)>,
+}
+
+/// The per-array plan, or why the kernel cannot be vectorized.
+fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), String> {
+    let n = k.nest.len();
+    let v = vector_width(k).ok_or_else(|| {
+        if n < 2 {
+            "it needs two or three parallel loops".to_string()
+        } else if k.reduction.is_some() {
+            "kernels with a reduction are not vectorized".to_string()
+        } else {
+            "its stencil arrays mix element sizes or are not 4- or 8-byte numbers".to_string()
+        }
+    })?;
+    if cfg.chunk[0] != v {
+        return Err(format!(
+            "the x chunk is {} but the vector width is {v} (internal)",
+            cfg.chunk[0]
+        ));
+    }
+    let window = n == 3 && cfg.chunk[2] > 1;
+    let mut arrays = vec![ArrayVec::default(); k.arrays.len()];
+    let refs = references(k);
+    for (ai, a) in k.arrays.iter().enumerate() {
+        let mine: Vec<_> = refs.iter().filter(|r| r.array == a.name).collect();
+        let av = &mut arrays[ai];
+        if a.written {
+            if let Some(r) = mine.iter().find(|r| r.offset != Some([0, 0, 0])) {
+                return Err(format!(
+                    "`{}` is written and {} (a vectorized kernel writes arrays at the thread's own points only)",
+                    a.name,
+                    if r.offset.is_some() {
+                        "referenced off its center point"
+                    } else {
+                        "referenced with non-stencil subscripts"
+                    }
+                ));
+            }
+            av.written = true;
+            av.load = !mine
+                .first()
+                .is_some_and(|r| r.write && !r.conditional && r.offset == Some([0, 0, 0]));
+            continue;
+        }
+        for r in &mine {
+            let Some(o) = r.offset else { continue };
+            let vi = v as i64;
+            // lanes 0..V read x0 + lane + dx: the vectors from (dx div V) to ((dx + V - 1) div V)
+            let (lo, hi) = (o[0].div_euclid(vi), (o[0] + vi - 1).div_euclid(vi));
+            av.rows.entry((o[1], o[2])).or_default().extend(lo..=hi);
+        }
+        if window {
+            let dz: Vec<i64> = av
+                .rows
+                .keys()
+                .filter(|(dy, _)| *dy == 0)
+                .map(|&(_, dz)| dz)
+                .collect();
+            if let (Some(&lo), Some(&hi)) = (dz.iter().min(), dz.iter().max()) {
+                av.queue = Some((lo.min(0), hi.max(0)));
+            }
+        }
+    }
+    Ok((v, window, arrays))
+}
+
+fn tag(prefix: char, d: i64) -> String {
+    match d {
+        0 => format!("{prefix}0"),
+        d if d > 0 => format!("{prefix}p{d}"),
+        d => format!("{prefix}m{}", -d),
+    }
+}
+
+/// The register array holding vector `h` of row `(dy, dz)` of `array`.
+fn vname(array: &str, dy: i64, dz: i64, h: i64) -> String {
+    format!(
+        "mint_v_{}_{}_{}_{}",
+        c_ident(array),
+        tag('y', dy),
+        tag('z', dz),
+        tag('h', h)
+    )
+}
+
+fn wname(array: &str) -> String {
+    format!("mint_w_{}", c_ident(array))
+}
+
+fn plus(v: i64) -> String {
+    match v {
+        0 => String::new(),
+        v if v > 0 => format!(" + {v}"),
+        v => format!(" - {}", -v),
+    }
+}
+
+struct VecRefs<'a> {
+    k: &'a Kernel,
+    arrays: &'a [ArrayVec],
+    v: i64,
+    lane: Cell<i64>,
+}
+
+impl RefResolver for VecRefs<'_> {
+    fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
+        let ai = self.k.array_index(array).expect("kernel array");
+        let av = &self.arrays[ai];
+        let lane = self.lane.get();
+        if av.written {
+            return format!("{}[{lane}]", wname(array));
+        }
+        if let Some(o) = stencil_offset(self.k, array, index) {
+            let x = lane + o[0];
+            let (h, e) = (x.div_euclid(self.v), x.rem_euclid(self.v));
+            if let Some((lo, hi)) = av.queue
+                && o[1] == 0
+                && h == 0
+                && (lo..=hi).contains(&o[2])
+            {
+                return format!("{}[{e}]", qname(array, 0, 1, o[2]));
+            }
+            return format!("{}[{e}]", vname(array, o[1], o[2], h));
+        }
+        let flat = flat_ref(p, &p.names.get(array), array, index);
+        format!("__ldg(&{flat})")
+    }
+}
+
+/// Device helpers of vectorized kernels.
+const HELPERS: &str = r#"// 16-byte vector accesses (vectorize): V = 16 / sizeof(T) consecutive elements of a row
+template <typename T> struct mint_vec;
+MINT_VEC_TYPES__device__ __forceinline__ bool mint_valigned(const void* p, size_t pitch_bytes, size_t slice_bytes) {
+    return (((size_t)p | pitch_bytes | slice_bytes) & 15) == 0;
+}
+// r = row[xv .. xv + V) through the read-only path; zeros outside 0..nx
+template <typename T>
+__device__ __forceinline__ void mint_vload(const T* __restrict__ row, idx_t xv, idx_t nx, bool vec, T* r) {
+    constexpr int V = 16 / sizeof(T);
+    if (vec && xv >= 0 && xv + V <= nx) {
+        const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(row + xv));
+        const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+        for (int k = 0; k < V; ++k) r[k] = q[k];
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k) r[k] = (xv + k >= 0 && xv + k < nx) ? __ldg(row + xv + k) : T(0);
+    }
+}
+// r = row[x0 .. x0 + V) of an array the kernel writes (plain loads)
+template <typename T>
+__device__ __forceinline__ void mint_vload_rw(const T* row, idx_t x0, idx_t nx, bool vec, T* r) {
+    constexpr int V = 16 / sizeof(T);
+    if (vec && x0 + V <= nx) {
+        const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(row + x0);
+        const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+        for (int k = 0; k < V; ++k) r[k] = q[k];
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k) r[k] = x0 + k < nx ? row[x0 + k] : T(0);
+    }
+}
+// row[x0 .. min(x0 + V, hi)) = r
+template <typename T>
+__device__ __forceinline__ void mint_vstore(T* row, idx_t x0, idx_t hi, bool vec, const T* r) {
+    constexpr int V = 16 / sizeof(T);
+    if (vec && x0 + V <= hi) {
+        typename mint_vec<T>::type w;
+        T* q = reinterpret_cast<T*>(&w);
+#pragma unroll
+        for (int k = 0; k < V; ++k) q[k] = r[k];
+        *reinterpret_cast<typename mint_vec<T>::type*>(row + x0) = w;
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            if (x0 + k < hi) row[x0 + k] = r[k];
+    }
+}
+// r = row[xv .. xv + V): a whole aligned vector inside the row (the caller checked)
+template <typename T>
+__device__ __forceinline__ void mint_vload_fast(const T* __restrict__ row, idx_t xv, T* r) {
+    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(row + xv));
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+template <typename T>
+__device__ __forceinline__ void mint_vload_fast_rw(const T* row, idx_t xv, T* r) {
+    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(row + xv);
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+template <typename T>
+__device__ __forceinline__ void mint_vzero(T* r) {
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = T(0);
+}
+template <typename T>
+__device__ __forceinline__ void mint_vmove(T* d, const T* s) {
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) d[k] = s[k];
+}
+"#;
+
+struct Names3 {
+    x: String,
+    y: String,
+    z: Option<String>,
+}
+
+/// `A + (y + dy) * pitch [+ (z + dz) * slice]`: the start of a row of array `ai`.
+fn row_ptr(k: &Kernel, ai: usize, nm: &Names3, base: &str, dy: i64, dz: i64) -> String {
+    let a = &k.arrays[ai];
+    let mut s = format!("{base} + ({}{}) * {}", nm.y, plus(dy), pitch_name(&a.name));
+    if let Some(z) = &nm.z {
+        s.push_str(&format!(" + ({z}{}) * {}", plus(dz), slice_name(&a.name)));
+    }
+    s
+}
+
+/// The guard that row `(dy, dz)` of array `ai` exists (`None`: the thread's own row).
+fn row_guard(k: &Kernel, ai: usize, nm: &Names3, dy: i64, dz: i64) -> Option<String> {
+    let a = &k.arrays[ai];
+    let mut g = Vec::new();
+    if dy != 0 {
+        g.push(format!(
+            "({y}{d}) >= 0 && ({y}{d}) < {}",
+            extent_name(&a.name, 1),
+            y = nm.y,
+            d = plus(dy)
+        ));
+    }
+    if let (Some(z), true) = (&nm.z, dz != 0) {
+        g.push(format!(
+            "({z}{d}) >= 0 && ({z}{d}) < {}",
+            extent_name(&a.name, 2),
+            d = plus(dz)
+        ));
+    }
+    (!g.is_empty()).then(|| g.join(" && "))
+}
+
+/// Loads `dst` from vector `h` of row `(dy, dz)`, zeros when the row does not exist.
+fn load_vector(
+    p: &mut CPrinter,
+    k: &Kernel,
+    ai: usize,
+    nm: &Names3,
+    (dy, dz, h): (i64, i64, i64),
+    dst: &str,
+) {
+    let a = &k.arrays[ai];
+    let base = p.names.get(&a.name);
+    let load = format!(
+        "mint_vload({}, mint_x0{}, {}, mint_vec, {dst});",
+        row_ptr(k, ai, nm, &base, dy, dz),
+        plus(h * i64::from(16 / a.elem.size_bytes())),
+        extent_name(&a.name, 0)
+    );
+    match row_guard(k, ai, nm, dy, dz) {
+        Some(g) => p.push_line(&format!("if ({g}) {load} else mint_vzero({dst});")),
+        None => p.push_line(&load),
+    }
+}
+
+/// One vector load of a step.
+struct Load {
+    ai: usize,
+    dy: i64,
+    dz: i64,
+    h: i64,
+    dst: String,
+    /// Of an array the kernel writes (plain loads, not the read-only path).
+    rw: bool,
+    /// The next step's leading plane of a z queue (prefetched one step ahead; skipped
+    /// in the chunk's last step).
+    lead: bool,
+}
+
+/// The condition under which every load of the step is a whole, aligned vector inside
+/// its array: one uniform branch per thread and step, so the common case issues all its
+/// 16-byte loads back to back (a branch per load would keep them apart).
+fn fast_condition(k: &Kernel, loads: &[Load], nm: &Names3, v: i64) -> String {
+    let mut g = vec!["mint_vec".to_string()];
+    let mut push = |c: String| {
+        if !g.contains(&c) {
+            g.push(c);
+        }
+    };
+    for (ai, a) in k.arrays.iter().enumerate() {
+        let mine: Vec<&Load> = loads.iter().filter(|l| l.ai == ai).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let lo = |f: fn(&Load) -> i64| mine.iter().map(|l| f(l)).min().unwrap();
+        let hi = |f: fn(&Load) -> i64| mine.iter().map(|l| f(l)).max().unwrap();
+        let (h0, h1) = (lo(|l| l.h), hi(|l| l.h));
+        if h0 < 0 {
+            push(format!("mint_x0{} >= 0", plus(h0 * v)));
+        }
+        push(format!(
+            "mint_x0{} <= {}",
+            plus((h1 + 1) * v),
+            extent_name(&a.name, 0)
+        ));
+        let (y0, y1) = (lo(|l| l.dy), hi(|l| l.dy));
+        if y0 < 0 {
+            push(format!("{}{} >= 0", nm.y, plus(y0)));
+        }
+        if y1 > 0 {
+            push(format!(
+                "{}{} < {}",
+                nm.y,
+                plus(y1),
+                extent_name(&a.name, 1)
+            ));
+        }
+        if let Some(z) = &nm.z {
+            let (z0, z1) = (lo(|l| l.dz), hi(|l| l.dz));
+            if z0 < 0 {
+                push(format!("{z}{} >= 0", plus(z0)));
+            }
+            if z1 > 0 {
+                push(format!("{z}{} < {}", plus(z1), extent_name(&a.name, 2)));
+            }
+        }
+    }
+    g.join(" && ")
+}
+
+/// One z step (or the whole point set of a 2-D kernel): the step's vector loads (the
+/// leading plane of each z queue in `lead`, row vectors, written arrays' centers), the
+/// lanes' bodies, the stores.
+fn step(
+    p: &mut CPrinter,
+    k: &Kernel,
+    arrays: &[ArrayVec],
+    refs: &VecRefs,
+    nm: &Names3,
+    v: u32,
+    lead: &[(usize, i64)],
+) {
+    let mut loads: Vec<Load> = lead
+        .iter()
+        .map(|&(ai, dz)| Load {
+            ai,
+            dy: 0,
+            dz,
+            h: 0,
+            dst: qname(&k.arrays[ai].name, 0, 1, dz),
+            rw: false,
+            lead: true,
+        })
+        .collect();
+    for (ai, av) in arrays.iter().enumerate() {
+        let a = &k.arrays[ai];
+        let t = a.elem.cuda_name();
+        for (&(dy, dz), hs) in &av.rows {
+            for &h in hs {
+                let queued =
+                    dy == 0 && h == 0 && av.queue.is_some_and(|(l, u)| (l..=u).contains(&dz));
+                if queued {
+                    continue;
+                }
+                let dst = vname(&a.name, dy, dz, h);
+                p.push_line(&format!("{t} {dst}[{v}];"));
+                loads.push(Load {
+                    ai,
+                    dy,
+                    dz,
+                    h,
+                    dst,
+                    rw: false,
+                    lead: false,
+                });
+            }
+        }
+        if av.written {
+            let w = wname(&a.name);
+            p.push_line(&format!("{t} {w}[{v}];"));
+            if av.load {
+                loads.push(Load {
+                    ai,
+                    dy: 0,
+                    dz: 0,
+                    h: 0,
+                    dst: w,
+                    rw: true,
+                    lead: false,
+                });
+            }
+        }
+    }
+    if !loads.is_empty() {
+        p.push_line(&format!(
+            "if ({}) {{",
+            fast_condition(k, &loads, nm, v as i64)
+        ));
+        p.indent += 1;
+        for l in &loads {
+            let a = &k.arrays[l.ai];
+            let base = p.names.get(&a.name);
+            p.push_line(&format!(
+                "{}mint_vload_fast{}({}, mint_x0{}, {});",
+                match (&nm.z, l.lead) {
+                    (Some(z), true) => format!("if ({z} + 1 < mint_z_end) "),
+                    _ => String::new(),
+                },
+                if l.rw { "_rw" } else { "" },
+                row_ptr(k, l.ai, nm, &base, l.dy, l.dz),
+                plus(l.h * v as i64),
+                l.dst
+            ));
+        }
+        p.indent -= 1;
+        p.push_line("} else {");
+        p.indent += 1;
+        for l in &loads {
+            if l.rw {
+                let a = &k.arrays[l.ai];
+                let base = p.names.get(&a.name);
+                p.push_line(&format!(
+                    "mint_vload_rw({}, mint_x0, {}, mint_vec, {});",
+                    row_ptr(k, l.ai, nm, &base, 0, 0),
+                    extent_name(&a.name, 0),
+                    l.dst
+                ));
+            } else {
+                load_vector(p, k, l.ai, nm, (l.dy, l.dz, l.h), &l.dst);
+            }
+        }
+        p.indent -= 1;
+        p.push_line("}");
+    }
+    for lane in 0..v as i64 {
+        refs.lane.set(lane);
+        p.push_line("{");
+        p.indent += 1;
+        p.push_line(&format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
+        p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
+        p.indent += 1;
+        point_body(p, &k.body);
+        p.indent -= 1;
+        p.push_line("}");
+        p.indent -= 1;
+        p.push_line("}");
+    }
+    for (ai, av) in arrays.iter().enumerate() {
+        if av.written {
+            let a = &k.arrays[ai];
+            let base = p.names.get(&a.name);
+            p.push_line(&format!(
+                "mint_vstore({}, mint_x0, {}, mint_vec, {});",
+                row_ptr(k, ai, nm, &base, 0, 0),
+                hi_name(0),
+                wname(&a.name)
+            ));
+        }
+    }
+}
+
+/// The 16-byte vector type of each element type the kernel vectorizes.
+fn vector_types(k: &Kernel, arrays: &[ArrayVec]) -> String {
+    let mut seen = BTreeSet::new();
+    let mut out = String::new();
+    for (a, av) in k.arrays.iter().zip(arrays) {
+        if (av.written || !av.rows.is_empty()) && seen.insert(a.elem.cuda_name()) {
+            let vt = match a.elem {
+                ScalarTy::F32 => "float4",
+                ScalarTy::F64 => "double2",
+                ScalarTy::I32 => "int4",
+                ScalarTy::U32 => "uint4",
+                ScalarTy::I64 => "longlong2",
+                _ => "ulonglong2",
+            };
+            out.push_str(&format!(
+                "template <> struct mint_vec<{}> {{ typedef {vt} type; }};\n",
+                a.elem.cuda_name()
+            ));
+        }
+    }
+    out
+}
+
+/// 16-byte loads per thread and z step for one array: every row vector, except that the
+/// queued center vectors cost one load (the leading one) together.
+fn loads_per_step(av: &ArrayVec) -> i64 {
+    let all = av.rows.values().map(|hs| hs.len() as i64).sum::<i64>();
+    match av.queue {
+        Some((lo, hi)) => {
+            let queued = av
+                .rows
+                .iter()
+                .filter(|((dy, dz), hs)| *dy == 0 && (lo..=hi).contains(dz) && hs.contains(&0))
+                .count() as i64;
+            all - queued + 1
+        }
+        None => all,
+    }
+}
+
+/// Translates `k` with vectorized x, or says why it cannot.
+///
+/// # Errors
+/// A message for the report when the kernel does not qualify: fewer than two parallel
+/// loops, a reduction, mixed or unsupported element sizes, or a written array referenced
+/// off its center point.
+pub fn emit(
+    k: &Kernel,
+    cfg: &LaunchConfig,
+    target: &Target,
+    mut report: Report,
+) -> Result<Translation, String> {
+    let (v, window, arrays) = plan(k, cfg)?;
+    let n = k.nest.len();
+    let entry = cuda::entry_name(k);
+    let extents: Vec<bool> = arrays
+        .iter()
+        .map(|a| a.written || !a.rows.is_empty())
+        .collect();
+    let params = cuda::base_params(k, &extents);
+    let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
+    let refs = VecRefs {
+        k,
+        arrays: &arrays,
+        v: v as i64,
+        lane: Cell::new(0),
+    };
+    let mut names = cuda::base_names(k, &params, &packed);
+    for internal in [
+        "mint_x0",
+        "mint_y0",
+        "mint_z0",
+        "mint_vec",
+        "mint_y_end",
+        "mint_z_end",
+    ] {
+        names.reserve(internal);
+    }
+    let mut p = CPrinter::new(names, &refs);
+    let nm = Names3 {
+        x: p.names.get(k.axis_var(0).unwrap()),
+        y: p.names.get(k.axis_var(1).unwrap()),
+        z: (n == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
+    };
+    p.push_line(&format!(
+        "// vectorize: {v} consecutive x points per thread, 16-byte loads and stores"
+    ));
+    p.push_line(&format!(
+        "const idx_t mint_x0 = {} + (idx_t)blockIdx.x * {} + (idx_t)threadIdx.x * {v};",
+        lo_name(0),
+        cfg.tile[0]
+    ));
+    p.push_line(&format!(
+        "const idx_t mint_y0 = {} + (idx_t)blockIdx.y * {} + (idx_t)threadIdx.y * {};",
+        lo_name(1),
+        cfg.tile[1],
+        cfg.chunk[1]
+    ));
+    if n == 3 {
+        p.push_line(&format!(
+            "const idx_t mint_z0 = {} + (idx_t)blockIdx.z * {} + (idx_t)threadIdx.z * {};",
+            lo_name(2),
+            cfg.tile[2],
+            cfg.chunk[2]
+        ));
+    }
+    let mut aligned = Vec::new();
+    for (ai, av) in arrays.iter().enumerate() {
+        if av.written || !av.rows.is_empty() {
+            let a = &k.arrays[ai];
+            let t = a.elem.cuda_name();
+            let slice = if a.ndim == 3 {
+                format!("(size_t){} * sizeof({t})", slice_name(&a.name))
+            } else {
+                "0".into()
+            };
+            aligned.push(format!(
+                "mint_valigned({} + {}, (size_t){} * sizeof({t}), {slice})",
+                p.names.get(&a.name),
+                lo_name(0),
+                pitch_name(&a.name)
+            ));
+        }
+    }
+    p.push_line(
+        "// 16-byte accesses when every vectorized array's rows are 16-byte aligned at x = lo",
+    );
+    p.push_line(&format!(
+        "const bool mint_vec = {};",
+        if aligned.is_empty() {
+            "false".to_string()
+        } else {
+            aligned.join(" && ")
+        }
+    ));
+    p.push_line(&format!("if (mint_x0 < {}) {{", hi_name(0)));
+    p.indent += 1;
+    let y = &nm.y;
+    if cfg.chunk[1] == 1 {
+        p.push_line(&format!("const idx_t {y} = mint_y0;"));
+        p.push_line(&format!("if ({y} < {}) {{", hi_name(1)));
+    } else {
+        p.push_line(&format!(
+            "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {}, {}); {y} < mint_y_end; ++{y}) {{",
+            cfg.chunk[1],
+            hi_name(1)
+        ));
+    }
+    p.indent += 1;
+    match &nm.z {
+        Some(z) if window => {
+            p.push_line(
+                "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
+            );
+            p.push_line("// the next step's leading plane prefetched one step ahead");
+            p.push_line(&format!(
+                "const idx_t mint_z_end = min(mint_z0 + {}, {});",
+                cfg.chunk[2],
+                hi_name(2)
+            ));
+            let zero = Names3 {
+                x: nm.x.clone(),
+                y: nm.y.clone(),
+                z: Some("mint_z0".into()),
+            };
+            for (ai, av) in arrays.iter().enumerate() {
+                if let Some((lo, hi)) = av.queue {
+                    let a = &k.arrays[ai];
+                    let decl: Vec<String> = (lo..=hi + 1)
+                        .map(|d| format!("{}[{v}]", qname(&a.name, 0, 1, d)))
+                        .collect();
+                    p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+                    for d in lo..=hi {
+                        load_vector(&mut p, k, ai, &zero, (0, d, 0), &qname(&a.name, 0, 1, d));
+                    }
+                }
+            }
+            p.push_line(&format!(
+                "for (idx_t {z} = mint_z0; {z} < mint_z_end; ++{z}) {{"
+            ));
+            p.indent += 1;
+            let lead: Vec<(usize, i64)> = arrays
+                .iter()
+                .enumerate()
+                .filter_map(|(ai, av)| av.queue.map(|(_, hi)| (ai, hi + 1)))
+                .collect();
+            step(&mut p, k, &arrays, &refs, &nm, v, &lead);
+            for (ai, av) in arrays.iter().enumerate() {
+                if let Some((lo, hi)) = av.queue {
+                    let a = &k.arrays[ai];
+                    for d in lo..=hi {
+                        p.push_line(&format!(
+                            "mint_vmove({}, {});",
+                            qname(&a.name, 0, 1, d),
+                            qname(&a.name, 0, 1, d + 1)
+                        ));
+                    }
+                }
+            }
+            p.indent -= 1;
+            p.push_line("}");
+        }
+        Some(z) => {
+            p.push_line(&format!(
+                "for (idx_t {z} = mint_z0, mint_z_end = min(mint_z0 + {}, {}); {z} < mint_z_end; ++{z}) {{",
+                cfg.chunk[2],
+                hi_name(2)
+            ));
+            p.indent += 1;
+            step(&mut p, k, &arrays, &refs, &nm, v, &[]);
+            p.indent -= 1;
+            p.push_line("}");
+        }
+        None => step(&mut p, k, &arrays, &refs, &nm, v, &[]),
+    }
+    p.indent -= 1;
+    p.push_line("}");
+    p.indent -= 1;
+    p.push_line("}");
+
+    let body = std::mem::take(&mut p.out);
+    let helpers = format!(
+        "{}{}",
+        HELPERS.replace("MINT_VEC_TYPES", &vector_types(k, &arrays)),
+        helpers_source(&p.helpers.borrow())
+    );
+    // the report
+    let mut loads = 0;
+    for (ai, av) in arrays.iter().enumerate() {
+        let r = &mut report.arrays[ai];
+        r.shared_planes = 0;
+        r.register = av.written || av.queue.is_some();
+        let vectors = loads_per_step(av);
+        loads += vectors;
+        r.why = if av.written {
+            format!(
+                "vectorized: center in {v} registers{}, one 16-byte store per thread and step",
+                if av.load {
+                    ", loaded with one 16-byte load"
+                } else {
+                    " (written first: not loaded)"
+                }
+            )
+        } else if av.rows.is_empty() {
+            "device memory (no stencil references)".into()
+        } else {
+            format!(
+                "vectorized: {} row(s), {vectors} 16-byte load(s) per thread and step{}",
+                av.rows.len(),
+                av.queue
+                    .map(|(lo, hi)| format!("; z queue {lo}..={hi} of center vectors"))
+                    .unwrap_or_default()
+            )
+        };
+    }
+    report.level = format!(
+        "vectorize ({v} x points per thread, 16-byte loads){}{}",
+        if window {
+            " + sliding window along z (register queue)"
+        } else {
+            ""
+        },
+        if k.options.unroll { " + unroll" } else { "" }
+    );
+    report.notes.push(format!(
+        "vectorize: {loads} 16-byte load(s) per thread and step for {v} points"
+    ));
+    if k.options.shared > 0 || k.options.register {
+        report.notes.push(
+            "vectorize replaces `shared` and `register`: rows live in registers as 16-byte vectors"
+                .into(),
+        );
+    }
+    let notes = vec![
+        format!("optimizations: {}", report.level),
+        format!("vector width {v}; {loads} 16-byte loads per thread and step"),
+    ];
+    let kernel_source = KernelSource {
+        entry: &entry,
+        notes: &notes,
+        helpers: &helpers,
+        params: &params,
+        packed: &packed,
+        body: &body,
+    };
+    let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
+    report.shared_bytes = 0;
+    Ok(Translation {
+        kernel: k.name.clone(),
+        entry,
+        source,
+        config: *cfg,
+        params,
+        packed,
+        dynamic_shared_bytes: 0,
+        static_shared_bytes: red_bytes,
+        prefer_l1: k.options.prefer_l1,
+        idx64: target.idx64,
+        reduction,
+        report,
+        ir: k.clone(),
+        same_index: Vec::new(),
+    })
+}
