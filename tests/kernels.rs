@@ -84,7 +84,7 @@ fn every_kernel_at_every_level_on_the_gpu() {
 }
 
 #[test]
-fn y_chunks_and_x_chunks_with_shared_memory_on_the_gpu() {
+fn y_chunks_and_x_chunks_with_shared_memory_and_vectorize_on_the_gpu() {
     let Some(d) = common::gpu() else { return };
     let configs: [([u32; 3], [u32; 3]); 4] = [
         ([64, 8, 16], [2, 2, 16]),
@@ -104,8 +104,20 @@ fn y_chunks_and_x_chunks_with_shared_memory_on_the_gpu() {
             let sh = vec![45, 41, 77];
             let mut reference = k.instance(p, &sh, 9);
             reference.serial(2);
-            for (tile, chunk) in configs {
-                for opts in [Opts::Shared, Opts::SharedRegister] {
+            let shared = configs
+                .iter()
+                .flat_map(|&(t, c)| [(Opts::Shared, t, c), (Opts::SharedRegister, t, c)]);
+            // `vectorize`: z windows of several lengths, rows chunked along y, threads
+            // along z (tile z above chunksize z), a tile of 16 points along x
+            let vector = [
+                ([128, 4, 2], [1, 1, 2]),
+                ([64, 12, 8], [1, 3, 8]),
+                ([16, 8, 16], [1, 1, 16]),
+                ([128, 2, 4], [1, 1, 2]),
+            ]
+            .map(|(t, c)| (Opts::Vector, t, c));
+            for (opts, tile, chunk) in shared.chain(vector) {
+                {
                     let mut inst = k.instance(p, &sh, 9);
                     match mint::with_device(d, || inst.run(opts, tile, chunk, 2)) {
                         Ok(()) => {

@@ -35,23 +35,43 @@ fn every_kernel_at_every_level_compiles_for_sm_90() {
         sites.len()
     );
     // every level's clauses, and the autotuner's candidates
-    let mut configs: Vec<(String, [u32; 3], [u32; 3], usize)> = Vec::new();
+    // (level name, tile, chunksize, dimensions, options)
+    type Config = (String, [u32; 3], [u32; 3], usize, mint_kernels::Opts);
+    let mut configs: Vec<Config> = Vec::new();
     for dims in [2, 3] {
         for l in Level::ALL {
             let (t, c) = l.config(dims);
-            configs.push((l.name().to_string(), t, c, dims));
+            configs.push((l.name().to_string(), t, c, dims, l.opts()));
         }
         for v in mint_kernels::harness::candidates(dims) {
-            configs.push((v.name, v.tile, v.chunk, dims));
+            configs.push((v.name, v.tile, v.chunk, dims, v.opts));
         }
     }
+    // each kernel function with the clauses of the levels that call it
     let jobs: Vec<_> = sites
         .iter()
-        .flat_map(|s| configs.iter().map(move |c| (*s, c)))
+        .flat_map(|s| {
+            configs
+                .iter()
+                .filter(move |c| {
+                    // `module::k_shared_register_0` is function `k_shared_register`
+                    let q = s.qualified();
+                    let f = q.rsplit("::").next().and_then(|n| n.rsplit_once('_'));
+                    f.map(|(f, _)| f) == Some(c.4.function())
+                })
+                .map(move |c| (*s, c))
+        })
         .collect();
+    for s in &sites {
+        assert!(
+            jobs.iter().any(|(j, _)| j.qualified() == s.qualified()),
+            "no level calls {}",
+            s.qualified()
+        );
+    }
     let failures: Vec<String> = jobs
         .par_iter()
-        .filter_map(|(site, (level, tile, chunk, dims))| {
+        .filter_map(|(site, (level, tile, chunk, dims, _))| {
             let k = site.kernel().ok()?;
             if k.nest.len() != *dims {
                 return None;

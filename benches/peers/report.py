@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-LEVELS = ["baseline", "opt-1", "opt-2", "opt-3"]
+LEVELS = ["baseline", "opt-1", "opt-2", "opt-3", "vector", "vector+z"]
 PEER_ORDER = ["cupy-slicing", "cupy-elementwise", "torch-slicing", "numba-cuda.jit"]
 
 

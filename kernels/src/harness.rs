@@ -58,6 +58,7 @@ pub fn candidates(dims: usize) -> Vec<Variant> {
                 Shared => "shared",
                 SharedRegister => "opt-3",
                 SharedRegisterL1 => "opt-3+L1",
+                Vector => "vector",
             },
             "",
             tile[0],
@@ -78,6 +79,9 @@ pub fn candidates(dims: usize) -> Vec<Variant> {
             v(None, [32, 16, 1], [1, 4, 1]),
             v(SharedRegister, [32, 32, 1], [1, 4, 1]),
             v(SharedRegister, [64, 16, 1], [2, 4, 1]),
+            v(Vector, [128, 8, 1], [1, 1, 1]),
+            v(Vector, [256, 2, 1], [1, 1, 1]),
+            v(Vector, [128, 16, 1], [1, 4, 1]),
         ]
     } else {
         vec![
@@ -90,6 +94,11 @@ pub fn candidates(dims: usize) -> Vec<Variant> {
             v(SharedRegister, [32, 16, 32], [1, 2, 32]),
             v(SharedRegister, [32, 32, 32], [1, 4, 32]),
             v(SharedRegisterL1, [32, 8, 16], [1, 1, 16]),
+            v(Vector, [128, 8, 1], [1, 1, 1]),
+            v(Vector, [128, 8, 2], [1, 1, 2]),
+            v(Vector, [128, 4, 2], [1, 1, 2]),
+            v(Vector, [128, 4, 8], [1, 1, 8]),
+            v(Vector, [128, 4, 16], [1, 1, 16]),
         ]
     }
 }

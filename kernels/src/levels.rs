@@ -13,6 +13,22 @@ pub enum Opts {
     SharedRegister,
     /// `shared, register, prefer_l1, unroll`.
     SharedRegisterL1,
+    /// `vectorize, unroll`.
+    Vector,
+}
+
+impl Opts {
+    /// The name of the kernel function compiled with these options (`option_sets!`).
+    pub fn function(self) -> &'static str {
+        match self {
+            Opts::None => "k_none",
+            Opts::Shared => "k_shared",
+            Opts::Register => "k_register",
+            Opts::SharedRegister => "k_shared_register",
+            Opts::SharedRegisterL1 => "k_shared_register_l1",
+            Opts::Vector => "k_vector",
+        }
+    }
 }
 
 /// An optimization level: options plus `tile` and `chunksize`.
@@ -33,10 +49,16 @@ pub enum Level {
     /// opt-3 with 4 rows per thread along y (the thesis's "all-opt"); `tile(32, 16, 64)`,
     /// `chunksize(1, 4, 64)`.
     Opt3Y,
+    /// Beyond the thesis: `vectorize` (16-byte loads, 16 bytes of x points per thread);
+    /// `tile(128, 4, 1)`.
+    Vector,
+    /// `vectorize` with `chunksize` 4 in z (the z column of each row in a register queue
+    /// of vectors); `tile(128, 4, 4)`, `chunksize(1, 1, 4)`.
+    VectorZ,
 }
 
 impl Level {
-    pub const ALL: [Level; 7] = [
+    pub const ALL: [Level; 9] = [
         Level::Baseline,
         Level::Opt1,
         Level::Opt2,
@@ -44,6 +66,8 @@ impl Level {
         Level::Register,
         Level::Opt3L1,
         Level::Opt3Y,
+        Level::Vector,
+        Level::VectorZ,
     ];
 
     pub fn name(self) -> &'static str {
@@ -55,6 +79,8 @@ impl Level {
             Level::Register => "register",
             Level::Opt3L1 => "opt-3+L1",
             Level::Opt3Y => "opt-3+y",
+            Level::Vector => "vector",
+            Level::VectorZ => "vector+z",
         }
     }
 
@@ -70,6 +96,7 @@ impl Level {
             Level::Register => Opts::Register,
             Level::Opt3 | Level::Opt3Y => Opts::SharedRegister,
             Level::Opt3L1 => Opts::SharedRegisterL1,
+            Level::Vector | Level::VectorZ => Opts::Vector,
         }
     }
 
@@ -79,6 +106,8 @@ impl Level {
             Level::Baseline | Level::Opt1 | Level::Register => ([32, 8, 1], [1, 1, 1]),
             Level::Opt2 | Level::Opt3 | Level::Opt3L1 => ([32, 8, 64], [1, 1, 64]),
             Level::Opt3Y => ([32, 16, 64], [1, 4, 64]),
+            Level::Vector => ([128, 4, 1], [1, 1, 1]),
+            Level::VectorZ => ([128, 4, 4], [1, 1, 4]),
         };
         if dims == 2 {
             ([t[0], t[1], 1], [c[0], c[1], 1])
@@ -96,6 +125,7 @@ macro_rules! option_sets {
         $k!($t, k_register, [register, unroll] $(, $extra)*);
         $k!($t, k_shared_register, [shared, register, unroll] $(, $extra)*);
         $k!($t, k_shared_register_l1, [shared, register, prefer_l1, unroll] $(, $extra)*);
+        $k!($t, k_vector, [vectorize, unroll] $(, $extra)*);
     };
 }
 
@@ -108,6 +138,7 @@ macro_rules! dispatch {
             $crate::Opts::Register => k_register($($arg),*),
             $crate::Opts::SharedRegister => k_shared_register($($arg),*),
             $crate::Opts::SharedRegisterL1 => k_shared_register_l1($($arg),*),
+            $crate::Opts::Vector => k_vector($($arg),*),
         }
     };
 }
