@@ -167,7 +167,8 @@ impl RefResolver for OptRefs<'_> {
     }
 }
 
-fn plus(v: i64) -> String {
+/// ` + v` / ` - v` / nothing: a constant offset appended to a C expression.
+pub(super) fn plus(v: i64) -> String {
     match v {
         0 => String::new(),
         v if v > 0 => format!(" + {v}"),

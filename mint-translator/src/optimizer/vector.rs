@@ -29,6 +29,7 @@
 //! Measured on an H100 at 512³ (README, Performance): 3-D heat in `f32` moves from 76%
 //! of the device copy bandwidth (best thesis level) to about 90%.
 
+use super::chunk::plus;
 use super::register::qname;
 use crate::analyzer::refs::{references, stencil_offset};
 use crate::baseline::config::{LaunchConfig, vector_width};
@@ -146,14 +147,6 @@ fn wname(array: &str) -> String {
     format!("mint_w_{}", c_ident(array))
 }
 
-fn plus(v: i64) -> String {
-    match v {
-        0 => String::new(),
-        v if v > 0 => format!(" + {v}"),
-        v => format!(" - {}", -v),
-    }
-}
-
 struct VecRefs<'a> {
     k: &'a Kernel,
     arrays: &'a [ArrayVec],
@@ -192,15 +185,27 @@ template <typename T> struct mint_vec;
 MINT_VEC_TYPES__device__ __forceinline__ bool mint_valigned(const void* p, size_t pitch_bytes, size_t slice_bytes) {
     return (((size_t)p | pitch_bytes | slice_bytes) & 15) == 0;
 }
+// r = row[xv .. xv + V): a whole aligned vector inside the row (the caller checked)
+template <typename T>
+__device__ __forceinline__ void mint_vload_fast(const T* __restrict__ row, idx_t xv, T* r) {
+    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(row + xv));
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+template <typename T>
+__device__ __forceinline__ void mint_vload_fast_rw(const T* row, idx_t xv, T* r) {
+    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(row + xv);
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
 // r = row[xv .. xv + V) through the read-only path; zeros outside 0..nx
 template <typename T>
 __device__ __forceinline__ void mint_vload(const T* __restrict__ row, idx_t xv, idx_t nx, bool vec, T* r) {
     constexpr int V = 16 / sizeof(T);
     if (vec && xv >= 0 && xv + V <= nx) {
-        const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(row + xv));
-        const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-        for (int k = 0; k < V; ++k) r[k] = q[k];
+        mint_vload_fast(row, xv, r);
     } else {
 #pragma unroll
         for (int k = 0; k < V; ++k) r[k] = (xv + k >= 0 && xv + k < nx) ? __ldg(row + xv + k) : T(0);
@@ -211,10 +216,7 @@ template <typename T>
 __device__ __forceinline__ void mint_vload_rw(const T* row, idx_t x0, idx_t nx, bool vec, T* r) {
     constexpr int V = 16 / sizeof(T);
     if (vec && x0 + V <= nx) {
-        const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(row + x0);
-        const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-        for (int k = 0; k < V; ++k) r[k] = q[k];
+        mint_vload_fast_rw(row, x0, r);
     } else {
 #pragma unroll
         for (int k = 0; k < V; ++k) r[k] = x0 + k < nx ? row[x0 + k] : T(0);
@@ -235,21 +237,6 @@ __device__ __forceinline__ void mint_vstore(T* row, idx_t x0, idx_t hi, bool vec
         for (int k = 0; k < V; ++k)
             if (x0 + k < hi) row[x0 + k] = r[k];
     }
-}
-// r = row[xv .. xv + V): a whole aligned vector inside the row (the caller checked)
-template <typename T>
-__device__ __forceinline__ void mint_vload_fast(const T* __restrict__ row, idx_t xv, T* r) {
-    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(row + xv));
-    const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
-}
-template <typename T>
-__device__ __forceinline__ void mint_vload_fast_rw(const T* row, idx_t xv, T* r) {
-    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(row + xv);
-    const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
 }
 template <typename T>
 __device__ __forceinline__ void mint_vzero(T* r) {
