@@ -2,23 +2,47 @@
 //! directory, without running anything or needing a GPU:
 //!
 //! ```text
-//! cargo run --example dump_kernels -- DIR [LEVEL]
+//! cargo run --example dump_kernels -- DIR [LEVEL [TILE [CHUNK]]]
 //! ```
 //!
 //! LEVEL (default opt-3) sets the `tile`/`chunksize` of kernels whose clauses are
-//! expressions; each kernel keeps its own optimizer options.
+//! expressions; each kernel keeps its own optimizer options. TILE and CHUNK, written
+//! `x,y,z` (e.g. `128,4,8`), replace the level's tile and chunk size.
 
 use mint_kernels::{Kernel, Level};
 
+/// Parses `x,y,z` into three positive sizes.
+fn triple(s: &str) -> Result<[u32; 3], String> {
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("`{s}`: {e} (write x,y,z, e.g. 128,4,8)"))?;
+    match v[..] {
+        [x, y, z] if x > 0 && y > 0 && z > 0 => Ok([x, y, z]),
+        _ => Err(format!("`{s}`: expected three positive sizes x,y,z")),
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let dir = args.next().ok_or("usage: dump_kernels DIR [LEVEL]")?;
+    let usage = "usage: dump_kernels DIR [LEVEL [TILE [CHUNK]]]";
+    let dir = args.next().ok_or(usage)?;
     let level = match args.next() {
-        Some(l) => Level::parse(&l).ok_or("unknown level")?,
+        Some(l) => Level::parse(&l).ok_or_else(|| {
+            let names: Vec<_> = Level::ALL.iter().map(|l| l.name()).collect();
+            format!("unknown level `{l}`; one of {}", names.join(", "))
+        })?,
         None => Level::Opt3,
     };
     assert!(!Kernel::ALL.is_empty(), "links the kernel suite");
-    let (tile, chunk) = level.config(3);
+    let (mut tile, mut chunk) = level.config(3);
+    if let Some(t) = args.next() {
+        tile = triple(&t)?;
+    }
+    if let Some(c) = args.next() {
+        chunk = triple(&c)?;
+    }
     let n = mint::dump_kernels(
         std::path::Path::new(&dir),
         &mint::Target::default(),

@@ -4,13 +4,17 @@
 //! cells included; the thesis measured 10% from aligning the first *interior* element
 //! instead (Sec. 6.2.3). Here each row is padded to a multiple of 128 bytes and the
 //! allocation is offset so that element `x = align_x` (the first interior column the
-//! kernels write) of every row sits on a 128-byte boundary.
+//! kernels write) of every row sits on a 128-byte boundary. A guard band of
+//! [`GUARD_BYTES`] precedes the first element and follows the last, so that the 16-byte
+//! vector loads of `vectorize` kernels, which may stick out of a row at either end, stay
+//! inside the allocation.
 
 use crate::device::Gpu;
 use crate::error::{Error, Result, describe};
 use crate::host::{Element, RawArray};
 use cudarc::driver::{result as drv, sys};
 use mint_translator::ir::ScalarTy;
+pub use mint_translator::target::GUARD_BYTES;
 use std::sync::Arc;
 
 /// Alignment of interior rows, in bytes.
@@ -50,7 +54,9 @@ impl std::fmt::Debug for DeviceArray {
 }
 
 /// Layout of a pitched, interior-aligned allocation: (front padding in elements, pitch
-/// in elements, total bytes).
+/// in elements, total bytes). The front padding is the guard band plus what aligns
+/// element `align_x` of every row to 128 bytes; the total includes the guard band after
+/// the last row.
 pub fn layout(shape: [usize; 3], elem_bytes: usize, align_x: usize) -> (usize, usize, usize) {
     let es = elem_bytes;
     let nx = shape[2];
@@ -64,8 +70,8 @@ pub fn layout(shape: [usize; 3], elem_bytes: usize, align_x: usize) -> (usize, u
     } else {
         row_bytes.div_ceil(ROW_ALIGN) * ROW_ALIGN
     };
-    let front_bytes = (ROW_ALIGN - (align_x * es) % ROW_ALIGN) % ROW_ALIGN;
-    let total = front_bytes + (rows - 1) * pitch_bytes + row_bytes;
+    let front_bytes = GUARD_BYTES + (ROW_ALIGN - (align_x * es) % ROW_ALIGN) % ROW_ALIGN;
+    let total = front_bytes + (rows - 1) * pitch_bytes + row_bytes + GUARD_BYTES;
     (
         front_bytes / es,
         pitch_bytes / es,
@@ -247,8 +253,9 @@ mod tests {
                 let interior = (front + row * pitch + ax) * es;
                 assert_eq!(interior % ROW_ALIGN, 0, "nx {nx} es {es} ax {ax} row {row}");
             }
-            // the last element of the last row is inside the allocation
-            assert!((front + 29 * pitch + nx) * es <= total);
+            // guard bands before the first element and after the last
+            assert!(front * es >= GUARD_BYTES);
+            assert!((front + 29 * pitch + nx) * es + GUARD_BYTES <= total);
             assert!(pitch >= nx);
         }
     }
@@ -256,7 +263,7 @@ mod tests {
     #[test]
     fn one_row_arrays_are_not_padded_per_row() {
         let (front, pitch, total) = layout([1, 1, 1000], 8, 0);
-        assert_eq!((front, pitch), (0, 1000));
-        assert_eq!(total, 8000usize.div_ceil(128) * 128);
+        assert_eq!((front, pitch), (GUARD_BYTES / 8, 1000));
+        assert_eq!(total, (2 * GUARD_BYTES + 8000).div_ceil(128) * 128);
     }
 }

@@ -2,6 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Bytes of guard band that every device array has before its first element and after
+/// its last (`mint-runtime` `array::layout`). `vectorize` kernels load whole 16-byte
+/// vectors that may stick out of a row at its ends (the x halo, the last thread's unused
+/// lanes); the guard keeps those loads inside the allocation, so the vector path needs
+/// no per-load bounds test. The values read there only reach lanes that are not stored.
+pub const GUARD_BYTES: usize = 256;
+
 /// Device limits and launch facts that shape the generated code. The front end
 /// translates with [`Target::default`] to reject what cannot be translated; the runtime
 /// translates again with the device's own limits.

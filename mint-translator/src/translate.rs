@@ -110,6 +110,7 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
         params: &params,
         packed: &packed,
         body: &body,
+        max_registers: None,
     };
     let (source, reduction, static_shared_bytes) = kernel_source.assemble(k, cfg, target);
     Translation {
@@ -139,6 +140,8 @@ pub(crate) struct KernelSource<'a> {
     pub params: &'a [Param],
     pub packed: &'a [Param],
     pub body: &'a str,
+    /// Registers per thread to hold the kernel to (`__launch_bounds__`' minimum blocks).
+    pub max_registers: Option<u32>,
 }
 
 impl KernelSource<'_> {
@@ -159,6 +162,7 @@ impl KernelSource<'_> {
             cfg,
             self.params,
             self.packed,
+            self.max_registers,
         ));
         source.push_str(self.body);
         source.push_str("}\n");

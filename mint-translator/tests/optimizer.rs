@@ -270,6 +270,67 @@ fn vectorized_loads_per_step_follow_the_stencil() {
     assert_eq!(count(&r4) - 1, 2 + 4, "{}", r4.source);
 }
 
+/// Vectorized kernels are held to `MAX_REGISTERS` registers per thread through the
+/// minimum blocks per SM of `__launch_bounds__`: the most blocks of the kernel's size
+/// whose share of the SM's 65536 registers is still at least the cap.
+#[test]
+fn vectorized_kernels_cap_registers_through_launch_bounds() {
+    use mint_translator::optimizer::vector::MAX_REGISTERS;
+    let f32_src = HEAT3D.replace("f64", "f32");
+    for (src, tile) in [
+        (f32_src.as_str(), [128, 4, 1]),
+        (f32_src.as_str(), [128, 16, 1]),
+        (HEAT3D, [64, 4, 1]),
+        (HEAT3D, [128, 8, 1]),
+        (HEAT3D, [256, 8, 1]),
+    ] {
+        let t = vectorized(src, tile, [1, 1, 1]);
+        let threads = t.config.block.iter().product::<u32>();
+        let bounds = t.source.split("__launch_bounds__(").nth(1).unwrap();
+        let args: Vec<u32> = bounds[..bounds.find(')').unwrap()]
+            .split(", ")
+            .map(|a| a.parse().unwrap())
+            .collect();
+        assert_eq!(args[0], threads, "{bounds}");
+        let blocks = args[1];
+        assert!(
+            blocks * threads * MAX_REGISTERS <= 65536,
+            "{tile:?}: {blocks}"
+        );
+        assert!(
+            (blocks + 1) * threads * MAX_REGISTERS > 65536,
+            "{tile:?}: {blocks}"
+        );
+    }
+}
+
+/// The vector path has no bounds test per load: one test per thread decides between it
+/// and the edge path, which runs the loop body per lane with the baseline's device-memory
+/// references; the last thread of a row stores only its lanes inside the loop.
+#[test]
+fn vectorized_threads_take_one_branch_and_edge_threads_run_per_lane() {
+    let t = vectorized(&HEAT3D.replace("f64", "f32"), [128, 4, 4], [1, 1, 4]);
+    let (fast, edge) = t.source.split_once("} else {").unwrap();
+    let fast = &fast[fast.find("if (mint_vec").expect("one fast test per thread")..];
+    assert_eq!(fast.matches("if (mint_vec").count(), 1, "{}", t.source);
+    // inside the vector path: no guard but the queue's prefetch and the partial store
+    for line in fast.lines().skip(1) {
+        let line = line.trim();
+        if line.starts_with("if (") {
+            assert!(
+                line.starts_with("if (z + 1 < mint_z_end)")
+                    || line.starts_with("if (z >= mint_z_end)")
+                    || line.starts_with("if (mint_x0 + 4 <= mint_hi_x)"),
+                "{line}"
+            );
+        }
+    }
+    assert!(fast.contains("mint_vstore_part("), "{fast}");
+    // the edge path: four lanes, each guarded, each reading u straight from memory
+    assert_eq!(edge.matches("if (x < mint_hi_x)").count(), 4, "{edge}");
+    assert_eq!(edge.matches("__ldg(&u[").count(), 4 * 7, "{edge}");
+}
+
 /// A written array read off its center point is a neighbour exchange between threads;
 /// `vectorize` leaves such kernels to the other options and the report says why.
 #[test]

@@ -288,18 +288,28 @@ pub fn preamble(
 }
 
 /// The kernel's signature line(s) and, for packed parameters, the unpacking prologue.
+///
+/// `__launch_bounds__` gives the block's thread count and, with `max_registers`, the
+/// minimum number of blocks per SM that holds each thread to about that many registers:
+/// `65536 / (max_registers · threads)`, 65536 being the register file of an SM on every
+/// architecture from sm_50 to sm_90 (CUDA Programming Guide, "Launch Bounds").
 pub fn signature(
     k: &Kernel,
     entry: &str,
     cfg: &LaunchConfig,
     params: &[Param],
     packed: &[Param],
+    max_registers: Option<u32>,
 ) -> String {
     let mut s = String::new();
-    let bounds = if k.is_single() {
-        String::new()
-    } else {
-        format!("__launch_bounds__({}) ", cfg.threads())
+    let threads = cfg.threads();
+    let bounds = match max_registers {
+        _ if k.is_single() => String::new(),
+        Some(r) => format!(
+            "__launch_bounds__({threads}, {}) ",
+            (65536 / (r.max(1) * threads).max(1)).max(1)
+        ),
+        None => format!("__launch_bounds__({threads}) "),
     };
     let _ = writeln!(s, "extern \"C\" __global__ void {bounds}{entry}(");
     for (i, p) in params.iter().enumerate() {

@@ -937,6 +937,7 @@ pub fn emit(
         params: &params,
         packed: &packed,
         body: &body,
+        max_registers: None,
     };
     let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
     report.shared_bytes = smem_bytes;

@@ -40,7 +40,7 @@ use crate::emit::cuda::{
 use crate::emit::names::c_ident;
 use crate::ir::*;
 use crate::report::Report;
-use crate::target::Target;
+use crate::target::{GUARD_BYTES, Target};
 use crate::translate::{KernelSource, Translation};
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -152,6 +152,8 @@ struct VecRefs<'a> {
     arrays: &'a [ArrayVec],
     v: i64,
     lane: Cell<i64>,
+    /// The edge path: every reference a device-memory access of lane `x`.
+    direct: Cell<bool>,
 }
 
 impl RefResolver for VecRefs<'_> {
@@ -159,6 +161,14 @@ impl RefResolver for VecRefs<'_> {
         let ai = self.k.array_index(array).expect("kernel array");
         let av = &self.arrays[ai];
         let lane = self.lane.get();
+        if self.direct.get() {
+            let flat = flat_ref(p, &p.names.get(array), array, index);
+            return if av.written {
+                flat
+            } else {
+                format!("__ldg(&{flat})")
+            };
+        }
         if av.written {
             return format!("{}[{lane}]", wname(array));
         }
@@ -185,63 +195,38 @@ template <typename T> struct mint_vec;
 MINT_VEC_TYPES__device__ __forceinline__ bool mint_valigned(const void* p, size_t pitch_bytes, size_t slice_bytes) {
     return (((size_t)p | pitch_bytes | slice_bytes) & 15) == 0;
 }
-// r = row[xv .. xv + V): a whole aligned vector inside the row (the caller checked)
+// r = a[i .. i + V) through the read-only path: a whole aligned vector (the caller checked)
 template <typename T>
-__device__ __forceinline__ void mint_vload_fast(const T* __restrict__ row, idx_t xv, T* r) {
-    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(row + xv));
+__device__ __forceinline__ void mint_vload(const T* __restrict__ a, idx_t i, T* r) {
+    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(a + i));
     const T* q = reinterpret_cast<const T*>(&w);
 #pragma unroll
     for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
 }
+// r = a[i .. i + V) of an array the kernel writes (a plain load)
 template <typename T>
-__device__ __forceinline__ void mint_vload_fast_rw(const T* row, idx_t xv, T* r) {
-    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(row + xv);
+__device__ __forceinline__ void mint_vload_rw(const T* a, idx_t i, T* r) {
+    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(a + i);
     const T* q = reinterpret_cast<const T*>(&w);
 #pragma unroll
     for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
 }
-// r = row[xv .. xv + V) through the read-only path; zeros outside 0..nx
+// a[i .. i + V) = r
 template <typename T>
-__device__ __forceinline__ void mint_vload(const T* __restrict__ row, idx_t xv, idx_t nx, bool vec, T* r) {
-    constexpr int V = 16 / sizeof(T);
-    if (vec && xv >= 0 && xv + V <= nx) {
-        mint_vload_fast(row, xv, r);
-    } else {
+__device__ __forceinline__ void mint_vstore(T* a, idx_t i, const T* r) {
+    typename mint_vec<T>::type w;
+    T* q = reinterpret_cast<T*>(&w);
 #pragma unroll
-        for (int k = 0; k < V; ++k) r[k] = (xv + k >= 0 && xv + k < nx) ? __ldg(row + xv + k) : T(0);
-    }
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) q[k] = r[k];
+    *reinterpret_cast<typename mint_vec<T>::type*>(a + i) = w;
 }
-// r = row[x0 .. x0 + V) of an array the kernel writes (plain loads)
+// a[i .. i + min(n, V)) = r: the last thread of a row, whose lanes past the loop end are
+// not stored
 template <typename T>
-__device__ __forceinline__ void mint_vload_rw(const T* row, idx_t x0, idx_t nx, bool vec, T* r) {
-    constexpr int V = 16 / sizeof(T);
-    if (vec && x0 + V <= nx) {
-        mint_vload_fast_rw(row, x0, r);
-    } else {
+__device__ __forceinline__ void mint_vstore_part(T* a, idx_t i, idx_t n, const T* r) {
 #pragma unroll
-        for (int k = 0; k < V; ++k) r[k] = x0 + k < nx ? row[x0 + k] : T(0);
-    }
-}
-// row[x0 .. min(x0 + V, hi)) = r
-template <typename T>
-__device__ __forceinline__ void mint_vstore(T* row, idx_t x0, idx_t hi, bool vec, const T* r) {
-    constexpr int V = 16 / sizeof(T);
-    if (vec && x0 + V <= hi) {
-        typename mint_vec<T>::type w;
-        T* q = reinterpret_cast<T*>(&w);
-#pragma unroll
-        for (int k = 0; k < V; ++k) q[k] = r[k];
-        *reinterpret_cast<typename mint_vec<T>::type*>(row + x0) = w;
-    } else {
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-            if (x0 + k < hi) row[x0 + k] = r[k];
-    }
-}
-template <typename T>
-__device__ __forceinline__ void mint_vzero(T* r) {
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = T(0);
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k)
+        if (k < n) a[i + k] = r[k];
 }
 template <typename T>
 __device__ __forceinline__ void mint_vmove(T* d, const T* s) {
@@ -250,65 +235,31 @@ __device__ __forceinline__ void mint_vmove(T* d, const T* s) {
 }
 "#;
 
+/// Registers per thread that vectorized kernels are held to (`__launch_bounds__` with a
+/// minimum of `65536 / (64 · threads)` blocks per SM): at most 64 keeps at least half of
+/// the SM's warp slots usable. Without the cap the compiler spends registers on hoisting
+/// loads of later steps and occupancy falls to 20–40% (`ncu`, H100); with it the 13-point
+/// star in `f64` gains 1.2× (bench-results/h100-2026-11-21/vectorize).
+pub const MAX_REGISTERS: u32 = 64;
+
+/// Chunks in z up to this length are unrolled completely, so the z queue's moves become
+/// register renaming.
+const UNROLL_Z: u32 = 16;
+
 struct Names3 {
     x: String,
     y: String,
     z: Option<String>,
 }
 
-/// `A + (y + dy) * pitch [+ (z + dz) * slice]`: the start of a row of array `ai`.
-fn row_ptr(k: &Kernel, ai: usize, nm: &Names3, base: &str, dy: i64, dz: i64) -> String {
+/// `(y + dy) * pitch [+ (z + dz) * slice]`: the offset of a row of array `ai`, in elements.
+fn row_off(k: &Kernel, ai: usize, nm: &Names3, dy: i64, dz: i64) -> String {
     let a = &k.arrays[ai];
-    let mut s = format!("{base} + ({}{}) * {}", nm.y, plus(dy), pitch_name(&a.name));
+    let mut s = format!("({}{}) * {}", nm.y, plus(dy), pitch_name(&a.name));
     if let Some(z) = &nm.z {
         s.push_str(&format!(" + ({z}{}) * {}", plus(dz), slice_name(&a.name)));
     }
     s
-}
-
-/// The guard that row `(dy, dz)` of array `ai` exists (`None`: the thread's own row).
-fn row_guard(k: &Kernel, ai: usize, nm: &Names3, dy: i64, dz: i64) -> Option<String> {
-    let a = &k.arrays[ai];
-    let mut g = Vec::new();
-    if dy != 0 {
-        g.push(format!(
-            "({y}{d}) >= 0 && ({y}{d}) < {}",
-            extent_name(&a.name, 1),
-            y = nm.y,
-            d = plus(dy)
-        ));
-    }
-    if let (Some(z), true) = (&nm.z, dz != 0) {
-        g.push(format!(
-            "({z}{d}) >= 0 && ({z}{d}) < {}",
-            extent_name(&a.name, 2),
-            d = plus(dz)
-        ));
-    }
-    (!g.is_empty()).then(|| g.join(" && "))
-}
-
-/// Loads `dst` from vector `h` of row `(dy, dz)`, zeros when the row does not exist.
-fn load_vector(
-    p: &mut CPrinter,
-    k: &Kernel,
-    ai: usize,
-    nm: &Names3,
-    (dy, dz, h): (i64, i64, i64),
-    dst: &str,
-) {
-    let a = &k.arrays[ai];
-    let base = p.names.get(&a.name);
-    let load = format!(
-        "mint_vload({}, mint_x0{}, {}, mint_vec, {dst});",
-        row_ptr(k, ai, nm, &base, dy, dz),
-        plus(h * i64::from(16 / a.elem.size_bytes())),
-        extent_name(&a.name, 0)
-    );
-    match row_guard(k, ai, nm, dy, dz) {
-        Some(g) => p.push_line(&format!("if ({g}) {load} else mint_vzero({dst});")),
-        None => p.push_line(&load),
-    }
 }
 
 /// One vector load of a step.
@@ -325,33 +276,39 @@ struct Load {
     lead: bool,
 }
 
-/// The condition under which every load of the step is a whole, aligned vector inside
-/// its array: one uniform branch per thread and step, so the common case issues all its
-/// 16-byte loads back to back (a branch per load would keep them apart).
-fn fast_condition(k: &Kernel, loads: &[Load], nm: &Names3, v: i64) -> String {
+/// The condition, tested once per thread (and y row), under which every access of the
+/// thread's whole z chunk can be a whole aligned 16-byte vector: the rows exist in y and
+/// z, and in x the vectors stay within [`GUARD_BYTES`] of the row (past a row's end is
+/// the next row or, after the last row, the guard band). The thread then runs the vector
+/// path without a bounds test per load; only threads at the y/z faces of the arrays (or
+/// all threads, when rows are not 16-byte aligned) run the loop body per lane instead.
+fn fast_condition(k: &Kernel, arrays: &[ArrayVec], nm: &Names3, v: i64) -> String {
     let mut g = vec!["mint_vec".to_string()];
     let mut push = |c: String| {
         if !g.contains(&c) {
             g.push(c);
         }
     };
-    for (ai, a) in k.arrays.iter().enumerate() {
-        let mine: Vec<&Load> = loads.iter().filter(|l| l.ai == ai).collect();
-        if mine.is_empty() {
+    for (ai, av) in arrays.iter().enumerate() {
+        let a = &k.arrays[ai];
+        let guard = (GUARD_BYTES / a.elem.size_bytes() as usize) as i64;
+        let (mut h0, mut h1) = (0, 0);
+        if !av.rows.is_empty() {
+            let hs = av.rows.values().flatten();
+            (h0, h1) = (*hs.clone().min().unwrap(), *hs.max().unwrap());
+        } else if !av.written {
             continue;
         }
-        let lo = |f: fn(&Load) -> i64| mine.iter().map(|l| f(l)).min().unwrap();
-        let hi = |f: fn(&Load) -> i64| mine.iter().map(|l| f(l)).max().unwrap();
-        let (h0, h1) = (lo(|l| l.h), hi(|l| l.h));
         if h0 < 0 {
-            push(format!("mint_x0{} >= 0", plus(h0 * v)));
+            push(format!("mint_x0{} >= -{guard}", plus(h0 * v)));
         }
         push(format!(
-            "mint_x0{} <= {}",
+            "mint_x0{} <= {} + {guard}",
             plus((h1 + 1) * v),
             extent_name(&a.name, 0)
         ));
-        let (y0, y1) = (lo(|l| l.dy), hi(|l| l.dy));
+        let dy = av.rows.keys().map(|r| r.0);
+        let (y0, y1) = (dy.clone().min().unwrap_or(0), dy.max().unwrap_or(0));
         if y0 < 0 {
             push(format!("{}{} >= 0", nm.y, plus(y0)));
         }
@@ -363,22 +320,39 @@ fn fast_condition(k: &Kernel, loads: &[Load], nm: &Names3, v: i64) -> String {
                 extent_name(&a.name, 1)
             ));
         }
-        if let Some(z) = &nm.z {
-            let (z0, z1) = (lo(|l| l.dz), hi(|l| l.dz));
+        if nm.z.is_some() {
+            // every plane z + dz of every step z in mint_z0 .. mint_z_end
+            let dz = av.rows.keys().map(|r| r.1);
+            let (z0, z1) = (dz.clone().min().unwrap_or(0), dz.max().unwrap_or(0));
             if z0 < 0 {
-                push(format!("{z}{} >= 0", plus(z0)));
+                push(format!("mint_z0{} >= 0", plus(z0)));
             }
             if z1 > 0 {
-                push(format!("{z}{} < {}", plus(z1), extent_name(&a.name, 2)));
+                push(format!(
+                    "mint_z_end{} < {}",
+                    plus(z1 - 1),
+                    extent_name(&a.name, 2)
+                ));
             }
         }
     }
     g.join(" && ")
 }
 
-/// One z step (or the whole point set of a 2-D kernel): the step's vector loads (the
-/// leading plane of each z queue in `lead`, row vectors, written arrays' centers), the
-/// lanes' bodies, the stores.
+/// Whether the body has references that are not vector registers (non-stencil
+/// subscripts, arrays of other dimensions): lanes past the loop end must then not run,
+/// since those references could fall outside their arrays.
+fn lanes_need_guard(k: &Kernel, arrays: &[ArrayVec]) -> bool {
+    references(k).iter().any(|r| {
+        let ai = k.array_index(&r.array).expect("kernel array");
+        !arrays[ai].written && r.offset.is_none()
+    })
+}
+
+/// One z step of the vector path (or the whole point set of a 2-D kernel): the step's
+/// vector loads (the leading plane of each z queue in `lead`, row vectors, written
+/// arrays' centers), the lanes' bodies, the 16-byte stores. Nothing is guarded: the
+/// thread passed [`fast_condition`].
 fn step(
     p: &mut CPrinter,
     k: &Kernel,
@@ -439,52 +413,78 @@ fn step(
             }
         }
     }
-    if !loads.is_empty() {
+    for l in &loads {
+        let a = &k.arrays[l.ai];
         p.push_line(&format!(
-            "if ({}) {{",
-            fast_condition(k, &loads, nm, v as i64)
+            "{}mint_vload{}({}, {} + mint_x0{}, {});",
+            match (&nm.z, l.lead) {
+                (Some(z), true) => format!("if ({z} + 1 < mint_z_end) "),
+                _ => String::new(),
+            },
+            if l.rw { "_rw" } else { "" },
+            p.names.get(&a.name),
+            row_off(k, l.ai, nm, l.dy, l.dz),
+            plus(l.h * v as i64),
+            l.dst
         ));
-        p.indent += 1;
-        for l in &loads {
-            let a = &k.arrays[l.ai];
-            let base = p.names.get(&a.name);
-            p.push_line(&format!(
-                "{}mint_vload_fast{}({}, mint_x0{}, {});",
-                match (&nm.z, l.lead) {
-                    (Some(z), true) => format!("if ({z} + 1 < mint_z_end) "),
-                    _ => String::new(),
-                },
-                if l.rw { "_rw" } else { "" },
-                row_ptr(k, l.ai, nm, &base, l.dy, l.dz),
-                plus(l.h * v as i64),
-                l.dst
-            ));
-        }
-        p.indent -= 1;
-        p.push_line("} else {");
-        p.indent += 1;
-        for l in &loads {
-            if l.rw {
-                let a = &k.arrays[l.ai];
-                let base = p.names.get(&a.name);
-                p.push_line(&format!(
-                    "mint_vload_rw({}, mint_x0, {}, mint_vec, {});",
-                    row_ptr(k, l.ai, nm, &base, 0, 0),
-                    extent_name(&a.name, 0),
-                    l.dst
-                ));
-            } else {
-                load_vector(p, k, l.ai, nm, (l.dy, l.dz, l.h), &l.dst);
-            }
-        }
-        p.indent -= 1;
-        p.push_line("}");
     }
+    let guard = lanes_need_guard(k, arrays);
     for lane in 0..v as i64 {
         refs.lane.set(lane);
         p.push_line("{");
         p.indent += 1;
         p.push_line(&format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
+        if guard {
+            p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
+            p.indent += 1;
+        }
+        point_body(p, &k.body);
+        if guard {
+            p.indent -= 1;
+            p.push_line("}");
+        }
+        p.indent -= 1;
+        p.push_line("}");
+    }
+    for (ai, av) in arrays.iter().enumerate() {
+        if av.written {
+            let a = &k.arrays[ai];
+            let (base, off, w) = (
+                p.names.get(&a.name),
+                row_off(k, ai, nm, 0, 0),
+                wname(&a.name),
+            );
+            p.push_line(&format!(
+                "if (mint_x0{} <= {}) mint_vstore({base}, {off} + mint_x0, {w});",
+                plus(v as i64),
+                hi_name(0)
+            ));
+            p.push_line(&format!(
+                "else mint_vstore_part({base}, {off} + mint_x0, {} - mint_x0, {w});",
+                hi_name(0)
+            ));
+        }
+    }
+}
+
+/// The edge path: the loop body per lane (`x < hi` only), every reference a device-memory
+/// access as in the baseline translation, for every step of the thread's z chunk.
+fn edge_path(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32) {
+    refs.direct.set(true);
+    if let Some(z) = &nm.z {
+        p.push_line(&format!(
+            "for (idx_t {z} = mint_z0; {z} < mint_z_end; ++{z}) {{"
+        ));
+        p.indent += 1;
+    }
+    for lane in 0..v {
+        p.push_line("{");
+        p.indent += 1;
+        p.push_line(&format!(
+            "const idx_t {} = mint_x0{};",
+            nm.x,
+            plus(lane as i64)
+        ));
         p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
         p.indent += 1;
         point_body(p, &k.body);
@@ -493,18 +493,11 @@ fn step(
         p.indent -= 1;
         p.push_line("}");
     }
-    for (ai, av) in arrays.iter().enumerate() {
-        if av.written {
-            let a = &k.arrays[ai];
-            let base = p.names.get(&a.name);
-            p.push_line(&format!(
-                "mint_vstore({}, mint_x0, {}, mint_vec, {});",
-                row_ptr(k, ai, nm, &base, 0, 0),
-                hi_name(0),
-                wname(&a.name)
-            ));
-        }
+    if nm.z.is_some() {
+        p.indent -= 1;
+        p.push_line("}");
     }
+    refs.direct.set(false);
 }
 
 /// The 16-byte vector type of each element type the kernel vectorizes.
@@ -573,6 +566,7 @@ pub fn emit(
         arrays: &arrays,
         v: v as i64,
         lane: Cell::new(0),
+        direct: Cell::new(false),
     };
     let mut names = cuda::base_names(k, &params, &packed);
     for internal in [
@@ -656,43 +650,62 @@ pub fn emit(
         ));
     }
     p.indent += 1;
+    let cz = cfg.chunk[2];
+    if n == 3 {
+        p.push_line(&format!(
+            "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
+            hi_name(2)
+        ));
+    }
+    p.push_line(&format!(
+        "if ({}) {{",
+        fast_condition(k, &arrays, &nm, v as i64)
+    ));
+    p.indent += 1;
+    p.push_line(
+        "// every access of this thread's chunk is a whole aligned vector inside its array",
+    );
     match &nm.z {
-        Some(z) if window => {
-            p.push_line(
-                "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
-            );
-            p.push_line("// the next step's leading plane prefetched one step ahead");
-            p.push_line(&format!(
-                "const idx_t mint_z_end = min(mint_z0 + {}, {});",
-                cfg.chunk[2],
-                hi_name(2)
-            ));
-            let zero = Names3 {
-                x: nm.x.clone(),
-                y: nm.y.clone(),
-                z: Some("mint_z0".into()),
-            };
-            for (ai, av) in arrays.iter().enumerate() {
-                if let Some((lo, hi)) = av.queue {
-                    let a = &k.arrays[ai];
-                    let decl: Vec<String> = (lo..=hi + 1)
-                        .map(|d| format!("{}[{v}]", qname(&a.name, 0, 1, d)))
-                        .collect();
-                    p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
-                    for d in lo..=hi {
-                        load_vector(&mut p, k, ai, &zero, (0, d, 0), &qname(&a.name, 0, 1, d));
+        Some(z) => {
+            let mut lead = Vec::new();
+            if window {
+                p.push_line(
+                    "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
+                );
+                p.push_line("// the next step's leading plane prefetched one step ahead");
+                for (ai, av) in arrays.iter().enumerate() {
+                    if let Some((lo, hi)) = av.queue {
+                        let a = &k.arrays[ai];
+                        let decl: Vec<String> = (lo..=hi + 1)
+                            .map(|d| format!("{}[{v}]", qname(&a.name, 0, 1, d)))
+                            .collect();
+                        p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+                        let first = Names3 {
+                            x: nm.x.clone(),
+                            y: nm.y.clone(),
+                            z: Some("mint_z0".into()),
+                        };
+                        for d in lo..=hi {
+                            p.push_line(&format!(
+                                "mint_vload({}, {} + mint_x0, {});",
+                                p.names.get(&a.name),
+                                row_off(k, ai, &first, 0, d),
+                                qname(&a.name, 0, 1, d)
+                            ));
+                        }
+                        lead.push((ai, hi + 1));
                     }
                 }
             }
+            if cz <= UNROLL_Z {
+                p.push_line("#pragma unroll");
+            }
             p.push_line(&format!(
-                "for (idx_t {z} = mint_z0; {z} < mint_z_end; ++{z}) {{"
+                "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
             ));
             p.indent += 1;
-            let lead: Vec<(usize, i64)> = arrays
-                .iter()
-                .enumerate()
-                .filter_map(|(ai, av)| av.queue.map(|(_, hi)| (ai, hi + 1)))
-                .collect();
+            p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
+            p.push_line(&format!("if ({z} >= mint_z_end) break;"));
             step(&mut p, k, &arrays, &refs, &nm, v, &lead);
             for (ai, av) in arrays.iter().enumerate() {
                 if let Some((lo, hi)) = av.queue {
@@ -709,19 +722,15 @@ pub fn emit(
             p.indent -= 1;
             p.push_line("}");
         }
-        Some(z) => {
-            p.push_line(&format!(
-                "for (idx_t {z} = mint_z0, mint_z_end = min(mint_z0 + {}, {}); {z} < mint_z_end; ++{z}) {{",
-                cfg.chunk[2],
-                hi_name(2)
-            ));
-            p.indent += 1;
-            step(&mut p, k, &arrays, &refs, &nm, v, &[]);
-            p.indent -= 1;
-            p.push_line("}");
-        }
         None => step(&mut p, k, &arrays, &refs, &nm, v, &[]),
     }
+    p.indent -= 1;
+    p.push_line("} else {");
+    p.indent += 1;
+    p.push_line("// edge thread (or rows not 16-byte aligned): the loop body per lane");
+    edge_path(&mut p, k, &refs, &nm, v);
+    p.indent -= 1;
+    p.push_line("}");
     p.indent -= 1;
     p.push_line("}");
     p.indent -= 1;
@@ -791,6 +800,7 @@ pub fn emit(
         params: &params,
         packed: &packed,
         body: &body,
+        max_registers: Some(MAX_REGISTERS),
     };
     let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
     report.shared_bytes = 0;
