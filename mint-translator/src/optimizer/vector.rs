@@ -169,18 +169,11 @@ impl RefResolver for VecRefs<'_> {
         let ai = self.k.array_index(array).expect("kernel array");
         let av = &self.arrays[ai];
         let lane = self.lane.get();
-        if self.direct.get() {
-            let flat = flat_ref(p, &p.names.get(array), array, index);
-            return if av.written {
-                flat
-            } else {
-                format!("__ldg(&{flat})")
-            };
-        }
-        if av.written {
+        let vector = !self.direct.get();
+        if vector && av.written {
             return format!("{}[{lane}]", wname(array));
         }
-        if let Some(o) = stencil_offset(self.k, array, index) {
+        if vector && let Some(o) = stencil_offset(self.k, array, index) {
             let x = lane + o[0];
             let (h, e) = (x.div_euclid(self.v), x.rem_euclid(self.v));
             if let Some((lo, hi)) = av.queue
@@ -192,8 +185,14 @@ impl RefResolver for VecRefs<'_> {
             }
             return format!("{}[{e}]", vname(array, o[1], o[2], h));
         }
+        // the edge path, and references the vectors do not cover: device memory, read-only
+        // arrays through the read-only data path
         let flat = flat_ref(p, &p.names.get(array), array, index);
-        format!("__ldg(&{flat})")
+        if av.written {
+            flat
+        } else {
+            format!("__ldg(&{flat})")
+        }
     }
 }
 
@@ -247,7 +246,7 @@ __device__ __forceinline__ void mint_vmove(T* d, const T* s) {
 /// minimum of `65536 / (64 · threads)` blocks per SM): at most 64 keeps at least half of
 /// the SM's warp slots usable. Without the cap the compiler spends registers on hoisting
 /// loads of later steps and occupancy falls to 20–40% (`ncu`, H100); with it the 13-point
-/// star in `f64` gains 1.2× (bench-results/h100-2026-11-21/vectorize).
+/// star in `f64` gains 1.2× (bench-results/h100-2026-11-21/vectorize-v2).
 pub const MAX_REGISTERS: u32 = 64;
 
 /// Chunks in z up to this length are unrolled completely, so the z queue's moves become
@@ -436,24 +435,7 @@ fn step(
             l.dst
         ));
     }
-    let guard = lanes_need_guard(k, arrays);
-    for lane in 0..v as i64 {
-        refs.lane.set(lane);
-        p.push_line("{");
-        p.indent += 1;
-        p.push_line(&format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
-        if guard {
-            p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
-            p.indent += 1;
-        }
-        point_body(p, &k.body);
-        if guard {
-            p.indent -= 1;
-            p.push_line("}");
-        }
-        p.indent -= 1;
-        p.push_line("}");
-    }
+    lanes(p, k, refs, nm, v, lanes_need_guard(k, arrays));
     for (ai, av) in arrays.iter().enumerate() {
         if av.written {
             let a = &k.arrays[ai];
@@ -475,6 +457,27 @@ fn step(
     }
 }
 
+/// The loop body once per lane (`x = x0 + lane`), with `x < hi` around it if `guard`.
+fn lanes(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, guard: bool) {
+    for lane in 0..v as i64 {
+        refs.lane.set(lane);
+        p.push_line("{");
+        p.indent += 1;
+        p.push_line(&format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
+        if guard {
+            p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
+            p.indent += 1;
+        }
+        point_body(p, &k.body);
+        if guard {
+            p.indent -= 1;
+            p.push_line("}");
+        }
+        p.indent -= 1;
+        p.push_line("}");
+    }
+}
+
 /// The edge path: the loop body per lane (`x < hi` only), every reference a device-memory
 /// access as in the baseline translation, for every step of the thread's z chunk.
 fn edge_path(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32) {
@@ -485,22 +488,7 @@ fn edge_path(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32) 
         ));
         p.indent += 1;
     }
-    for lane in 0..v {
-        p.push_line("{");
-        p.indent += 1;
-        p.push_line(&format!(
-            "const idx_t {} = mint_x0{};",
-            nm.x,
-            plus(lane as i64)
-        ));
-        p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
-        p.indent += 1;
-        point_body(p, &k.body);
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
-    }
+    lanes(p, k, refs, nm, v, true);
     if nm.z.is_some() {
         p.indent -= 1;
         p.push_line("}");
@@ -671,7 +659,7 @@ pub fn emit(
     ));
     p.indent += 1;
     p.push_line(
-        "// every access of this thread's chunk is a whole aligned vector inside its array",
+        "// every access of this thread's chunk is a whole aligned vector within the allocation",
     );
     match &nm.z {
         Some(z) => {
