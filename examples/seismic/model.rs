@@ -295,7 +295,15 @@ pub fn build(c: &Config, h: f64, dt: f64) -> Result<Setup, ConfigError> {
     }
     let vp_max = f.vp.iter().fold(0.0f32, |m, &v| m.max(v)) as f64;
     Config::check_cfl(h, dt, vp_max)?;
-    let mut medium = coefficients(&f.vp, &f.vs, &f.rho, h, dt, vp_max, vs_min, c);
+    if let (Some(prof), Some(r)) = (&mut f.layered, &relaxation) {
+        // the unrelaxed shear moduli, as for the node velocities above
+        for (k, p) in prof.iter_mut().enumerate() {
+            let qsi = f.q.as_ref().map_or(0.0, |q| q.1[[k, 0, 0]] as f64);
+            p.mu_xy /= r.dispersion(qsi);
+            p.mu_z /= r.dispersion(p.qsi_z);
+        }
+    }
+    let mut medium = coefficients(&f, h, dt, vp_max, vs_min, c);
     if let (Some((qpi, qsi)), Some(r)) = (&f.q, relaxation) {
         medium.anelastic = Some(anelastic(&f.vs, &f.rho, &medium, qpi, qsi, r, h, dt));
     }
@@ -321,6 +329,59 @@ struct Fields {
     rho: Array3<f32>,
     /// 1/Qp and 1/Qs (0 where a material has none) when any material has a Q.
     q: Option<(Array3<f32>, Array3<f32>)>,
+    /// For a layered model, the shear moduli and densities of each depth index that the
+    /// node values above cannot give (see [`Staggered`]); `None` for other models.
+    layered: Option<Vec<Staggered>>,
+}
+
+/// The effective shear moduli (Pa) and density (kg/m³) of depth index k of a layered
+/// model at the staggered positions, from the Backus (1962) averages of the layers over
+/// the cells of those positions: `mu_xy` at the xy nodes (depth z_k, cell
+/// [z_k − h/2, z_k + h/2]) is the arithmetic mean, the modulus of shear in the plane of
+/// the layers; `mu_z` at the xz, yz nodes and `rho_z` at the w1 nodes (depth z_k + h/2,
+/// cell [z_k, z_k + h]) are the harmonic and the arithmetic mean, for shear across
+/// the layers and for the density.
+#[derive(Clone, Copy, Debug)]
+pub struct Staggered {
+    pub mu_xy: f64,
+    pub mu_z: f64,
+    pub rho_z: f64,
+    /// 1/Qs over the xz, yz cell (for the unrelaxed `mu_z` of an anelastic run).
+    pub qsi_z: f64,
+}
+
+/// [`Staggered`] for the node at depth `z` (m), spacing `h`.
+pub fn staggered(layers: &[crate::config::Layer], z: f64, h: f64) -> Staggered {
+    let node = overlaps(layers, (z - 0.5 * h).max(0.0), z + 0.5 * h);
+    let below = overlaps(layers, z, z + h);
+    Staggered {
+        mu_xy: node.iter().map(|(w, l)| w * l.rho * l.vs * l.vs).sum(),
+        mu_z: 1.0 / below.iter().map(|(w, l)| w / (l.rho * l.vs * l.vs)).sum::<f64>(),
+        rho_z: below.iter().map(|(w, l)| w * l.rho).sum(),
+        qsi_z: below.iter().map(|(w, l)| w * inverse(l.qs) as f64).sum(),
+    }
+}
+
+/// The layers overlapping depths [lo, hi] with the fraction of the interval in each
+/// (the last layer extends down for ever).
+fn overlaps(layers: &[crate::config::Layer], lo: f64, hi: f64) -> Vec<(f64, crate::config::Layer)> {
+    let mut out = Vec::new();
+    let mut top = 0.0f64;
+    for (i, l) in layers.iter().enumerate() {
+        let bottom = match l.thickness {
+            Some(t) if i + 1 < layers.len() => top + t,
+            _ => f64::INFINITY,
+        };
+        let w = (hi.min(bottom) - lo.max(top)).max(0.0) / (hi - lo);
+        if w > 0.0 {
+            out.push((w, *l));
+        }
+        top = bottom;
+        if top >= hi {
+            break;
+        }
+    }
+    out
 }
 
 /// 1/Q of an optional quality factor (none: no attenuation).
@@ -349,40 +410,28 @@ fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields, ConfigError> {
                     Array3::from_elem(shape, inverse(*qs)),
                 )
             }),
+            layered: None,
         }),
         Material::Layered { layers } => {
-            // the layer of each depth index
+            // the effective material of each depth index: a volume average over the
+            // node's cell (see `cell_average`), so that an interface sits at its depth
             let nzh = shape.0;
-            let mut per_k = Vec::with_capacity(nzh);
-            for k in 0..nzh {
-                let z = clamp(k, n[2]) as f64 * h;
-                let mut top = 0.0;
-                let mut pick = layers.last().copied().expect("checked: at least one layer");
-                for l in layers {
-                    match l.thickness {
-                        Some(t) if z < top + t => {
-                            pick = *l;
-                            break;
-                        }
-                        Some(t) => top += t,
-                        None => {
-                            pick = *l;
-                            break;
-                        }
-                    }
-                }
-                per_k.push(pick);
-            }
+            let per_k: Vec<CellMaterial> = (0..nzh)
+                .map(|k| cell_average(layers, clamp(k, n[2]) as f64 * h, h))
+                .collect();
+            let field = |f: fn(&CellMaterial) -> f32| {
+                Array3::from_shape_fn(shape, |(k, _, _)| f(&per_k[k]))
+            };
             Ok(Fields {
-                vp: Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].vp as f32),
-                vs: Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].vs as f32),
-                rho: Array3::from_shape_fn(shape, |(k, _, _)| per_k[k].rho as f32),
-                q: anelastic.then(|| {
-                    (
-                        Array3::from_shape_fn(shape, |(k, _, _)| inverse(per_k[k].qp)),
-                        Array3::from_shape_fn(shape, |(k, _, _)| inverse(per_k[k].qs)),
-                    )
-                }),
+                vp: field(|c| c.vp),
+                vs: field(|c| c.vs),
+                rho: field(|c| c.rho),
+                q: anelastic.then(|| (field(|c| c.qpi), field(|c| c.qsi))),
+                layered: Some(
+                    (0..nzh)
+                        .map(|k| staggered(layers, clamp(k, n[2]) as f64 * h, h))
+                        .collect(),
+                ),
             })
         }
         Material::File { path, qp, qs } => {
@@ -441,8 +490,55 @@ fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields, ConfigError> {
                         Array3::from_elem(shape, inverse(*qs)),
                     )
                 }),
+                layered: None,
             })
         }
+    }
+}
+
+/// The effective material of one grid node of a layered model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellMaterial {
+    /// P and S velocity (m/s) and density (kg/m³).
+    pub vp: f32,
+    pub vs: f32,
+    pub rho: f32,
+    /// 1/Qp and 1/Qs (0 without attenuation).
+    pub qpi: f32,
+    pub qsi: f32,
+}
+
+/// The material of the node at depth `z` (m) on a grid of spacing `h`: the volume
+/// average over the node's cell, depths [z − h/2, z + h/2] clipped at the free surface
+/// z = 0, of the `layers` (the last one extends down for ever). Density and 1/Q are
+/// averaged arithmetically, the shear modulus μ and the bulk modulus κ = λ + 2μ/3
+/// harmonically (Moczo, Kristek, Vavryčuk, Archuleta & Halada 2002, BSSA 92(8),
+/// "3D heterogeneous staggered-grid finite-difference modeling of seismic motion with
+/// volume harmonic and arithmetic averaging of elastic moduli and densities").
+///
+/// A node whose cell lies in one layer gets that layer; a node on an interface gets the
+/// two layers half and half. Without this a node took the layer at its own depth, and the
+/// staggered averages then put an interface that falls on a node half a cell too
+/// shallow: LOH.1's 1000 m layer behaved as 1000 − h/2 m, and its waves arrived early
+/// (issue #18; see the README's comparison with FK).
+pub fn cell_average(layers: &[crate::config::Layer], z: f64, h: f64) -> CellMaterial {
+    let (mut rho, mut inv_mu, mut inv_kappa, mut qpi, mut qsi) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (w, l) in overlaps(layers, (z - 0.5 * h).max(0.0), z + 0.5 * h) {
+        let mu = l.rho * l.vs * l.vs;
+        let kappa = l.rho * l.vp * l.vp - 4.0 / 3.0 * mu;
+        rho += w * l.rho;
+        inv_mu += w / mu;
+        inv_kappa += w / kappa;
+        qpi += w * inverse(l.qp) as f64;
+        qsi += w * inverse(l.qs) as f64;
+    }
+    let (mu, kappa) = (1.0 / inv_mu, 1.0 / inv_kappa);
+    CellMaterial {
+        vp: ((kappa + 4.0 / 3.0 * mu) / rho).sqrt() as f32,
+        vs: (mu / rho).sqrt() as f32,
+        rho: rho as f32,
+        qpi: qpi as f32,
+        qsi: qsi as f32,
     }
 }
 
@@ -517,17 +613,15 @@ fn anelastic(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn coefficients(
-    vp: &Array3<f32>,
-    vs: &Array3<f32>,
-    rho: &Array3<f32>,
+    f: &Fields,
     h: f64,
     dt: f64,
     vp_max: f64,
     vs_min: f64,
     c: &Config,
 ) -> Medium {
+    let (vp, vs, rho, layered) = (&f.vp, &f.vs, &f.rho, &f.layered);
     let shape = vp.dim();
     let (nz, ny, nx) = shape;
     let s = dt / h;
@@ -547,18 +641,30 @@ fn coefficients(
     };
     let d1 = f(&|k, j, i| s / (0.5 * (r(k, j, i) + r(k, j, i.saturating_sub(1)))));
     let d2 = f(&|k, j, i| s / (0.5 * (r(k, j, i) + r(k, j + 1, i))));
-    let d3 = f(&|k, j, i| s / (0.5 * (r(k, j, i) + r(k + 1, j, i))));
+    let d3 = f(&|k, j, i| match &layered {
+        Some(p) => s / p[k].rho_z,
+        None => s / (0.5 * (r(k, j, i) + r(k + 1, j, i))),
+    });
     let lam_a = f(&|k, j, i| s * lam(k, j, i));
     let l2m = f(&|k, j, i| s * (lam(k, j, i) + 2.0 * mu(k, j, i)));
     let mxy = f(&|k, j, i| {
+        if let Some(p) = &layered {
+            return s * p[k].mu_xy;
+        }
         let im = i.saturating_sub(1);
         s * harmonic([mu(k, j, im), mu(k, j, i), mu(k, j + 1, im), mu(k, j + 1, i)])
     });
     let mxz = f(&|k, j, i| {
+        if let Some(p) = &layered {
+            return s * p[k].mu_z;
+        }
         let im = i.saturating_sub(1);
         s * harmonic([mu(k, j, im), mu(k, j, i), mu(k + 1, j, im), mu(k + 1, j, i)])
     });
     let myz = f(&|k, j, i| {
+        if let Some(p) = &layered {
+            return s * p[k].mu_z;
+        }
         s * harmonic([
             mu(k, j, i),
             mu(k, j + 1, i),
@@ -638,15 +744,18 @@ fn sources(c: &Config, n: [usize; 3], h: f64, dt: f64, nsteps: usize) -> Sources
             if m == 0.0 {
                 continue;
             }
-            let off = STRESS_OFFSETS[cc];
-            let g = [0, 1, 2].map(|a| {
-                (continuous(so.location[a], h, off[a]).round() as usize).clamp(HALO, upper[a])
-            });
-            comp.push(cc as i32);
-            idx.extend([g[2] as i32, g[1] as i32, g[0] as i32]);
-            // ∂σ/∂t = … − Ṁ δ(x − xs): over one step, −M·rate·dt spread over one cell
-            amp.push((-m * dt / (h * h * h)) as f32);
-            src.push(s as i32);
+            // the point moment is shared among the (up to 8) nodes of its component's
+            // staggered grid around it with trilinear weights, which keep its total and
+            // its centroid: Mxy of a source on a normal-stress node goes ¼ to each of the
+            // four xy nodes around it, half a cell away in x and y (rounding to the
+            // nearest of them moved LOH.1's source h/2 towards the north-east)
+            for (g, w) in stencil_weights(so.location, STRESS_OFFSETS[cc], h, upper) {
+                comp.push(cc as i32);
+                idx.extend([g[2] as i32, g[1] as i32, g[0] as i32]);
+                // ∂σ/∂t = … − Ṁ δ(x − xs): over one step, −M·rate·dt spread over one cell
+                amp.push((-m * w * dt / (h * h * h)) as f32);
+                src.push(s as i32);
+            }
         }
     }
     let ne = comp.len();
@@ -660,6 +769,35 @@ fn sources(c: &Config, n: [usize; 3], h: f64, dt: f64, nsteps: usize) -> Sources
         src,
         stf,
     }
+}
+
+/// The nodes (x, y, z array indices) of a grid staggered by `off` steps around the
+/// point `p` (m) and their trilinear weights (summing to 1), indices clamped to
+/// `HALO..=upper`; nodes that clamp together are merged and zero weights dropped, so
+/// each node appears once.
+pub fn stencil_weights(p: [f64; 3], off: [f64; 3], h: f64, upper: [usize; 3]) -> Vec<([usize; 3], f64)> {
+    let f = [0, 1, 2].map(|a| continuous(p[a], h, off[a]));
+    let base = f.map(f64::floor);
+    let mut out: Vec<([usize; 3], f64)> = Vec::with_capacity(8);
+    for corner in 0..8 {
+        let mut w = 1.0;
+        let mut g = [0usize; 3];
+        for a in 0..3 {
+            let up = (corner >> a) & 1 == 1;
+            let frac = f[a] - base[a];
+            w *= if up { frac } else { 1.0 - frac };
+            let i = base[a] as i64 + up as i64;
+            g[a] = (i.max(HALO as i64) as usize).min(upper[a]);
+        }
+        if w <= 1e-12 {
+            continue;
+        }
+        match out.iter_mut().find(|(q, _)| *q == g) {
+            Some((_, v)) => *v += w,
+            None => out.push((g, w)),
+        }
+    }
+    out
 }
 
 fn receivers(c: &Config, n: [usize; 3], h: f64) -> Receivers {
