@@ -1,17 +1,24 @@
 //! The seismic example (examples/seismic): its solver against the analytic solution of
 //! a point moment-tensor source in a homogeneous whole space (arrival times and
 //! waveforms), the radiation pattern's mirror symmetries, attenuation against the
-//! constant-Q spectral decay exp(−πft/Q), the CPU against the GPU, and the configuration
-//! errors of the command line.
+//! constant-Q spectral decay exp(−πft/Q), the coarse LOH.1 against its frequency–wavenumber
+//! (FK) reference traces, the CPU against the GPU, and the configuration errors of the
+//! command line.
 
 mod common;
 
+#[allow(dead_code)]
+#[path = "../examples/seismic/compare.rs"]
+mod compare;
 #[allow(dead_code)]
 #[path = "../examples/seismic/config.rs"]
 mod config;
 #[allow(dead_code)]
 #[path = "../examples/seismic/model.rs"]
 mod model;
+#[allow(dead_code)]
+#[path = "../examples/seismic/output.rs"]
+mod output;
 #[allow(dead_code)]
 #[path = "../examples/seismic/solver.rs"]
 mod solver;
@@ -317,7 +324,11 @@ fn arrivals_through_a_layer_match_straight_ray_times() {
     let c = (n - 1) as f64 * h / 2.0;
     let offsets = [(0.0, 0.0), (300.0, 200.0), (-250.0, 300.0), (350.0, -150.0)];
     let t0 = 4.0 * sigma;
-    let run = |material: &str| {
+    // the explosion alone for P and the couple alone for S: the couple's own P would
+    // overlap the explosion's at the receivers off the vertical
+    let explosion = "moment = { xx = 1e15, yy = 1e15, zz = 1e15 }";
+    let couple = "moment = { xz = 1e15 }";
+    let run = |material: &str, moment: &str| {
         let mut text = format!(
             r#"
 [grid]
@@ -331,11 +342,7 @@ duration = 1.05
 width = 10
 [[source]]
 location = [{c}, {c}, {depth}]
-moment = {{ xx = 1e15, yy = 1e15, zz = 1e15 }}
-stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
-[[source]]
-location = [{c}, {c}, {depth}]
-moment = {{ xz = 1e15 }}
+{moment}
 stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
 "#,
             e = (n - 1) as f64 * h
@@ -355,10 +362,14 @@ stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
         .unwrap();
         (setup.nsteps, out.seismograms)
     };
-    let (nt, layered) = run(&format!(
+    let layer_text = format!(
         "type = \"layered\"\nlayers = [{{ thickness = {layer}, vp = 4000.0, vs = 2000.0, rho = 2600.0 }}, {{ vp = 6000.0, vs = 3464.0, rho = 2700.0 }}]"
-    ));
-    let (_, half_space) = run("type = \"homogeneous\"\nvp = 6000.0\nvs = 3464.0\nrho = 2700.0");
+    );
+    let half_text = "type = \"homogeneous\"\nvp = 6000.0\nvs = 3464.0\nrho = 2700.0";
+    let (nt, layered_p) = run(&layer_text, explosion);
+    let (_, half_space_p) = run(half_text, explosion);
+    let (_, layered_s) = run(&layer_text, couple);
+    let (_, half_space_s) = run(half_text, couple);
     for (r, o) in offsets.iter().enumerate() {
         // the straight ray's length in the layer, in proportion to the depths
         let length = (o.0 * o.0 + o.1 * o.1 + depth * depth).sqrt();
@@ -367,7 +378,10 @@ stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
             (0..nt).map(|t| s[[t, r, comp]] as f64).collect()
         };
         // P on the vertical component, S (from the Mxz couple) on the x component
-        for (phase, comp, v_layer, v_half) in [("P", 2, 4000.0, 6000.0), ("S", 0, 2000.0, 3464.0)] {
+        for (phase, comp, v_layer, v_half, layered, half_space) in [
+            ("P", 2, 4000.0, 6000.0, &layered_p, &half_space_p),
+            ("S", 0, 2000.0, 3464.0, &layered_s, &half_space_s),
+        ] {
             let t_half = t0 + (upper + lower) / v_half;
             let delay = upper * (1.0 / v_layer - 1.0 / v_half) / dt;
             // the peaks in a window of ±2σ about the pulse's centre (the velocity of a
@@ -375,13 +389,15 @@ stf = {{ type = "gaussian", sigma = {sigma}, t0 = {t0} }}
             let win = |t: f64| ((t - 2.0 * sigma) / dt) as usize..((t + 2.0 * sigma) / dt) as usize;
             let w_half = win(t_half);
             let w_layer = win(t_half + delay * dt);
-            let l = peak_time(&trace(&layered, comp), w_layer.start, w_layer.end)
-                - peak_time(&trace(&half_space, comp), w_half.start, w_half.end);
+            let l = peak_time(&trace(layered, comp), w_layer.start, w_layer.end)
+                - peak_time(&trace(half_space, comp), w_half.start, w_half.end);
             eprintln!(
                 "receiver {r} {phase}: delayed {l:.1} samples by the layer, straight ray {delay:.1}"
             );
+            // within 2 samples: the Snell ray is a little faster than the straight one
+            // (Fermat), 1.4 samples for P here
             assert!(
-                (l - delay).abs() <= 4.0,
+                (l - delay).abs() <= 2.0,
                 "receiver {r}: the layer delays {phase} by {l:.1} samples, the straight ray by {delay:.1}"
             );
         }
@@ -578,7 +594,9 @@ fn a_p_wave_decays_as_constant_q_predicts() {
     // field and the grid's own dispersion), gives Q from its slope over 3–10 Hz.
     let (n, h) = (80, 50.0);
     let dt = 0.4 * h / VP;
-    let c = (n - 1) as f64 * h / 2.0;
+    // the explosion on a node (xx, yy, zz there): shared among the 8 nodes around a
+    // point between them, each with its own relaxation time, the measured Q is 17
+    let c = (n / 2) as f64 * h;
     let (r1, r2) = (500.0, 1300.0);
     let explosion = "{ xx = 1e15, yy = 1e15, zz = 1e15 }";
     let recs = [[c + r1, c, c], [c + r2, c, c]];
@@ -859,11 +877,14 @@ fn a_syntax_error_names_the_line() {
 
 #[test]
 fn a_material_file_gives_the_same_run_as_the_model_it_holds() {
-    // the layered model written point by point as (Vp, Vs, ρ) f32 triples, [z, y, x] order
+    // the layered model written point by point as (Vp, Vs, ρ) f32 triples, [z, y, x] order;
+    // its interface lies midway between two nodes (850 m at h = 100 m), where the volume
+    // averages of a layered model (model::cell_average, model::staggered) are the node
+    // values and the averages of neighbouring nodes that a material file gets
     let (h, dt) = (100.0, 0.008);
     let layered = GOOD.replace(
         "type = \"homogeneous\"\nvp = 4000.0\nvs = 2300.0\nrho = 2500.0",
-        "type = \"layered\"\nlayers = [{ thickness = 800.0, vp = 3000.0, vs = 1700.0, rho = 2300.0 }, { vp = 4000.0, vs = 2300.0, rho = 2500.0 }]",
+        "type = \"layered\"\nlayers = [{ thickness = 850.0, vp = 3000.0, vs = 1700.0, rho = 2300.0 }, { vp = 4000.0, vs = 2300.0, rho = 2500.0 }]",
     );
     assert_ne!(layered, GOOD);
     let cfg = Config::parse(&layered, Path::new("layered.toml")).unwrap();
@@ -872,7 +893,7 @@ fn a_material_file_gives_the_same_run_as_the_model_it_holds() {
     for k in 0..nz {
         for _ in 0..ny {
             for _ in 0..nx {
-                let v: [f32; 3] = if (k as f64) * h < 800.0 {
+                let v: [f32; 3] = if (k as f64) * h < 850.0 {
                     [3000.0, 1700.0, 2300.0]
                 } else {
                     [4000.0, 2300.0, 2500.0]
@@ -916,4 +937,99 @@ fn a_material_file_gives_the_same_run_as_the_model_it_holds() {
         "{e}"
     );
     let _ = std::fs::remove_file(&path);
+}
+
+/// The example's source directory: relative to the working directory (the package root
+/// under `cargo test`, the checkout's copy under .gpu/run-gpu.sh), else where it was built.
+fn example_dir() -> std::path::PathBuf {
+    let rel = Path::new("examples/seismic");
+    if rel.join("loh1.toml").exists() {
+        rel.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+    }
+}
+
+/// LOH.1 at the coarse resolution (200 m, dt = 0.016 s) on the CPU, with the source moved
+/// `east` metres; the seismograms as comparison traces.
+fn coarse_loh1(east: f64) -> (Vec<(String, [f64; 3], compare::Trace)>, f64) {
+    let text = std::fs::read_to_string(example_dir().join("loh1.toml")).unwrap();
+    let mut cfg = Config::parse(&text, Path::new("loh1.toml")).unwrap();
+    cfg.sources[0].location[0] += east;
+    let c = cfg.grid.coarse.unwrap();
+    let setup = model::build(&cfg, c.spacing, c.dt).unwrap();
+    let out = mint::with_device(mint::Device::Cpu, || {
+        solver::run(&setup, [32, 4, 1], &mut |_| {})
+    })
+    .unwrap();
+    let traces = (0..setup.receivers.names.len())
+        .map(|r| {
+            let rows = output::trace(&setup, &out, r);
+            let tr = compare::Trace {
+                t: rows.iter().map(|x| x[0]).collect(),
+                v: [1, 2, 3].map(|c| rows.iter().map(|x| x[c]).collect()),
+            };
+            (
+                setup.receivers.names[r].clone(),
+                setup.receivers.locations[r],
+                tr,
+            )
+        })
+        .collect();
+    (traces, c.dt)
+}
+
+/// The FK comparison of the 5 km and 10 km receivers at 0.5 Hz: the failures, empty when
+/// every non-nodal component is within 10 ms, 6% in peak and 0.97 in correlation.
+fn fk_failures(traces: &[(String, [f64; 3], compare::Trace)], shift: f64) -> Vec<String> {
+    let reference = example_dir().join("reference/loh1");
+    let mut bad = Vec::new();
+    for (name, loc, tr) in traces {
+        if !["r3000_4000", "r6000_8000", "r10000_0"].contains(&name.as_str()) {
+            continue;
+        }
+        let fk = compare::Trace::read(&reference.join(format!("{name}.csv"))).unwrap();
+        let az = compare::azimuth([15000.0, 15000.0], [loc[0], loc[1]]);
+        let c = compare::compare(&tr.delayed(shift), &fk, az, 0.5);
+        for (k, m) in c.measures.iter().enumerate() {
+            let Some(m) = m else { continue };
+            eprintln!(
+                "{name} {}: correlation {:.4}, lag {:+.1} ms, peak ratio {:.3}, misfit {:.1}%",
+                compare::COMPONENTS[k],
+                m.correlation,
+                m.lag * 1e3,
+                m.peak_ratio,
+                100.0 * m.misfit
+            );
+            if m.lag.abs() > 0.010 || (m.peak_ratio - 1.0).abs() > 0.06 || m.correlation < 0.97 {
+                bad.push(format!("{name} {}: {m:?}", compare::COMPONENTS[k]));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn coarse_loh1_matches_its_fk_reference_and_would_not_if_moved() {
+    // The committed FK traces (examples/seismic/reference/loh1, made by reference/fk.py
+    // with pyfk) solve LOH.1 independently. At 200 m and 0.5 Hz the S wavelength in the
+    // layer is 20 cells, where the 4th-order scheme's phase error, (3/640)(kh)⁴ ≈ 5e-5,
+    // is under 1 ms over 10 km; what is left is the representation of the interface and
+    // the source on the grid, measured here at 9 ms or less. So: lags within 10 ms, less
+    // than the 16 ms step, so that a time origin off by one step fails; peaks within 6%.
+    let (traces, dt) = coarse_loh1(0.0);
+    let bad = fk_failures(&traces, 0.0);
+    assert!(bad.is_empty(), "coarse LOH.1 against FK: {bad:#?}");
+    // the same traces a step late or early, and a run with the source 2 cells east, fail
+    for shift in [dt, -dt] {
+        assert!(
+            !fk_failures(&traces, shift).is_empty(),
+            "a time origin off by {shift} s passes the FK comparison"
+        );
+    }
+    let (moved, _) = coarse_loh1(400.0);
+    assert!(
+        !fk_failures(&moved, 0.0).is_empty(),
+        "a source 2 cells east passes the FK comparison"
+    );
 }

@@ -6,6 +6,8 @@
 //! ```text
 //! cargo run --release --example seismic -- examples/seismic/loh1.toml
 //! cargo run --release --example seismic -- examples/seismic/loh1.toml --resolution coarse
+//! cargo run --release --example seismic -- compare examples/seismic/loh1.toml seismic-out \
+//!     examples/seismic/reference/loh1 --lowpass 3
 //! ```
 //!
 //! Reads a TOML configuration (see `loh1.toml`), checks it (CFL number, receivers inside
@@ -14,6 +16,7 @@
 //! (t, vx, vy, vz in m/s; x east, y north, z up), `seismograms.png` and a map of peak
 //! ground velocity `pgv.png`.
 
+mod compare;
 mod config;
 mod model;
 mod output;
@@ -27,10 +30,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(about = "AWP-ODC-style 3-D elastic wave propagation (Mint thesis Sec. 7.1)")]
+#[command(
+    about = "AWP-ODC-style 3-D elastic wave propagation (Mint thesis Sec. 7.1)",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// The configuration file (TOML), e.g. examples/seismic/loh1.toml.
-    config: PathBuf,
+    #[arg(required = true)]
+    config: Option<PathBuf>,
     /// full, coarse, or auto: full on a GPU, the `[grid.coarse]` resolution on the CPU.
     #[arg(long, default_value = "auto")]
     resolution: String,
@@ -51,9 +61,41 @@ struct Args {
     quiet: bool,
 }
 
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Compares a run's seismograms with reference ones (e.g. the FK traces in
+    /// examples/seismic/reference/): both low-passed by a zero-phase 4th-order
+    /// Butterworth filter, rotated to radial/transverse/vertical; prints correlation,
+    /// lag, peak ratio and relative L2 misfit per component and draws compare-NAME.png.
+    Compare {
+        /// The configuration of the run (for the epicentre and the receivers).
+        config: PathBuf,
+        /// The run's output directory (its NAME.csv files).
+        run: PathBuf,
+        /// The directory of the reference NAME.csv files.
+        reference: PathBuf,
+        /// Corner frequency (Hz) of the low-pass.
+        #[arg(long, default_value_t = 3.0)]
+        lowpass: f64,
+        /// Where the overlay pictures go (default: the run's directory).
+        #[arg(long)]
+        plots: Option<PathBuf>,
+    },
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
-    match run(&args) {
+    let result = match &args.command {
+        Some(Command::Compare {
+            config,
+            run,
+            reference,
+            lowpass,
+            plots,
+        }) => compare_runs(config, run, reference, *lowpass, plots.as_deref()),
+        None => run(&args),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("seismic: error: {e}");
@@ -62,8 +104,96 @@ fn main() -> ExitCode {
     }
 }
 
+/// `seismic compare`: see [`Command::Compare`].
+fn compare_runs(
+    config: &std::path::Path,
+    run: &std::path::Path,
+    reference: &std::path::Path,
+    fc: f64,
+    plots: Option<&std::path::Path>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if !(fc > 0.0) {
+        return Err(format!("--lowpass {fc} must be a positive frequency (Hz)").into());
+    }
+    let cfg = Config::load(config)?;
+    let Some(src) = cfg.sources.first() else {
+        return Err(format!("{} has no source: no epicentre", config.display()).into());
+    };
+    let epicentre = [src.location[0], src.location[1]];
+    println!(
+        "{:<12} {:<10} {:>11} {:>9} {:>10} {:>8}   (low-passed at {fc} Hz; lag < 0: {} early)",
+        "receiver",
+        "component",
+        "correlation",
+        "lag (ms)",
+        "peak ratio",
+        "misfit",
+        run.display()
+    );
+    let mut compared = 0;
+    for r in &cfg.receivers {
+        let ref_path = reference.join(format!("{}.csv", r.name));
+        if !ref_path.exists() {
+            println!("{:<12} no reference {}", r.name, ref_path.display());
+            continue;
+        }
+        let ours = compare::Trace::read(&run.join(format!("{}.csv", r.name)))?;
+        let theirs = compare::Trace::read(&ref_path)?;
+        let az = compare::azimuth(epicentre, [r.location[0], r.location[1]]);
+        let c = compare::compare(&ours, &theirs, az, fc);
+        for (k, m) in c.measures.iter().enumerate() {
+            match m {
+                Some(m) => println!(
+                    "{:<12} {:<10} {:>11.4} {:>+9.1} {:>10.3} {:>7.1}%",
+                    r.name,
+                    compare::COMPONENTS[k],
+                    m.correlation,
+                    m.lag * 1e3,
+                    m.peak_ratio,
+                    100.0 * m.misfit
+                ),
+                None => println!(
+                    "{:<12} {:<10} nodal in the reference (peak under {}% of the receiver's)",
+                    r.name,
+                    compare::COMPONENTS[k],
+                    100.0 * compare::NODAL
+                ),
+            }
+        }
+        let dir = plots.unwrap_or(run);
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let png = dir.join(format!("compare-{}.png", r.name));
+        compare::overlay_png(
+            &png,
+            &format!(
+                "{} {} — low-passed at {fc} Hz (azimuth {az:.1}°)",
+                cfg.title, r.name
+            ),
+            &c,
+            "Mint",
+            "reference",
+        )
+        .map_err(|e| format!("drawing {}: {e}", png.display()))?;
+        compared += 1;
+    }
+    if compared == 0 {
+        return Err(format!(
+            "no receiver of {} has a reference in {}",
+            config.display(),
+            reference.display()
+        )
+        .into());
+    }
+    Ok(())
+}
+
 fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
-    let mut cfg = Config::load(&args.config)?;
+    let config = args
+        .config
+        .as_ref()
+        .expect("clap requires the configuration");
+    let mut cfg = Config::load(config)?;
     if let Some(d) = args.duration {
         if !config::positive(d) {
             return Err(format!("--duration {d} must be positive (seconds)").into());

@@ -356,7 +356,11 @@ pub fn staggered(layers: &[crate::config::Layer], z: f64, h: f64) -> Staggered {
     let below = overlaps(layers, z, z + h);
     Staggered {
         mu_xy: node.iter().map(|(w, l)| w * l.rho * l.vs * l.vs).sum(),
-        mu_z: 1.0 / below.iter().map(|(w, l)| w / (l.rho * l.vs * l.vs)).sum::<f64>(),
+        mu_z: 1.0
+            / below
+                .iter()
+                .map(|(w, l)| w / (l.rho * l.vs * l.vs))
+                .sum::<f64>(),
         rho_z: below.iter().map(|(w, l)| w * l.rho).sum(),
         qsi_z: below.iter().map(|(w, l)| w * inverse(l.qs) as f64).sum(),
     }
@@ -522,8 +526,19 @@ pub struct CellMaterial {
 /// shallow: LOH.1's 1000 m layer behaved as 1000 − h/2 m, and its waves arrived early
 /// (issue #18; see the README's comparison with FK).
 pub fn cell_average(layers: &[crate::config::Layer], z: f64, h: f64) -> CellMaterial {
+    let cell = overlaps(layers, (z - 0.5 * h).max(0.0), z + 0.5 * h);
+    if let [(_, l)] = cell.as_slice() {
+        // inside one layer: its values as given
+        return CellMaterial {
+            vp: l.vp as f32,
+            vs: l.vs as f32,
+            rho: l.rho as f32,
+            qpi: inverse(l.qp),
+            qsi: inverse(l.qs),
+        };
+    }
     let (mut rho, mut inv_mu, mut inv_kappa, mut qpi, mut qsi) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for (w, l) in overlaps(layers, (z - 0.5 * h).max(0.0), z + 0.5 * h) {
+    for (w, l) in cell {
         let mu = l.rho * l.vs * l.vs;
         let kappa = l.rho * l.vp * l.vp - 4.0 / 3.0 * mu;
         rho += w * l.rho;
@@ -613,14 +628,7 @@ fn anelastic(
     }
 }
 
-fn coefficients(
-    f: &Fields,
-    h: f64,
-    dt: f64,
-    vp_max: f64,
-    vs_min: f64,
-    c: &Config,
-) -> Medium {
+fn coefficients(f: &Fields, h: f64, dt: f64, vp_max: f64, vs_min: f64, c: &Config) -> Medium {
     let (vp, vs, rho, layered) = (&f.vp, &f.vs, &f.rho, &f.layered);
     let shape = vp.dim();
     let (nz, ny, nx) = shape;
@@ -775,7 +783,12 @@ fn sources(c: &Config, n: [usize; 3], h: f64, dt: f64, nsteps: usize) -> Sources
 /// point `p` (m) and their trilinear weights (summing to 1), indices clamped to
 /// `HALO..=upper`; nodes that clamp together are merged and zero weights dropped, so
 /// each node appears once.
-pub fn stencil_weights(p: [f64; 3], off: [f64; 3], h: f64, upper: [usize; 3]) -> Vec<([usize; 3], f64)> {
+pub fn stencil_weights(
+    p: [f64; 3],
+    off: [f64; 3],
+    h: f64,
+    upper: [usize; 3],
+) -> Vec<([usize; 3], f64)> {
     let f = [0, 1, 2].map(|a| continuous(p[a], h, off[a]));
     let base = f.map(f64::floor);
     let mut out: Vec<([usize; 3], f64)> = Vec::with_capacity(8);

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// licence: `examples/assets/DejaVuSans-LICENSE.txt`), so no system font is needed.
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 
-fn register_font() {
+pub fn register_font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
