@@ -980,7 +980,7 @@ fn coarse_loh1(east: f64) -> (Vec<(String, [f64; 3], compare::Trace)>, f64) {
 }
 
 /// The FK comparison of the 5 km and 10 km receivers at 0.5 Hz: the failures, empty when
-/// every non-nodal component is within 10 ms, 6% in peak and 0.97 in correlation.
+/// every non-nodal component is within 10 ms, 10% in peak and 0.97 in correlation.
 fn fk_failures(traces: &[(String, [f64; 3], compare::Trace)], shift: f64) -> Vec<String> {
     let reference = example_dir().join("reference/loh1");
     let mut bad = Vec::new();
@@ -1001,7 +1001,7 @@ fn fk_failures(traces: &[(String, [f64; 3], compare::Trace)], shift: f64) -> Vec
                 m.peak_ratio,
                 100.0 * m.misfit
             );
-            if m.lag.abs() > 0.010 || (m.peak_ratio - 1.0).abs() > 0.06 || m.correlation < 0.97 {
+            if m.lag.abs() > 0.010 || (m.peak_ratio - 1.0).abs() > 0.10 || m.correlation < 0.97 {
                 bad.push(format!("{name} {}: {m:?}", compare::COMPONENTS[k]));
             }
         }
@@ -1014,9 +1014,11 @@ fn coarse_loh1_matches_its_fk_reference_and_would_not_if_moved() {
     // The committed FK traces (examples/seismic/reference/loh1, made by reference/fk.py
     // with pyfk) solve LOH.1 independently. At 200 m and 0.5 Hz the S wavelength in the
     // layer is 20 cells, where the 4th-order scheme's phase error, (3/640)(kh)⁴ ≈ 5e-5,
-    // is under 1 ms over 10 km; what is left is the representation of the interface and
-    // the source on the grid, measured here at 9 ms or less. So: lags within 10 ms, less
-    // than the 16 ms step, so that a time origin off by one step fails; peaks within 6%.
+    // is under 1 ms over 10 km. What is left is first order in h: the interface cell and
+    // the source spread over the nodes around it, measured here at up to 9.4 ms and 8.7%
+    // in peak (at 50 m on a GPU: 2.3 ms and 1.6%; at 25 m: 0.5 ms and 0.8%). So: lags
+    // within 10 ms, under the 16 ms step, so that a time origin off by one step fails;
+    // peaks within 10%.
     let (traces, dt) = coarse_loh1(0.0);
     let bad = fk_failures(&traces, 0.0);
     assert!(bad.is_empty(), "coarse LOH.1 against FK: {bad:#?}");

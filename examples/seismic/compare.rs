@@ -60,7 +60,8 @@ impl Trace {
             return Err(format!("{}: fewer than 8 samples", path.display()));
         }
         let dt = t[1] - t[0];
-        if !(dt > 0.0)
+        if dt.is_nan()
+            || dt <= 0.0
             || t.windows(2)
                 .any(|w| ((w[1] - w[0]) - dt).abs() > 1e-6 * dt.max(1.0))
         {

@@ -112,7 +112,7 @@ fn compare_runs(
     fc: f64,
     plots: Option<&std::path::Path>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    if !(fc > 0.0) {
+    if !config::positive(fc) {
         return Err(format!("--lowpass {fc} must be a positive frequency (Hz)").into());
     }
     let cfg = Config::load(config)?;

@@ -53,6 +53,13 @@ pub struct Medium {
     pub sponge: Sponge,
     /// λ/(λ + 2μ) at the free surface, `[ny + 4, nx + 4]`.
     pub fsr: Array2<f32>,
+    /// The layered model's corrections to the normal-stress moduli of depth index k,
+    /// `[nz + 4]`, premultiplied by dt/h: `dlam` = C13 − C12 and `dl2m` = C33 − C11 of the
+    /// Backus average (see [`cell_average`]); the stress nests use `lam` (C12) and `l2m`
+    /// (C11) within the horizontal plane, `lam + dlam` (C13) between it and z, and
+    /// `l2m + dl2m` (C33) along z. Zero away from interfaces and for other models.
+    pub dlam: Array1<f32>,
+    pub dl2m: Array1<f32>,
     /// The memory-variable coefficients of an anelastic run; `None` for an elastic one.
     pub anelastic: Option<Anelastic>,
     /// The largest P velocity (m/s), unrelaxed when anelastic (it sets the CFL number).
@@ -299,8 +306,11 @@ pub fn build(c: &Config, h: f64, dt: f64) -> Result<Setup, ConfigError> {
         // the unrelaxed shear moduli, as for the node velocities above
         for (k, p) in prof.iter_mut().enumerate() {
             let qsi = f.q.as_ref().map_or(0.0, |q| q.1[[k, 0, 0]] as f64);
+            let qpi = f.q.as_ref().map_or(0.0, |q| q.0[[k, 0, 0]] as f64);
             p.mu_xy /= r.dispersion(qsi);
             p.mu_z /= r.dispersion(p.qsi_z);
+            p.c13_c12 /= r.dispersion(qpi);
+            p.c33_c11 /= r.dispersion(qpi);
         }
     }
     let mut medium = coefficients(&f, h, dt, vp_max, vs_min, c);
@@ -348,13 +358,19 @@ pub struct Staggered {
     pub rho_z: f64,
     /// 1/Qs over the xz, yz cell (for the unrelaxed `mu_z` of an anelastic run).
     pub qsi_z: f64,
+    /// C13 − C12 and C33 − C11 of the node's cell ([`CellMaterial`]).
+    pub c13_c12: f64,
+    pub c33_c11: f64,
 }
 
 /// [`Staggered`] for the node at depth `z` (m), spacing `h`.
 pub fn staggered(layers: &[crate::config::Layer], z: f64, h: f64) -> Staggered {
     let node = overlaps(layers, (z - 0.5 * h).max(0.0), z + 0.5 * h);
     let below = overlaps(layers, z, z + h);
+    let cell = cell_average(layers, z, h);
     Staggered {
+        c13_c12: cell.c13_c12,
+        c33_c11: cell.c33_c11,
         mu_xy: node.iter().map(|(w, l)| w * l.rho * l.vs * l.vs).sum(),
         mu_z: 1.0
             / below
@@ -510,21 +526,31 @@ pub struct CellMaterial {
     /// 1/Qp and 1/Qs (0 without attenuation).
     pub qpi: f32,
     pub qsi: f32,
+    /// C13 − C12 and C33 − C11 (Pa) of the averaged cell; 0 inside a layer.
+    pub c13_c12: f64,
+    pub c33_c11: f64,
 }
 
-/// The material of the node at depth `z` (m) on a grid of spacing `h`: the volume
-/// average over the node's cell, depths [z − h/2, z + h/2] clipped at the free surface
-/// z = 0, of the `layers` (the last one extends down for ever). Density and 1/Q are
-/// averaged arithmetically, the shear modulus μ and the bulk modulus κ = λ + 2μ/3
-/// harmonically (Moczo, Kristek, Vavryčuk, Archuleta & Halada 2002, BSSA 92(8),
-/// "3D heterogeneous staggered-grid finite-difference modeling of seismic motion with
-/// volume harmonic and arithmetic averaging of elastic moduli and densities").
+/// The material of the node at depth `z` (m) on a grid of spacing `h`: the `layers`
+/// (the last one extends down for ever) averaged over the node's cell, depths
+/// [z − h/2, z + h/2] clipped at the free surface z = 0, as the effective medium of
+/// thin layers (Backus 1962, JGR 67(11)): density and 1/Q arithmetically, and of the
+/// transversely isotropic stiffness the in-plane moduli
+/// C66 = ⟨μ⟩, C11 = ⟨M − λ²/M⟩ + ⟨λ/M⟩²·C33 and C12 = C11 − 2·C66, and across them
+/// C33 = ⟨1/M⟩⁻¹ and C13 = ⟨λ/M⟩·C33 (M = λ + 2μ). The node's isotropic λ + 2μ and μ
+/// are C11 and C66; `c13_c12` and `c33_c11` carry the rest, which the stress nests add
+/// for the normal stresses' z terms ([`Medium::dlam`], [`Medium::dl2m`]). C44 = ⟨1/μ⟩⁻¹
+/// is at the xz and yz nodes (see [`staggered`]). So a planar interface, on a node or
+/// between nodes, acts as the thin-layer medium it is to first order in h.
 ///
-/// A node whose cell lies in one layer gets that layer; a node on an interface gets the
-/// two layers half and half. Without this a node took the layer at its own depth, and the
-/// staggered averages then put an interface that falls on a node half a cell too
-/// shallow: LOH.1's 1000 m layer behaved as 1000 − h/2 m, and its waves arrived early
-/// (issue #18; see the README's comparison with FK).
+/// A node whose cell lies in one layer gets that layer. Without this a node took the
+/// layer at its own depth, and the staggered averages then put an interface that falls
+/// on a node half a cell too shallow: LOH.1's 1000 m layer behaved as 1000 − h/2 m, and
+/// its waves arrived early (issue #18; see the README's comparison with FK). Isotropic
+/// averages cannot serve both directions: harmonic averages of μ and of the bulk modulus
+/// (Moczo et al. 2002) made the in-plane shear of an interface node too soft (at 50 m,
+/// LOH.1's transverse wave at 10 km and 37° azimuth came 10 ms late); C11 and C66 alone
+/// made its vertical stiffness too high (the radial and vertical waves came 5 ms early).
 pub fn cell_average(layers: &[crate::config::Layer], z: f64, h: f64) -> CellMaterial {
     let cell = overlaps(layers, (z - 0.5 * h).max(0.0), z + 0.5 * h);
     if let [(_, l)] = cell.as_slice() {
@@ -535,25 +561,36 @@ pub fn cell_average(layers: &[crate::config::Layer], z: f64, h: f64) -> CellMate
             rho: l.rho as f32,
             qpi: inverse(l.qp),
             qsi: inverse(l.qs),
+            c13_c12: 0.0,
+            c33_c11: 0.0,
         };
     }
-    let (mut rho, mut inv_mu, mut inv_kappa, mut qpi, mut qsi) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    let (mut rho, mut mu, mut qpi, mut qsi) = (0.0, 0.0, 0.0, 0.0);
+    // ⟨1/M⟩, ⟨λ/M⟩, ⟨M − λ²/M⟩
+    let (mut inv_m, mut l_m, mut m_l2) = (0.0, 0.0, 0.0);
     for (w, l) in cell {
-        let mu = l.rho * l.vs * l.vs;
-        let kappa = l.rho * l.vp * l.vp - 4.0 / 3.0 * mu;
+        let m = l.rho * l.vp * l.vp;
+        let mu_l = l.rho * l.vs * l.vs;
+        let lam = m - 2.0 * mu_l;
         rho += w * l.rho;
-        inv_mu += w / mu;
-        inv_kappa += w / kappa;
+        mu += w * mu_l;
+        inv_m += w / m;
+        l_m += w * lam / m;
+        m_l2 += w * (m - lam * lam / m);
         qpi += w * inverse(l.qp) as f64;
         qsi += w * inverse(l.qs) as f64;
     }
-    let (mu, kappa) = (1.0 / inv_mu, 1.0 / inv_kappa);
+    let c33 = 1.0 / inv_m;
+    let c11 = m_l2 + l_m * l_m * c33;
+    let (c12, c13) = (c11 - 2.0 * mu, l_m * c33);
     CellMaterial {
-        vp: ((kappa + 4.0 / 3.0 * mu) / rho).sqrt() as f32,
+        vp: (c11 / rho).sqrt() as f32,
         vs: (mu / rho).sqrt() as f32,
         rho: rho as f32,
         qpi: qpi as f32,
         qsi: qsi as f32,
+        c13_c12: c13 - c12,
+        c33_c11: c33 - c11,
     }
 }
 
@@ -695,6 +732,12 @@ fn coefficients(f: &Fields, h: f64, dt: f64, vp_max: f64, vs_min: f64, c: &Confi
         myz,
         sponge: sponge(shape, c),
         fsr,
+        dlam: Array1::from_shape_fn(nz, |k| {
+            layered.as_ref().map_or(0.0, |p| s * p[k].c13_c12) as f32
+        }),
+        dl2m: Array1::from_shape_fn(nz, |k| {
+            layered.as_ref().map_or(0.0, |p| s * p[k].c33_c11) as f32
+        }),
         anelastic: None,
         vp_max,
         vs_min,

@@ -12,6 +12,11 @@
 //! the damping factor at its own staggered position each step (AWP-ODC's `dcrj`, kept
 //! separable as three 1-D factors).
 //!
+//! Layered models: a node whose cell an interface cuts holds the thin-layer (Backus)
+//! average, transversely isotropic; the normal stresses add its C13 − C12 and C33 − C11
+//! (`dlam`, `dl2m`, per depth, zero elsewhere) to their z terms (see
+//! [`crate::model::cell_average`]).
+//!
 //! Attenuation (when the material has Q): the coarse-grained memory variables of
 //! AWP-ODC (Day & Bradley 2001), r1..r6 of thesis Table 7.1, one per stress component,
 //! updated in the stress nest with the coefficients of [`crate::model::Anelastic`]. An
@@ -103,6 +108,8 @@ pub fn run(s: &Setup, tile: [u32; 3], progress: &mut dyn FnMut(usize)) -> mint::
         &m.sponge.z,
         &m.sponge.zs,
         &m.fsr,
+        &m.dlam,
+        &m.dl2m,
         m.anelastic.is_some(),
         &mut r1,
         &mut r2,
@@ -165,6 +172,8 @@ fn time_loop(
     gz: &Array1<f32>,
     gzs: &Array1<f32>,
     fsr: &Array2<f32>,
+    dlam: &Array1<f32>,
+    dl2m: &Array1<f32>,
     anelastic: bool,
     r1: &mut Array3<f32>,
     r2: &mut Array3<f32>,
@@ -221,6 +230,8 @@ fn time_loop(
     mint::copy!(gz, to_device);
     mint::copy!(gzs, to_device);
     mint::copy!(fsr, to_device);
+    mint::copy!(dlam, to_device);
+    mint::copy!(dl2m, to_device);
     mint::copy!(r1, to_device);
     mint::copy!(r2, to_device);
     mint::copy!(r3, to_device);
@@ -372,6 +383,7 @@ fn time_loop(
                             + c2 * (w1[[k + 1, j, i]] - w1[[k - 2, j, i]]);
                         let l = lam[[k, j, i]];
                         let l2 = l2m[[k, j, i]];
+                        let lz = l + dlam[k];
                         let dc = gx[i] * gy[j] * gz[k];
                         let t1 = tau1[[k, j, i]];
                         let t2 = tau2[[k, j, i]];
@@ -381,17 +393,20 @@ fn time_loop(
                         let n1 = (t2 * o1 - a + b * (vyy + vzz)) * t1;
                         r1[[k, j, i]] = n1;
                         xx[[k, j, i]] =
-                            (xx[[k, j, i]] + l2 * vxx + l * (vyy + vzz) + 0.5 * (o1 + n1)) * dc;
+                            (xx[[k, j, i]] + l2 * vxx + l * vyy + lz * vzz + 0.5 * (o1 + n1)) * dc;
                         let o2 = r2[[k, j, i]];
                         let n2 = (t2 * o2 - a + b * (vxx + vzz)) * t1;
                         r2[[k, j, i]] = n2;
                         yy[[k, j, i]] =
-                            (yy[[k, j, i]] + l2 * vyy + l * (vxx + vzz) + 0.5 * (o2 + n2)) * dc;
+                            (yy[[k, j, i]] + l2 * vyy + l * vxx + lz * vzz + 0.5 * (o2 + n2)) * dc;
                         let o3 = r3[[k, j, i]];
                         let n3 = (t2 * o3 - a + b * (vxx + vyy)) * t1;
                         r3[[k, j, i]] = n3;
-                        zz[[k, j, i]] =
-                            (zz[[k, j, i]] + l2 * vzz + l * (vxx + vyy) + 0.5 * (o3 + n3)) * dc;
+                        zz[[k, j, i]] = (zz[[k, j, i]]
+                            + (l2 + dl2m[k]) * vzz
+                            + lz * (vxx + vyy)
+                            + 0.5 * (o3 + n3))
+                            * dc;
                         let vxy = c1 * (u1[[k, j + 1, i]] - u1[[k, j, i]])
                             + c2 * (u1[[k, j + 2, i]] - u1[[k, j - 1, i]]);
                         let vyx = c1 * (v1[[k, j, i]] - v1[[k, j, i - 1]])
@@ -439,10 +454,13 @@ fn time_loop(
                             + c2 * (w1[[k + 1, j, i]] - w1[[k - 2, j, i]]);
                         let l = lam[[k, j, i]];
                         let l2 = l2m[[k, j, i]];
+                        // C13 and C33 of a layered model's interface nodes (model::Medium)
+                        let lz = l + dlam[k];
                         let dc = gx[i] * gy[j] * gz[k];
-                        xx[[k, j, i]] = (xx[[k, j, i]] + l2 * vxx + l * (vyy + vzz)) * dc;
-                        yy[[k, j, i]] = (yy[[k, j, i]] + l2 * vyy + l * (vxx + vzz)) * dc;
-                        zz[[k, j, i]] = (zz[[k, j, i]] + l2 * vzz + l * (vxx + vyy)) * dc;
+                        xx[[k, j, i]] = (xx[[k, j, i]] + l2 * vxx + l * vyy + lz * vzz) * dc;
+                        yy[[k, j, i]] = (yy[[k, j, i]] + l2 * vyy + l * vxx + lz * vzz) * dc;
+                        zz[[k, j, i]] =
+                            (zz[[k, j, i]] + (l2 + dl2m[k]) * vzz + lz * (vxx + vyy)) * dc;
                         let vxy = c1 * (u1[[k, j + 1, i]] - u1[[k, j, i]])
                             + c2 * (u1[[k, j + 2, i]] - u1[[k, j - 1, i]]);
                         let vyx = c1 * (v1[[k, j, i]] - v1[[k, j, i - 1]])

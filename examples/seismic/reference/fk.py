@@ -91,6 +91,7 @@ def main():
     ap.add_argument("--smth", type=int, default=10)
     ap.add_argument("--npt", type=int, default=2048, help="FK samples (npt·dt > duration + travel time)")
     ap.add_argument("--kmax", type=float, default=30.0, help="pyfk kmax in 1/source depth")
+    ap.add_argument("--dk", type=float, default=0.05, help="pyfk wavenumber step in π/(largest distance)")
     ap.add_argument("--out-dt", type=float, default=0.002, help="time step of the files written (s)")
     ap.add_argument("--duration", type=float, default=None, help="seconds written (default: the configuration's)")
     args = ap.parse_args()
@@ -134,7 +135,7 @@ def main():
     model = SeisModel(model=model_rows.copy())
     source = SourceModel(sdep=sdep / 1000.0, srcType="dc", source_mechanism=mech)
     conf = Config(model=model, source=source, receiver_distance=dists, npt=args.npt,
-                  dt=args.dt, smth=args.smth, kmax=args.kmax, dk=0.2, taper=0.3)
+                  dt=args.dt, smth=args.smth, kmax=args.kmax, dk=args.dk, taper=0.3)
     gf = calculate_gf(conf)
     dts = args.dt / args.smth
     ns = int(round(5 * stf["T"] * 10 / dts))  # 50 T of the rate: its tail is below 1e-20
