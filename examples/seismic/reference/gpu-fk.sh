@@ -76,5 +76,6 @@ for b in bench192 bench512 bench192-q bench512-q; do
 done
 cp /tmp/fk-loh1/compare-r6000_8000.png "$out/loh1-r6000_8000.png"
 cp /tmp/fk-loh3/compare-r6000_8000.png "$out/loh3-r6000_8000.png"
+[ -d /tmp/fk-loh1-old ] && cp /tmp/fk-loh1-old/compare-r6000_8000.png "$out/loh1-old-r6000_8000.png"
 tar -czf "$out/traces.tgz" -C /tmp fk-loh1 fk-loh3 fk-halfspace fk-loh1-100 --exclude='*.png' 2>/dev/null
 grep -h "^===\|ms/step" "$out/fk-50.log"
