@@ -315,24 +315,17 @@ pub fn overlay_png(
             .y_desc("m/s")
             .y_label_formatter(&|v| format!("{v:.2}"))
             .draw()?;
+        let line = |ys: &[f64]| f.t.iter().copied().zip(ys.iter().copied()).collect();
         let series = [
-            (&f.reference[k], BLACK, reference_label),
-            (&f.ours[k], RGBColor(214, 39, 40), ours_label),
+            (line(&f.reference[k]), BLACK, 2, reference_label.to_string()),
+            (
+                line(&f.ours[k]),
+                RGBColor(214, 39, 40),
+                2,
+                ours_label.to_string(),
+            ),
         ];
-        for (ys, col, label) in series {
-            chart
-                .draw_series(LineSeries::new(
-                    f.t.iter().copied().zip(ys.iter().copied()),
-                    col.stroke_width(2),
-                ))?
-                .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], col));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()?;
+        crate::output::lines(&mut chart, series)?;
     }
     root.present()?;
     Ok(())

@@ -4,6 +4,7 @@
 
 use crate::model::{HALO, Setup};
 use crate::solver::Output;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -100,23 +101,42 @@ fn seismogram_plot(path: &Path, setup: &Setup, out: &Output) -> Res<()> {
             .x_desc("t (s)")
             .y_label_formatter(&|v| format!("{v:.1e}"))
             .draw()?;
-        for (c, name) in ["vx (east)", "vy (north)", "vz (up)"].iter().enumerate() {
-            let col = colors[c];
-            chart
-                .draw_series(LineSeries::new(
-                    tr.iter().map(|row| (row[0], row[c + 1])),
-                    &col,
-                ))?
-                .label(*name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], col));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()?;
+        let series = ["vx (east)", "vy (north)", "vz (up)"]
+            .iter()
+            .enumerate()
+            .map(|(c, name)| {
+                let points = tr.iter().map(|row| (row[0], row[c + 1])).collect();
+                (points, colors[c], 1, name.to_string())
+            });
+        lines(&mut chart, series)?;
     }
     root.present()?;
+    Ok(())
+}
+
+/// Draws `series` (points, colour, stroke width, label) as lines on `chart`, with a
+/// legend box.
+///
+/// # Errors
+/// Drawing errors.
+pub fn lines<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    series: impl IntoIterator<Item = (Vec<(f64, f64)>, RGBColor, u32, String)>,
+) -> Res<()>
+where
+    DB::ErrorType: 'static,
+{
+    for (points, col, width, label) in series {
+        chart
+            .draw_series(LineSeries::new(points, col.stroke_width(width)))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], col));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
     Ok(())
 }
 
