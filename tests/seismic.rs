@@ -950,11 +950,21 @@ fn example_dir() -> std::path::PathBuf {
     }
 }
 
-/// LOH.1 at the coarse resolution (200 m, dt = 0.016 s) on the CPU, with the source moved
-/// `east` metres; the seismograms as comparison traces.
-fn coarse_loh1(east: f64) -> (Vec<(String, [f64; 3], compare::Trace)>, f64) {
-    let text = std::fs::read_to_string(example_dir().join("loh1.toml")).unwrap();
-    let mut cfg = Config::parse(&text, Path::new("loh1.toml")).unwrap();
+/// A coarse LOH.1 run's seismograms: the epicentre the FK traces assume, and per
+/// receiver its name, location and trace.
+struct CoarseRun {
+    epicentre: [f64; 2],
+    traces: Vec<(String, [f64; 3], compare::Trace)>,
+    dt: f64,
+}
+
+/// LOH.1 in the wide domain (`loh1-wide.toml`, where the sponge reaches no receiver) at
+/// the coarse resolution (200 m, dt = 0.016 s) on the CPU, with the source moved `east`
+/// metres.
+fn coarse_loh1(east: f64) -> CoarseRun {
+    let text = std::fs::read_to_string(example_dir().join("loh1-wide.toml")).unwrap();
+    let mut cfg = Config::parse(&text, Path::new("loh1-wide.toml")).unwrap();
+    let epicentre = [cfg.sources[0].location[0], cfg.sources[0].location[1]];
     cfg.sources[0].location[0] += east;
     let c = cfg.grid.coarse.unwrap();
     let setup = model::build(&cfg, c.spacing, c.dt).unwrap();
@@ -976,21 +986,27 @@ fn coarse_loh1(east: f64) -> (Vec<(String, [f64; 3], compare::Trace)>, f64) {
             )
         })
         .collect();
-    (traces, c.dt)
+    CoarseRun {
+        epicentre,
+        traces,
+        dt: c.dt,
+    }
 }
 
-/// The FK comparison of the 5 km and 10 km receivers at 0.5 Hz: the failures, empty when
-/// every non-nodal component is within 10 ms, 10% in peak and 0.97 in correlation.
-fn fk_failures(traces: &[(String, [f64; 3], compare::Trace)], shift: f64) -> Vec<String> {
+/// The FK comparison of every receiver at 0.5 Hz with our traces delayed by `shift`
+/// seconds: the failures, empty when every non-nodal component is within 10 ms, 3% in
+/// peak, 0.99 in correlation and 10% in misfit.
+fn fk_failures(run: &CoarseRun, shift: f64) -> Vec<String> {
     let reference = example_dir().join("reference/loh1");
     let mut bad = Vec::new();
-    for (name, loc, tr) in traces {
-        if !["r3000_4000", "r6000_8000", "r10000_0"].contains(&name.as_str()) {
-            continue;
-        }
+    for (name, loc, tr) in &run.traces {
         let fk = compare::Trace::read(&reference.join(format!("{name}.csv"))).unwrap();
-        let az = compare::azimuth([15000.0, 15000.0], [loc[0], loc[1]]);
-        let c = compare::compare(&tr.delayed(shift), &fk, az, 0.5);
+        let az = compare::azimuth(run.epicentre, [loc[0], loc[1]]);
+        let ours = compare::Trace {
+            t: tr.t.iter().map(|t| t + shift).collect(),
+            v: tr.v.clone(),
+        };
+        let c = compare::compare(&ours, &fk, az, 0.5);
         for (k, m) in c.measures.iter().enumerate() {
             let Some(m) = m else { continue };
             eprintln!(
@@ -1001,7 +1017,11 @@ fn fk_failures(traces: &[(String, [f64; 3], compare::Trace)], shift: f64) -> Vec
                 m.peak_ratio,
                 100.0 * m.misfit
             );
-            if m.lag.abs() > 0.010 || (m.peak_ratio - 1.0).abs() > 0.10 || m.correlation < 0.97 {
+            if m.lag.abs() > 0.010
+                || (m.peak_ratio - 1.0).abs() > 0.03
+                || m.correlation < 0.99
+                || m.misfit > 0.10
+            {
                 bad.push(format!("{name} {}: {m:?}", compare::COMPONENTS[k]));
             }
         }
@@ -1015,23 +1035,23 @@ fn coarse_loh1_matches_its_fk_reference_and_would_not_if_moved() {
     // with pyfk) solve LOH.1 independently. At 200 m and 0.5 Hz the S wavelength in the
     // layer is 20 cells, where the 4th-order scheme's phase error, (3/640)(kh)⁴ ≈ 5e-5,
     // is under 1 ms over 10 km. What is left is first order in h: the interface cell and
-    // the source spread over the nodes around it, measured here at up to 9.4 ms and 8.7%
-    // in peak (at 50 m on a GPU: 2.3 ms and 1.6%; at 25 m: 0.5 ms and 0.8%). So: lags
-    // within 10 ms, under the 16 ms step, so that a time origin off by one step fails;
-    // peaks within 10%.
-    let (traces, dt) = coarse_loh1(0.0);
-    let bad = fk_failures(&traces, 0.0);
+    // the source spread over the nodes around it, measured here at up to 8.5 ms, 0.8% in
+    // peak and 7.4% in misfit (at 50 m on a GPU: 2.1 ms, 1.0%, 3.9%). So: lags within
+    // 10 ms, under the 16 ms step, so that a time origin off by one step fails; peaks
+    // within 3%, misfits within 10%. The wide domain keeps the sponge's long-period
+    // echo (5–10% of misfit at 10 km in loh1.toml's 30 km domain) out of the measure.
+    let run = coarse_loh1(0.0);
+    let bad = fk_failures(&run, 0.0);
     assert!(bad.is_empty(), "coarse LOH.1 against FK: {bad:#?}");
     // the same traces a step late or early, and a run with the source 2 cells east, fail
-    for shift in [dt, -dt] {
+    for shift in [run.dt, -run.dt] {
         assert!(
-            !fk_failures(&traces, shift).is_empty(),
+            !fk_failures(&run, shift).is_empty(),
             "a time origin off by {shift} s passes the FK comparison"
         );
     }
-    let (moved, _) = coarse_loh1(400.0);
     assert!(
-        !fk_failures(&moved, 0.0).is_empty(),
+        !fk_failures(&coarse_loh1(400.0), 0.0).is_empty(),
         "a source 2 cells east passes the FK comparison"
     );
 }

@@ -72,15 +72,6 @@ impl Trace {
         }
         Ok(Trace { t, v })
     }
-
-    /// The trace shifted later by `s` seconds (a test of the measures).
-    #[allow(dead_code)]
-    pub fn delayed(&self, s: f64) -> Trace {
-        Trace {
-            t: self.t.iter().map(|t| t + s).collect(),
-            v: self.v.clone(),
-        }
-    }
 }
 
 /// The 4th-order Butterworth low-pass at `fc` Hz, applied forwards and backwards (zero

@@ -303,11 +303,9 @@ pub fn build(c: &Config, h: f64, dt: f64) -> Result<Setup, ConfigError> {
     let vp_max = f.vp.iter().fold(0.0f32, |m, &v| m.max(v)) as f64;
     Config::check_cfl(h, dt, vp_max)?;
     if let (Some(prof), Some(r)) = (&mut f.layered, &relaxation) {
-        // the unrelaxed shear moduli, as for the node velocities above
+        // the unrelaxed moduli, as for the node velocities above
         for (k, p) in prof.iter_mut().enumerate() {
-            let qsi = f.q.as_ref().map_or(0.0, |q| q.1[[k, 0, 0]] as f64);
             let qpi = f.q.as_ref().map_or(0.0, |q| q.0[[k, 0, 0]] as f64);
-            p.mu_xy /= r.dispersion(qsi);
             p.mu_z /= r.dispersion(p.qsi_z);
             p.c13_c12 /= r.dispersion(qpi);
             p.c33_c11 /= r.dispersion(qpi);
@@ -339,39 +337,36 @@ struct Fields {
     rho: Array3<f32>,
     /// 1/Qp and 1/Qs (0 where a material has none) when any material has a Q.
     q: Option<(Array3<f32>, Array3<f32>)>,
-    /// For a layered model, the shear moduli and densities of each depth index that the
-    /// node values above cannot give (see [`Staggered`]); `None` for other models.
+    /// For a layered model, what each depth index needs beyond the node values above
+    /// (see [`Staggered`]); `None` for other models.
     layered: Option<Vec<Staggered>>,
 }
 
-/// The effective shear moduli (Pa) and density (kg/m³) of depth index k of a layered
-/// model at the staggered positions, from the Backus (1962) averages of the layers over
-/// the cells of those positions: `mu_xy` at the xy nodes (depth z_k, cell
-/// [z_k − h/2, z_k + h/2]) is the arithmetic mean, the modulus of shear in the plane of
-/// the layers; `mu_z` at the xz, yz nodes and `rho_z` at the w1 nodes (depth z_k + h/2,
-/// cell [z_k, z_k + h]) are the harmonic and the arithmetic mean, for shear across
-/// the layers and for the density.
+/// What a layered model needs of depth index k beyond the node values (which give every
+/// coefficient at the node's own depth, `mxy` included): at the xz, yz and w1 nodes,
+/// depth z_k + h/2, the averages over their cell [z_k, z_k + h] (Backus 1962) — `mu_z`
+/// the harmonic mean of μ (C44, shear across the layers) and `rho_z` the arithmetic mean
+/// of ρ — and the node's C13 − C12 and C33 − C11 ([`CellMaterial`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Staggered {
-    pub mu_xy: f64,
     pub mu_z: f64,
     pub rho_z: f64,
     /// 1/Qs over the xz, yz cell (for the unrelaxed `mu_z` of an anelastic run).
     pub qsi_z: f64,
-    /// C13 − C12 and C33 − C11 of the node's cell ([`CellMaterial`]).
     pub c13_c12: f64,
     pub c33_c11: f64,
 }
 
-/// [`Staggered`] for the node at depth `z` (m), spacing `h`.
-pub fn staggered(layers: &[crate::config::Layer], z: f64, h: f64) -> Staggered {
-    let node = overlaps(layers, (z - 0.5 * h).max(0.0), z + 0.5 * h);
+/// [`Staggered`] for the node at depth `z` (m), spacing `h`, whose own cell average is
+/// `node`.
+pub fn staggered(
+    layers: &[crate::config::Layer],
+    z: f64,
+    h: f64,
+    node: &CellMaterial,
+) -> Staggered {
     let below = overlaps(layers, z, z + h);
-    let cell = cell_average(layers, z, h);
     Staggered {
-        c13_c12: cell.c13_c12,
-        c33_c11: cell.c33_c11,
-        mu_xy: node.iter().map(|(w, l)| w * l.rho * l.vs * l.vs).sum(),
         mu_z: 1.0
             / below
                 .iter()
@@ -379,6 +374,8 @@ pub fn staggered(layers: &[crate::config::Layer], z: f64, h: f64) -> Staggered {
                 .sum::<f64>(),
         rho_z: below.iter().map(|(w, l)| w * l.rho).sum(),
         qsi_z: below.iter().map(|(w, l)| w * inverse(l.qs) as f64).sum(),
+        c13_c12: node.c13_c12,
+        c33_c11: node.c33_c11,
     }
 }
 
@@ -449,7 +446,7 @@ fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields, ConfigError> {
                 q: anelastic.then(|| (field(|c| c.qpi), field(|c| c.qsi))),
                 layered: Some(
                     (0..nzh)
-                        .map(|k| staggered(layers, clamp(k, n[2]) as f64 * h, h))
+                        .map(|k| staggered(layers, clamp(k, n[2]) as f64 * h, h, &per_k[k]))
                         .collect(),
                 ),
             })
@@ -539,8 +536,9 @@ pub struct CellMaterial {
 /// C66 = ⟨μ⟩, C11 = ⟨M − λ²/M⟩ + ⟨λ/M⟩²·C33 and C12 = C11 − 2·C66, and across them
 /// C33 = ⟨1/M⟩⁻¹ and C13 = ⟨λ/M⟩·C33 (M = λ + 2μ). The node's isotropic λ + 2μ and μ
 /// are C11 and C66; `c13_c12` and `c33_c11` carry the rest, which the stress nests add
-/// for the normal stresses' z terms ([`Medium::dlam`], [`Medium::dl2m`]). C44 = ⟨1/μ⟩⁻¹
-/// is at the xz and yz nodes (see [`staggered`]). So a planar interface, on a node or
+/// for the normal stresses' z terms ([`Medium::dlam`], [`Medium::dl2m`]). The xy nodes
+/// lie at the node's depth, so their harmonic mean of four equal node values is C66 too.
+/// C44 = ⟨1/μ⟩⁻¹ is at the xz and yz nodes (see [`staggered`]). So a planar interface, on a node or
 /// between nodes, acts as the thin-layer medium it is to first order in h.
 ///
 /// A node whose cell lies in one layer gets that layer. Without this a node took the
@@ -693,9 +691,6 @@ fn coefficients(f: &Fields, h: f64, dt: f64, vp_max: f64, vs_min: f64, c: &Confi
     let lam_a = f(&|k, j, i| s * lam(k, j, i));
     let l2m = f(&|k, j, i| s * (lam(k, j, i) + 2.0 * mu(k, j, i)));
     let mxy = f(&|k, j, i| {
-        if let Some(p) = &layered {
-            return s * p[k].mu_xy;
-        }
         let im = i.saturating_sub(1);
         s * harmonic([mu(k, j, im), mu(k, j, i), mu(k, j + 1, im), mu(k, j + 1, i)])
     });

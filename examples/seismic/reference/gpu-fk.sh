@@ -9,7 +9,6 @@
 #   bash examples/seismic/reference/gpu-fk.sh quick      # LOH.1, LOH.3 at 50 m, LOH.1 at 100 m
 #   bash examples/seismic/reference/gpu-fk.sh 25         # LOH.1 at 25 m (an H200: ~70 GB)
 #   bash examples/seismic/reference/gpu-fk.sh wide       # loh1-wide.toml, loh3-wide.toml
-#   bash examples/seismic/reference/gpu-fk.sh big        # the same built from loh1/halfspace
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-fk-out}
@@ -29,43 +28,11 @@ cmp() { # name config refdir fc
     echo "--- $1 against $3 at $4 Hz"
     "$S" compare "$2" "/tmp/fk-$1" "$3" --lowpass "$4" --plots "/tmp/fk-$1" 2>&1
 }
-if [ "${1:-}" = sponge ]; then
-    # the same runs with a sponge of 40 points (2 km) instead of 20
-    for c in loh1 loh3; do
-        sed 's/^width = 20 .*/width = 40/' examples/seismic/$c.toml > /tmp/$c-w40.toml
-        run $c-w40 /tmp/$c-w40.toml --resolution full
-    done
-    sed 's/^width = 20 .*/width = 40/' $ref/halfspace.toml > /tmp/halfspace-w40.toml
-    run halfspace-w40 /tmp/halfspace-w40.toml --resolution full
-    run loh1 examples/seismic/loh1.toml --resolution full
-    tar -czf "$out/traces-sponge.tgz" -C /tmp fk-loh1-w40 fk-loh3-w40 fk-halfspace-w40 fk-loh1 --exclude='*.png'
-    exit 0
-fi
 if [ "${1:-}" = wide ]; then
     for n in loh1 loh3; do
         run $n-wide examples/seismic/$n-wide.toml --resolution full
         cmp $n-wide examples/seismic/$n-wide.toml $ref/$n 3
         cp /tmp/fk-$n-wide/compare-r6000_8000.png "$out/$n-wide-r6000_8000.png"
-    done
-    exit 0
-fi
-if [ "${1:-}" = big ]; then
-    # LOH.1 and the half-space in a domain 5 km wider on each side and 5 km deeper (the
-    # same source and receivers relative to each other): what the sponge contributes
-    for c in examples/seismic/loh1.toml:loh1 $ref/halfspace.toml:halfspace; do
-        f=${c%%:*}; n=${c##*:}
-        python3 - "$f" "/tmp/$n-big.toml" <<'PY'
-import re, sys
-s = open(sys.argv[1]).read()
-s = s.replace("extent = [30000.0, 30000.0, 17000.0]", "extent = [40000.0, 40000.0, 22000.0]")
-def shift(m):
-    x, y, z = (float(v) for v in m.group(1).split(","))
-    return f"location = [{x + 5000.0}, {y + 5000.0}, {z}]"
-s = re.sub(r"location = \[([^\]]*)\]", shift, s)
-open(sys.argv[2], "w").write(s)
-PY
-        run $n-big /tmp/$n-big.toml --resolution full
-        cmp $n-big /tmp/$n-big.toml $ref/$n 3
     done
     exit 0
 fi
