@@ -174,6 +174,12 @@ pub mod __rt {
     #[inline(always)]
     pub fn assert_elem<T: Element, A: HostArray<Elem = T> + ?Sized>(_a: &A) {}
 
+    /// The element type of host array `a`, for kernels whose types are bound at launch.
+    #[inline(always)]
+    pub fn elem_ty<A: HostArray + ?Sized>(_a: &A) -> ScalarTy {
+        <A::Elem as Element>::TY
+    }
+
     /// A shape given to `copy!`, as `usize`s.
     pub fn shape<S: AsRef<[usize]>>(s: S) -> Vec<usize> {
         s.as_ref().to_vec()

@@ -29,6 +29,9 @@ pub struct Lowerer<'a> {
     /// The first occurrence of each plain identifier, so generated code names host
     /// variables with the user's own tokens (and hygiene).
     pub idents: std::collections::HashMap<String, syn::Ident>,
+    /// The first occurrence of each field path used as an array (`self.u`), keyed by its
+    /// dotted name, so generated code refers to it with the user's own tokens.
+    pub paths: std::collections::HashMap<String, syn::Expr>,
     pub errors: Vec<syn::Error>,
     locals: Vec<HashSet<String>>,
 }
@@ -41,6 +44,7 @@ impl<'a> Lowerer<'a> {
             spans,
             captures: Vec::new(),
             idents: Default::default(),
+            paths: Default::default(),
             errors: Vec::new(),
             locals: vec![bound.iter().cloned().collect()],
         }
@@ -436,10 +440,28 @@ impl<'a> Lowerer<'a> {
                     .or_insert_with(|| id.clone());
                 id.to_string()
             }
+            syn::Expr::Field(_) => match field_path(base) {
+                Some(path) => {
+                    let root = path.split('.').next().unwrap_or_default();
+                    if self.is_local(root) {
+                        self.err(
+                            base.span(),
+                            "kernel locals are numbers; an array in a kernel is a variable, a parameter or a field path of the host (`u`, `self.u`, `w.vel.u1`)",
+                        );
+                        return None;
+                    }
+                    self.paths.entry(path.clone()).or_insert_with(|| base.clone());
+                    path
+                }
+                None => {
+                    self.err(base.span(), "an array in a kernel is a variable, a parameter or a field path (`u`, `self.u`, `w.vel.u1`); this expression is none of these: bind the array to a local first");
+                    return None;
+                }
+            },
             _ => {
                 self.err(
                     ix.expr.span(),
-                    "arrays in a kernel must be local variables or parameters (`u[[z, y, x]]`); bind this one first, e.g. `let u = &mut s.u;`",
+                    "an array in a kernel is a variable, a parameter or a field path (`u[[z, y, x]]`, `self.u[[z, y, x]]`, `w.vel.u1[[z, y, x]]`); bind this one to a local first",
                 );
                 return None;
             }
@@ -742,6 +764,26 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+}
+
+/// The dotted name of a variable or field path: `u`, `self.u`, `w.vel.u1`, `(s).0`;
+/// `None` for any other expression.
+pub fn field_path(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) if p.qself.is_none() => {
+            if let Some(id) = p.path.get_ident() {
+                Some(id.to_string())
+            } else if p.path.segments.len() == 1 && p.path.segments[0].ident == "self" {
+                Some("self".into())
+            } else {
+                None
+            }
+        }
+        syn::Expr::Field(f) => Some(format!("{}.{}", field_path(&f.base)?, member(&f.member))),
+        syn::Expr::Paren(p) => field_path(&p.expr),
+        syn::Expr::Group(g) => field_path(&g.expr),
+        _ => None,
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::clauses::{self, Entry, ForClauses, Nest, Options};
 use crate::hostty::{Env, HostTy};
-use crate::lower::{Capture, Lowerer, idents_in};
+use crate::lower::{Capture, Lowerer, field_path, idents_in};
 use mint_translator::Target;
 use mint_translator::baseline::outline;
 use mint_translator::ir::{self as ir, ClauseValue, Kernel, Origin, ParLoop, RedOp, ScalarTy};
@@ -89,7 +89,7 @@ impl<'ast> Visit<'ast> for CopyNames {
         if macro_name(m) == Some("copy")
             && let Ok(a) = m.parse_body::<CopyArgs>()
         {
-            let n = a.array.to_string();
+            let n = a.name;
             if !self.0.contains(&n) {
                 self.0.push(n);
             }
@@ -98,18 +98,25 @@ impl<'ast> Visit<'ast> for CopyNames {
     }
 }
 
-/// `copy!(x, to_device|from_device [, shape])`.
+/// `copy!(x, to_device|from_device [, shape])`; `x` is a variable or a field path.
 struct CopyArgs {
-    array: Ident,
+    array: Expr,
+    /// The dotted name of `array` (`u`, `self.u`, `w.vel.u1`): its slot's key.
+    name: String,
     to_device: bool,
     shape: Option<Expr>,
 }
 
 impl syn::parse::Parse for CopyArgs {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<CopyArgs> {
-        let array: Ident = input.parse().map_err(|e| {
-            syn::Error::new(e.span(), "write `copy!(array, to_device)` or `copy!(array, from_device)`, with an optional shape `[nz, ny, nx]`")
-        })?;
+        const FORM: &str = "write `copy!(array, to_device)` or `copy!(array, from_device)`, with an optional shape `[nz, ny, nx]`; the array is a variable or a field path (`u`, `self.u`, `w.vel.u1`)";
+        let array: Expr = input
+            .call(Expr::parse_without_eager_brace)
+            .map_err(|e| syn::Error::new(e.span(), FORM))?;
+        let name = match field_path(&array) {
+            Some(n) if n != "self" => n,
+            _ => return Err(syn::Error::new(array.span(), FORM)),
+        };
         input.parse::<syn::Token![,]>()?;
         let dir: Ident = input.parse()?;
         let to_device = match dir.to_string().as_str() {
@@ -132,6 +139,7 @@ impl syn::parse::Parse for CopyArgs {
         }
         Ok(CopyArgs {
             array,
+            name,
             to_device,
             shape,
         })
@@ -160,6 +168,8 @@ pub struct RegionGen {
     errors: Vec<syn::Error>,
     /// The user's identifiers of the kernel being generated.
     idents: std::collections::HashMap<String, Ident>,
+    /// The user's field paths used as arrays by the kernel being generated.
+    paths: std::collections::HashMap<String, Expr>,
 }
 
 impl RegionGen {
@@ -324,7 +334,7 @@ impl RegionGen {
                         return None;
                     }
                 };
-                let name = a.array.to_string();
+                let name = a.name.clone();
                 let slot = self.slot(&name).expect("pre-pass saw every copy!");
                 let arr = &a.array;
                 let is_ref = matches!(
@@ -553,6 +563,7 @@ impl RegionGen {
         self.errors.append(&mut lw.errors);
         let captures = std::mem::take(&mut lw.captures);
         self.idents = std::mem::take(&mut lw.idents);
+        self.paths = std::mem::take(&mut lw.paths);
         if let Some((_, v, _)) = &c.reduction {
             self.idents.insert(v.to_string(), v.clone());
         }
@@ -584,6 +595,7 @@ impl RegionGen {
             }
         };
         // CPU: the original loops, the outermost spread over threads.
+        let body = self.cpu_body(&k, body);
         let mut inner = quote!(#body);
         for d in (1..depth).rev() {
             let (v, r) = (&vars[d], &ranges[d]);
@@ -596,6 +608,7 @@ impl RegionGen {
                 for #v0 in ::core::iter::once(#v0) { #inner }
             };
         }
+        let note = self.note_types(&k, &scalars);
         let stmt: Stmt = match red {
             None => {
                 let launch =
@@ -604,6 +617,7 @@ impl RegionGen {
                     {
                         #site
                         if __mint_region.is_cpu() {
+                            #note
                             #(#views)*
                             ::mint::__rt::cpu::par_for(#r0, |#v0| {
                                 #(#shadows)*
@@ -626,6 +640,7 @@ impl RegionGen {
                     {
                         #site
                         let __mint_value: #ty = if __mint_region.is_cpu() {
+                            #note
                             #(#views)*
                             ::mint::__rt::cpu::par_reduce(#r0, #op, |#v0| -> #ty {
                                 #(#shadows)*
@@ -654,6 +669,7 @@ impl RegionGen {
         self.errors.append(&mut lw.errors);
         let captures = std::mem::take(&mut lw.captures);
         self.idents = std::mem::take(&mut lw.idents);
+        self.paths = std::mem::take(&mut lw.paths);
         if !self.errors.is_empty() {
             return None;
         }
@@ -661,6 +677,7 @@ impl RegionGen {
         let site = self.site(&k, &spans);
         let (arrays_gpu, _, _, elem_checks) = self.array_code(&k);
         let scalars = self.scalar_args(&k, &captures, &spans);
+        let note = self.note_types(&k, &scalars);
         let launch = self.try_(quote! {
             __mint_region.launch(&__MINT_KERNEL, &::mint::__rt::LaunchArgs {
                 arrays: &[#(#arrays_gpu),*],
@@ -673,6 +690,7 @@ impl RegionGen {
             {
                 #site
                 if __mint_region.is_cpu() {
+                    #note
                     #block
                 } else {
                     #(#elem_checks)*
@@ -706,13 +724,13 @@ impl RegionGen {
                 ));
                 continue;
             }
-            let (elem, ndim, writable) = match self.env.get(n) {
+            let (elem, ndim, writable, declared) = match self.env.get(n) {
                 Some(HostTy::Array {
                     elem,
                     ndim,
                     writable,
                     ..
-                }) => (*elem, *ndim, *writable),
+                }) => (*elem, *ndim, *writable, true),
                 Some(HostTy::Scalar(t)) => {
                     errs.push(syn::Error::new(
                         sp,
@@ -720,7 +738,16 @@ impl RegionGen {
                     ));
                     continue;
                 }
-                _ => (None, None, true),
+                _ => (None, None, true, false),
+            };
+            // A field path, or a variable whose type the region does not spell out: the
+            // runtime binds its element type at the first launch (rustc has checked the
+            // CPU version of the same body, so the types agree).
+            let elem_at_launch = !declared;
+            let elem = if elem_at_launch {
+                Some(ScalarTy::F64)
+            } else {
+                elem
             };
             let Some(elem) = elem else {
                 errs.push(syn::Error::new(
@@ -760,6 +787,7 @@ impl RegionGen {
             ir_arrays.push(ir::ArrayParam {
                 name: n.clone(),
                 elem,
+                elem_at_launch,
                 ndim: a.ndim as u8,
                 read: a.read,
                 written: a.written,
@@ -881,6 +909,7 @@ impl RegionGen {
         // error; clause values given as expressions are checked at run time instead.
         let runtime_clauses = c.is_some_and(|c| !runtime_entries(c).is_empty());
         if !runtime_clauses
+            && !k.types_at_launch()
             && self.errors.is_empty()
             && let Err(ds) = mint_translator::translate(&k, &Target::default())
         {
@@ -973,27 +1002,37 @@ impl RegionGen {
         for (i, a) in k.arrays.iter().enumerate() {
             let slot = self.slot(&a.name).expect("checked");
             slots.push(quote!(#slot));
-            let name = self.ident(&a.name);
             let v = format_ident!("__mint_view_{}", i);
             let n = a.ndim as usize;
             let is_ref = matches!(
                 self.env.get(&a.name),
                 Some(HostTy::Array { is_ref: true, .. })
             );
+            // The host array, and the name the CPU body uses for it: the user's variable,
+            // or for a field path a local that `cpu_body` substitutes for the path.
+            let (host, local) = match self.paths.get(&a.name) {
+                Some(p) => (quote!(#p), path_local(i)),
+                None => {
+                    let id = self.ident(&a.name);
+                    (quote!(#id), id)
+                }
+            };
             if a.written {
                 let borrow = if is_ref {
-                    quote!(&mut *#name)
+                    quote!(&mut *#host)
                 } else {
-                    quote!(&mut #name)
+                    quote!(&mut #host)
                 };
                 views.push(quote!(let #v = ::mint::__rt::cpu::view_mut::<#n, _>(#borrow);));
-                shadows.push(quote!(#[allow(unused_mut)] let mut #name = #v;));
+                shadows.push(quote!(#[allow(unused_mut)] let mut #local = #v;));
             } else {
-                views.push(quote!(let #v = ::mint::__rt::cpu::view::<#n, _>(&#name);));
-                shadows.push(quote!(let #name = #v;));
+                views.push(quote!(let #v = ::mint::__rt::cpu::view::<#n, _>(&#host);));
+                shadows.push(quote!(let #local = #v;));
             }
-            let t = ty_tokens(a.elem);
-            checks.push(quote!(::mint::__rt::assert_elem::<#t, _>(&#name);));
+            if !a.elem_at_launch {
+                let t = ty_tokens(a.elem);
+                checks.push(quote!(::mint::__rt::assert_elem::<#t, _>(&#host);));
+            }
         }
         (slots, views, shadows, checks)
     }
@@ -1004,7 +1043,15 @@ impl RegionGen {
         k.scalars
             .iter()
             .map(|s| {
-                let ty = ty_tokens(s.ty.unwrap_or(ScalarTy::F64));
+                // A type left open (the kernel's types are bound at launch) is the host
+                // value's own type, which rustc infers.
+                let ty = match s.ty {
+                    Some(t) => {
+                        let t = ty_tokens(t);
+                        quote!(::<#t>)
+                    }
+                    None => quote!(),
+                };
                 let sp = spans
                     .get(s.span as usize)
                     .copied()
@@ -1012,7 +1059,7 @@ impl RegionGen {
                 match captures.iter().find(|c| c.name == s.name) {
                     Some(c) => {
                         let e = &c.expr;
-                        quote_spanned!(c.span=> ::mint::__rt::scalar::<#ty>(#e))
+                        quote_spanned!(c.span=> ::mint::__rt::scalar #ty (#e))
                     }
                     None => {
                         let id = self
@@ -1020,13 +1067,67 @@ impl RegionGen {
                             .get(&s.name)
                             .cloned()
                             .unwrap_or_else(|| Ident::new(&s.name, sp));
-                        quote_spanned!(sp=> ::mint::__rt::scalar::<#ty>(#id))
+                        quote_spanned!(sp=> ::mint::__rt::scalar #ty (#id))
                     }
                 }
             })
             .collect()
     }
+
+    /// For a kernel whose types are bound at launch, the CPU backend records the types
+    /// it ran with (`KernelSite::note_types`), so the kernel's CUDA can be shown without a
+    /// GPU; nothing for other kernels.
+    fn note_types(&self, k: &Kernel, scalars: &[TokenStream]) -> TokenStream {
+        if !k.types_at_launch() {
+            return quote!();
+        }
+        let elems = k.arrays.iter().map(|a| match self.paths.get(&a.name) {
+            Some(p) => quote!(::mint::__rt::elem_ty(&#p)),
+            None => {
+                let id = self.ident(&a.name);
+                quote!(::mint::__rt::elem_ty(&#id))
+            }
+        });
+        quote!(__MINT_KERNEL.note_types(&[#(#elems),*], &[#(#scalars),*]);)
+    }
+
+    /// The loop body as the CPU backend runs it: each field path the kernel uses as an
+    /// array replaced by the local that holds its CPU view.
+    fn cpu_body(&self, k: &Kernel, body: &syn::Block) -> syn::Block {
+        let mut map = std::collections::HashMap::new();
+        for (i, a) in k.arrays.iter().enumerate() {
+            if self.paths.contains_key(&a.name) {
+                map.insert(a.name.clone(), path_local(i));
+            }
+        }
+        let mut b = body.clone();
+        if !map.is_empty() {
+            syn::visit_mut::VisitMut::visit_block_mut(&mut PathsToLocals(map), &mut b);
+        }
+        b
+    }
 }
+
+/// The local holding the CPU view of the kernel's `i`th array when it is a field path.
+fn path_local(i: usize) -> Ident {
+    format_ident!("__mint_array_{}", i)
+}
+
+/// Replaces field paths (`self.u`) by locals.
+struct PathsToLocals(std::collections::HashMap<String, Ident>);
+
+impl syn::visit_mut::VisitMut for PathsToLocals {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Field(_) = e
+            && let Some(id) = field_path(e).and_then(|p| self.0.get(&p))
+        {
+            *e = parse_quote!(#id);
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+}
+
 
 fn expr_attrs(e: &mut Expr) -> Option<&mut Vec<syn::Attribute>> {
     match e {
@@ -1053,10 +1154,12 @@ fn pat_names(p: &syn::Pat, out: &mut Vec<(String, Span)>) {
     }
 }
 
-/// The variable an argument names: `a`, `&mut a`, `&mut *a`, `(a)`.
+/// The variable or field path an argument names: `a`, `&mut a`, `&mut *a`, `(a)`,
+/// `&mut self.u`, `&mut w.vel.u1`.
 fn place_ident(e: &Expr) -> Option<(String, Span)> {
     match e {
         Expr::Path(p) => p.path.get_ident().map(|i| (i.to_string(), i.span())),
+        Expr::Field(_) => field_path(e).map(|n| (n, e.span())),
         Expr::Reference(r) => place_ident(&r.expr),
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => place_ident(&u.expr),
         Expr::Paren(p) => place_ident(&p.expr),
@@ -1152,6 +1255,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         kernels: 0,
         errors: Vec::new(),
         idents: Default::default(),
+        paths: Default::default(),
     };
     let body = g.stmts(std::mem::take(&mut f.block.stmts));
     // A `copy!` or `barrier!` left inside an expression (a closure, a call) was not a

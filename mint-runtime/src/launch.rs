@@ -36,6 +36,9 @@ pub struct KernelSite {
     pub ir: &'static str,
     kernel: OnceLock<std::result::Result<Kernel, String>>,
     variants: Mutex<Vec<Arc<Variant>>>,
+    /// For a kernel whose types are bound at launch: the types of its latest launch
+    /// (see [`VariantKey::types`]), which [`KernelSite::translate`] uses.
+    last_types: Mutex<Vec<ScalarTy>>,
 }
 
 impl KernelSite {
@@ -54,6 +57,7 @@ impl KernelSite {
             ir,
             kernel: OnceLock::new(),
             variants: Mutex::new(Vec::new()),
+            last_types: Mutex::new(Vec::new()),
         }
     }
 
@@ -90,8 +94,51 @@ impl KernelSite {
     ///
     /// # Errors
     /// [`Error::Translate`] when the translator rejects the kernel for this target.
+    /// A kernel whose element types are bound at launch (field paths, see
+    /// [`Kernel::types_at_launch`]) is translated with the types of its latest launch.
+    ///
+    /// # Errors
+    /// [`Error::Translate`] when the translator rejects the kernel for this target, or
+    /// when its types are bound at launch and it has not been launched yet.
     pub fn translate(&self, target: &Target) -> Result<Translation> {
-        mint_translator::translate(self.kernel()?, target).map_err(|d| Error::Translate {
+        let types = self
+            .last_types
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        self.translate_bound(target, &types)
+    }
+
+    /// Records the types a run on the CPU backend used, for a kernel whose types are bound
+    /// at launch, so that [`KernelSite::translate`] (and `MINT_DUMP` through
+    /// `mint::dump_kernels`) can show its CUDA on a machine without a GPU.
+    pub fn note_types(&self, elems: &[ScalarTy], scalars: &[ScalarValue]) {
+        let mut t = self.last_types.lock().unwrap_or_else(|p| p.into_inner());
+        t.clear();
+        t.extend_from_slice(elems);
+        t.extend(scalars.iter().map(|v| v.ty));
+    }
+
+    /// Translates the kernel with `types` bound: the element type of each array, then
+    /// the type of each scalar (ignored for a kernel whose types are all known).
+    fn translate_bound(&self, target: &Target, types: &[ScalarTy]) -> Result<Translation> {
+        let kernel = self.kernel()?;
+        let bound;
+        let k = if kernel.types_at_launch() {
+            if types.len() != kernel.arrays.len() + kernel.scalars.len() {
+                return Err(Error::Translate {
+                    kernel: self.name.into(),
+                    location: self.location(),
+                    message: "the element types of this kernel's arrays are bound at its first launch, and it has not been launched yet".into(),
+                });
+            }
+            let (elems, scalars) = types.split_at(kernel.arrays.len());
+            bound = kernel.bind_types(elems, scalars);
+            &bound
+        } else {
+            kernel
+        };
+        mint_translator::translate(k, target).map_err(|d| Error::Translate {
             kernel: self.name.into(),
             location: self.location(),
             message: d
@@ -154,6 +201,9 @@ struct VariantKey {
     idx64: bool,
     clauses: Vec<u32>,
     param_limit: u32,
+    /// For a kernel whose types are bound at launch: each array's element type, then
+    /// each scalar's type; empty otherwise.
+    types: Vec<ScalarTy>,
 }
 
 /// Resource use of a loaded kernel, read from the driver.
@@ -254,7 +304,7 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
         param_limit: key.param_limit,
         clause_values: key.clauses.clone(),
     };
-    let t = site.translate(&target)?;
+    let t = site.translate_bound(&target, &key.types)?;
     let image = jit::compile(gpu, &site.qualified().replace("::", "."), &t.source)?;
     gpu.bind()?;
     let ptx = if image.is_cubin {
@@ -389,6 +439,11 @@ pub fn kernel_attrs(
             idx64,
             clauses: clauses.to_vec(),
             param_limit: param_limit(),
+            types: site
+                .last_types
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
         },
     )?;
     Ok((v.attrs, v.t.clone()))
@@ -458,8 +513,28 @@ pub(crate) fn launch(
             .iter()
             .any(|&(lo, hi)| !fits_i32(lo as i128) || !fits_i32(hi as i128))
         || kernel.scalars.iter().zip(args.scalars).any(|(p, v)| {
-            p.ty.is_some_and(|t| t.is_index()) && v.as_i128().is_some_and(|x| !fits_i32(x))
+            p.ty.unwrap_or(v.ty).is_index() && v.as_i128().is_some_and(|x| !fits_i32(x))
         });
+    // Types bound at launch: each array's element type from its device array, each open
+    // scalar's from the host value.
+    let mut types = Vec::new();
+    if kernel.types_at_launch() {
+        for (p, a) in kernel.arrays.iter().zip(&arrays) {
+            if p.ndim as usize != a.ndim {
+                return Err(Error::Translate {
+                    kernel: site.name.into(),
+                    location: site.location(),
+                    message: format!(
+                        "array `{}` has {} dimension(s) on the device but the kernel indexes it with {}",
+                        p.name, a.ndim, p.ndim
+                    ),
+                });
+            }
+            types.push(a.elem);
+        }
+        types.extend(args.scalars.iter().map(|v| v.ty));
+        *site.last_types.lock().unwrap_or_else(|p| p.into_inner()) = types.clone();
+    }
     let v = variant(
         site,
         &gpu,
@@ -468,9 +543,13 @@ pub(crate) fn launch(
             idx64,
             clauses: args.clauses.to_vec(),
             param_limit: param_limit(),
+            types,
         },
     )?;
     let t = &v.t;
+    // The typed kernel as translated (the same as `site.kernel()` unless types are bound
+    // at launch).
+    let kernel = &t.ir;
     for (i, a) in arrays.iter().enumerate() {
         if kernel.arrays.get(i).is_some_and(|p| p.elem != a.elem) {
             return Err(Error::Translate {

@@ -40,6 +40,7 @@ pub fn kernel(name: &str, text: &str) -> Kernel {
                     read: false,
                     written: false,
                     span: 0,
+                    elem_at_launch: false,
                 });
             }
         } else if let Some(rest) = l.strip_prefix("scalars:") {

@@ -57,6 +57,10 @@ pub struct Translation {
 /// # Errors
 /// The diagnostics of [`typeck::check`] and [`validate::check`].
 pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
+    if kernel.types_at_launch() {
+        typeck::check_open(kernel)?;
+        return validate::check(kernel);
+    }
     typeck::check(kernel)?;
     validate::check(kernel)
 }
@@ -67,6 +71,15 @@ pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
 /// Ill-typed or invalid kernels (see [`check`]) and clauses that do not fit the device
 /// (see [`config::resolve`]).
 pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
+    if let Some(a) = kernel.arrays.iter().find(|a| a.elem_at_launch) {
+        return Err(vec![crate::diag::Diag::new(
+            a.span,
+            format!(
+                "the element type of `{}` is bound at launch; bind it first with `Kernel::bind_types`",
+                a.name
+            ),
+        )]);
+    }
     let mut k = kernel.clone();
     check(&mut k)?;
     let cfg = config::resolve(&k, target)?;

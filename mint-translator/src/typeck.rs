@@ -31,7 +31,8 @@ struct Infer {
     scopes: Vec<HashMap<String, usize>>,
     loop_vars: HashMap<String, usize>,
     captured: HashMap<String, usize>,
-    arrays: HashMap<String, ScalarTy>,
+    /// Type variable of each array's elements.
+    arrays: HashMap<String, usize>,
     /// Names of the variables behind type variables, for messages.
     names: Vec<(usize, String, SpanId)>,
     diags: Vec<Diag>,
@@ -181,7 +182,7 @@ impl Infer {
                     self.unify(iv, u, i.span);
                 }
                 match self.arrays.get(array).copied() {
-                    Some(t) => self.known(t),
+                    Some(v) => v,
                     None => {
                         self.diags.push(Diag::new(
                             e.span,
@@ -327,7 +328,7 @@ impl Infer {
                             self.unify(iv, u, i.span);
                         }
                         match self.arrays.get(array).copied() {
-                            Some(t) => self.known(t),
+                            Some(v) => v,
                             None => {
                                 self.diags.push(Diag::new(
                                     s.span,
@@ -495,6 +496,24 @@ impl Apply<'_> {
 /// whose type nothing determines (the message names the variable and the annotation that
 /// fixes it).
 pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
+    infer(kernel, false)
+}
+
+/// Checks a kernel whose element types are bound at launch
+/// ([`Kernel::types_at_launch`]): each open array's elements get a type variable, so
+/// what the body itself makes inconsistent (an `f32` host scalar times an `f64` array, a
+/// shift of a float) is still an error, while types that only the launch decides are
+/// left open. Records nothing in the kernel; the runtime checks it fully with
+/// [`check`] once [`Kernel::bind_types`] has closed it.
+///
+/// # Errors
+/// As [`check`], except that types nothing determines are not errors.
+pub fn check_open(kernel: &Kernel) -> DiagResult<()> {
+    let mut k = kernel.clone();
+    infer(&mut k, true)
+}
+
+fn infer(kernel: &mut Kernel, open: bool) -> DiagResult<()> {
     let mut inf = Infer {
         parent: Vec::new(),
         slot: Vec::new(),
@@ -502,15 +521,19 @@ pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
         scopes: vec![HashMap::new()],
         loop_vars: HashMap::new(),
         captured: HashMap::new(),
-        arrays: kernel
-            .arrays
-            .iter()
-            .map(|a| (a.name.clone(), a.elem))
-            .collect(),
+        arrays: HashMap::new(),
         names: Vec::new(),
         diags: Vec::new(),
         lenient_names: false,
     };
+    for a in &kernel.arrays {
+        let v = if a.elem_at_launch {
+            inf.fresh(Slot::Any)
+        } else {
+            inf.known(a.elem)
+        };
+        inf.arrays.insert(a.name.clone(), v);
+    }
     let mut scalar_vars = Vec::new();
     for s in &kernel.scalars {
         let v = match s.ty {
@@ -564,6 +587,13 @@ pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
             let r = inf.find(v);
             inf.slot[r] = Slot::Known(ScalarTy::Usize);
         }
+    }
+    if open {
+        return if inf.diags.is_empty() {
+            Ok(())
+        } else {
+            Err(inf.diags)
+        };
     }
     // Report variables nothing constrains, once each.
     let mut reported = std::collections::HashSet::new();

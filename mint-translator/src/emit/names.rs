@@ -123,8 +123,16 @@ const RESERVED: &[&str] = &[
     "not_eq",
 ];
 
-/// The C spelling of a user identifier (no scoping).
+/// The C spelling of a user identifier (no scoping). A field path (`self.u`, `w.vel.u1`)
+/// joins its parts with `_` (`self_u`, `w_vel_u1`).
 pub fn c_ident(rust: &str) -> String {
+    if rust.contains('.') {
+        let joined: Vec<&str> = rust
+            .split('.')
+            .map(|p| p.strip_prefix("r#").unwrap_or(p))
+            .collect();
+        return c_ident(&joined.join("_"));
+    }
     let base = rust.strip_prefix("r#").unwrap_or(rust);
     if base.starts_with("mint_") {
         format!("u_{base}")
@@ -211,6 +219,8 @@ mod tests {
         assert_eq!(c_ident("threadIdx"), "threadIdx_");
         assert_eq!(c_ident("mint_x"), "u_mint_x");
         assert_eq!(c_ident("r#type"), "type");
+        assert_eq!(c_ident("self.u"), "self_u");
+        assert_eq!(c_ident("w.vel.r#type"), "w_vel_type");
     }
 
     #[test]

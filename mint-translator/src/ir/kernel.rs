@@ -39,6 +39,29 @@ impl Kernel {
     pub fn is_single(&self) -> bool {
         self.nest.is_empty()
     }
+    /// Whether some element or scalar type is bound at launch: the kernel is stored as
+    /// the front end lowered it, untyped, and [`Kernel::bind_types`] completes it.
+    pub fn types_at_launch(&self) -> bool {
+        self.arrays.iter().any(|a| a.elem_at_launch)
+    }
+    /// Binds the types a launch supplies: `elems[i]` for array `i` and `scalars[i]` for
+    /// scalar `i`, wherever the front end left them open. The result is ready for
+    /// [`crate::translate`], which type-checks it.
+    pub fn bind_types(&self, elems: &[ScalarTy], scalars: &[ScalarTy]) -> Kernel {
+        let mut k = self.clone();
+        for (a, &t) in k.arrays.iter_mut().zip(elems) {
+            if a.elem_at_launch {
+                a.elem = t;
+                a.elem_at_launch = false;
+            }
+        }
+        for (s, &t) in k.scalars.iter_mut().zip(scalars) {
+            if s.ty.is_none() {
+                s.ty = Some(t);
+            }
+        }
+        k
+    }
     pub fn array(&self, name: &str) -> Option<&ArrayParam> {
         self.arrays.iter().find(|a| a.name == name)
     }
@@ -77,8 +100,15 @@ pub struct ParLoop {
 /// An array the kernel references.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArrayParam {
+    /// The host name: a variable (`u`) or a field path (`self.u`, `w.vel.u1`).
     pub name: String,
+    /// The element type; a placeholder while [`ArrayParam::elem_at_launch`] is set.
     pub elem: ScalarTy,
+    /// The front end could not see the element type (a struct field, an array whose type
+    /// the region does not spell out), so the runtime binds it from the device array at
+    /// the kernel's first launch ([`Kernel::bind_types`]) and type-checks the kernel then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub elem_at_launch: bool,
     /// 1, 2 or 3. Indices are slowest-varying first: `[z, y, x]`, `[y, x]`, `[x]`.
     pub ndim: u8,
     pub read: bool,
