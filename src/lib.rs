@@ -53,7 +53,7 @@
 //! Failures are [`Error`]s, returned through `?` from a region that returns a `Result`
 //! whose error converts from [`Error`], and panics otherwise.
 
-pub use mint_macros::{r#for, parallel, single};
+pub use mint_macros::{device, r#for, parallel, single};
 pub use mint_runtime::{
     Backend, Device, Error, JitStats, KernelStats, Result, cuda_available, cuda_required,
     jit_stats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing, with_device,
@@ -165,8 +165,8 @@ pub mod __rt {
     pub use mint_runtime::cpu;
     pub use mint_runtime::mint_translator::ir::ScalarTy;
     pub use mint_runtime::{
-        ArrayInfo, Element, HostArray, HostArrayMut, KernelSite, LaunchArgs, RedOp, Region,
-        RegionInfo, ScalarValue, SiteRef, bounds, clause, inventory, or_panic, scalar,
+        ArrayInfo, DeviceFnSite, Element, HostArray, HostArrayMut, KernelSite, LaunchArgs, RedOp,
+        Region, RegionInfo, ScalarValue, SiteRef, bounds, clause, inventory, or_panic, scalar,
     };
     pub use mint_runtime::{clause_values, compile_only, nvrtc_available};
 
@@ -174,10 +174,11 @@ pub mod __rt {
     #[inline(always)]
     pub fn assert_elem<T: Element, A: HostArray<Elem = T> + ?Sized>(_a: &A) {}
 
-    /// The element type of host array `a`, for kernels whose types are bound at launch.
+    /// The element type and number of dimensions of host array `a`, for kernels whose
+    /// types are bound at launch.
     #[inline(always)]
-    pub fn elem_ty<A: HostArray + ?Sized>(_a: &A) -> ScalarTy {
-        <A::Elem as Element>::TY
+    pub fn elem_ndim<A: HostArray + ?Sized>(a: &A) -> (ScalarTy, usize) {
+        (<A::Elem as Element>::TY, a.raw().ndim)
     }
 
     /// A shape given to `copy!`, as `usize`s.

@@ -177,9 +177,7 @@ fn wavefield(n: usize) -> (Wavefield, Medium) {
         Medium {
             rho: f(7, 1.0),
             lam: f(8, 0.5),
-            sponge: Array3::from_shape_fn((n, n + 2, n + 5), |(z, _, x)| {
-                i32::from(z < 2 || x < 3)
-            }),
+            sponge: Array3::from_shape_fn((n, n + 2, n + 5), |(z, _, x)| i32::from(z < 2 || x < 3)),
         },
     )
 }
@@ -290,7 +288,8 @@ fn field_kernels_translate_with_the_types_of_their_launch() {
     ] {
         assert!(
             t.source.contains(&format!("{ty}* __restrict__ {path}"))
-                || t.source.contains(&format!("const {ty}* __restrict__ {path}")),
+                || t.source
+                    .contains(&format!("const {ty}* __restrict__ {path}")),
             "`{path}` as a `{ty}` array in:\n{}",
             t.source
         );

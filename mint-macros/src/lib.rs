@@ -10,6 +10,7 @@
 //! version of every kernel.
 
 mod clauses;
+mod device;
 mod hostty;
 mod lower;
 mod region;
@@ -25,6 +26,26 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn parallel(attr: TokenStream, item: TokenStream) -> TokenStream {
     region::expand(attr.into(), item.into()).into()
+}
+
+/// Marks a free function as a device function: kernels may call it, and host code and
+/// the CPU backend call it as written.
+///
+/// ```ignore
+/// #[mint::device]
+/// fn dx4(a: &Array3<f32>, z: usize, y: usize, x: usize) -> f32 {
+///     1.125 * (a[[z, y, x + 1]] - a[[z, y, x]]) - (a[[z, y, x + 2]] - a[[z, y, x - 1]]) / 24.0
+/// }
+/// ```
+///
+/// Parameters are numbers by value and arrays by reference (`&Array3<f32>`,
+/// `&mut Array2<f64>`, `&[f32]`); the body is the kernel language and ends with the value
+/// it returns. A kernel calls it with arrays as `&u` or `&self.u`. The runtime inlines the
+/// call into the kernel before the stencil analyzer runs, so `shared`, `register` and
+/// `vectorize` see the references it makes. It cannot recurse.
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    device::expand(attr.into(), item.into()).into()
 }
 
 /// Marks a loop nest inside a `#[mint::parallel]` function as a kernel:

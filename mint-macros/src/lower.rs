@@ -32,6 +32,11 @@ pub struct Lowerer<'a> {
     /// The first occurrence of each field path used as an array (`self.u`), keyed by its
     /// dotted name, so generated code refers to it with the user's own tokens.
     pub paths: std::collections::HashMap<String, syn::Expr>,
+    /// The device functions called, by the path written (`ops::dx4`), with that path.
+    pub calls: Vec<(String, syn::Path)>,
+    /// In a device function: its array parameters (references already), passed on to
+    /// other device functions by name (`dx4(a, z, y, x)`), with whether each is `&mut`.
+    pub array_params: Vec<(String, bool)>,
     pub errors: Vec<syn::Error>,
     locals: Vec<HashSet<String>>,
 }
@@ -45,6 +50,8 @@ impl<'a> Lowerer<'a> {
             captures: Vec::new(),
             idents: Default::default(),
             paths: Default::default(),
+            calls: Vec::new(),
+            array_params: Vec::new(),
             errors: Vec::new(),
             locals: vec![bound.iter().cloned().collect()],
         }
@@ -280,16 +287,38 @@ impl<'a> Lowerer<'a> {
                         let args: Option<Vec<Expr>> = c.args.iter().map(|a| self.expr(a)).collect();
                         self.mk(ExprKind::Call { func, args: args? }, s)
                     }
-                    _ => {
-                        self.err(
-                            c.func.span(),
-                            format!(
-                                "kernels cannot call functions (`{}`): inline the computation, or use a math method; {SUPPORTED}",
-                                c.func.to_token_stream()
-                            ),
-                        );
-                        return None;
-                    }
+                    _ => match path {
+                        // A device function: resolved by rustc through the module
+                        // `#[mint::device]` puts next to it, inlined at launch.
+                        Some(p)
+                            if p.segments.iter().all(|s| s.arguments.is_none())
+                                && p.leading_colon.is_none() =>
+                        {
+                            let name = segs.join("::");
+                            if !self.calls.iter().any(|(n, _)| *n == name) {
+                                self.calls.push((name.clone(), p.clone()));
+                            }
+                            let args: Option<Vec<Expr>> =
+                                c.args.iter().map(|a| self.call_arg(a)).collect();
+                            self.mk(
+                                ExprKind::Apply {
+                                    func: name,
+                                    args: args?,
+                                },
+                                s,
+                            )
+                        }
+                        _ => {
+                            self.err(
+                                c.func.span(),
+                                format!(
+                                    "kernels can call device functions by name (`dx4(&u, z, y, x)`, `ops::dx4(..)`, each marked `#[mint::device]`) and math functions (`f64::max(a, b)`), not `{}`; {SUPPORTED}",
+                                    c.func.to_token_stream()
+                                ),
+                            );
+                            return None;
+                        }
+                    },
                 }
             }
             syn::Expr::If(i) => self.select(i)?,
@@ -426,6 +455,61 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// An argument of a device function call: `&a` or `&mut a` passes array `a` whole
+    /// (a variable or a field path); anything else is a value.
+    fn call_arg(&mut self, a: &syn::Expr) -> Option<Expr> {
+        if let syn::Expr::Path(p) = a
+            && let Some(id) = p.path.get_ident()
+            && let Some((_, m)) = self.array_params.iter().find(|(n, _)| id == n)
+        {
+            let mutable = *m;
+            return Some(self.mk(
+                ExprKind::ArrayRef {
+                    array: id.to_string(),
+                    mutable,
+                },
+                a.span(),
+            ));
+        }
+        if let syn::Expr::Reference(r) = a {
+            let Some(path) = field_path(&r.expr).filter(|p| p != "self") else {
+                self.err(
+                    a.span(),
+                    "a device function takes an array as `&a` or `&mut a`, where `a` is a variable or a field path (`&u`, `&self.u`)",
+                );
+                return None;
+            };
+            let root = path.split('.').next().unwrap_or_default().to_string();
+            if self.is_local(&root) {
+                self.err(
+                    a.span(),
+                    "kernel locals are numbers: pass them by value, not by reference",
+                );
+                return None;
+            }
+            match &*r.expr {
+                syn::Expr::Path(p) => {
+                    if let Some(id) = p.path.get_ident() {
+                        self.idents
+                            .entry(path.clone())
+                            .or_insert_with(|| id.clone());
+                    }
+                }
+                e => {
+                    self.paths.entry(path.clone()).or_insert_with(|| e.clone());
+                }
+            }
+            return Some(self.mk(
+                ExprKind::ArrayRef {
+                    array: path,
+                    mutable: r.mutability.is_some(),
+                },
+                a.span(),
+            ));
+        }
+        self.expr(a)
+    }
+
     /// `a[[z, y, x]]`, `a[(y, x)]` or `a[i]`.
     fn elem(&mut self, ix: &syn::ExprIndex) -> Option<(String, Vec<Expr>)> {
         let mut base = &*ix.expr;
@@ -450,7 +534,9 @@ impl<'a> Lowerer<'a> {
                         );
                         return None;
                     }
-                    self.paths.entry(path.clone()).or_insert_with(|| base.clone());
+                    self.paths
+                        .entry(path.clone())
+                        .or_insert_with(|| base.clone());
                     path
                 }
                 None => {
@@ -503,6 +589,28 @@ impl<'a> Lowerer<'a> {
     /// Lowers a block's statements in a new scope.
     pub fn block(&mut self, b: &syn::Block) -> Block {
         self.stmts(&b.stmts)
+    }
+
+    /// A function body: its statements and its final expression, in one scope; `None`
+    /// (after recording an error) when it does not end in an expression.
+    pub fn body_and_result(&mut self, b: &syn::Block) -> Option<(Block, Expr)> {
+        let Some((syn::Stmt::Expr(last, None), rest)) = b.stmts.split_last() else {
+            self.err(
+                b.span(),
+                "a device function ends with the expression it returns (no `return`, no `;` after it)",
+            );
+            return None;
+        };
+        self.locals.push(HashSet::new());
+        let mut out = Vec::new();
+        for st in rest {
+            if let Some(s) = self.stmt(st) {
+                out.push(s);
+            }
+        }
+        let r = self.expr(last);
+        self.locals.pop();
+        Some((Block { stmts: out }, r?))
     }
 
     pub fn stmts(&mut self, ss: &[syn::Stmt]) -> Block {

@@ -170,6 +170,8 @@ pub struct RegionGen {
     idents: std::collections::HashMap<String, Ident>,
     /// The user's field paths used as arrays by the kernel being generated.
     paths: std::collections::HashMap<String, Expr>,
+    /// The device functions the kernel being generated calls.
+    calls: Vec<(String, syn::Path)>,
 }
 
 impl RegionGen {
@@ -564,6 +566,7 @@ impl RegionGen {
         let captures = std::mem::take(&mut lw.captures);
         self.idents = std::mem::take(&mut lw.idents);
         self.paths = std::mem::take(&mut lw.paths);
+        self.calls = std::mem::take(&mut lw.calls);
         if let Some((_, v, _)) = &c.reduction {
             self.idents.insert(v.to_string(), v.clone());
         }
@@ -670,6 +673,7 @@ impl RegionGen {
         let captures = std::mem::take(&mut lw.captures);
         self.idents = std::mem::take(&mut lw.idents);
         self.paths = std::mem::take(&mut lw.paths);
+        self.calls = std::mem::take(&mut lw.calls);
         if !self.errors.is_empty() {
             return None;
         }
@@ -758,7 +762,15 @@ impl RegionGen {
                 ));
                 continue;
             };
+            // Passed whole to device functions only: the number of dimensions is the
+            // declaration's, or the device array's at launch.
+            let andim = if a.ndim == 0 {
+                ndim.map_or(0, usize::from)
+            } else {
+                a.ndim
+            };
             if let Some(d) = ndim
+                && a.ndim != 0
                 && d as usize != a.ndim
             {
                 errs.push(syn::Error::new(
@@ -788,7 +800,7 @@ impl RegionGen {
                 name: n.clone(),
                 elem,
                 elem_at_launch,
-                ndim: a.ndim as u8,
+                ndim: andim as u8,
                 read: a.read,
                 written: a.written,
                 span: a.span,
@@ -978,9 +990,13 @@ impl RegionGen {
         let json = serde_json::to_string(k).expect("IR serializes");
         let name = &k.name;
         let line = spans.first().map(|s| location(*s).1).unwrap_or(0);
+        let calls = self.calls.iter().map(|(n, p)| {
+            let dev = quote_spanned!(p.span()=> #p::__MINT_DEVICE_FN);
+            quote!((#n, &#dev))
+        });
         quote! {
             static __MINT_KERNEL: ::mint::__rt::KernelSite =
-                ::mint::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json);
+                ::mint::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json, &[#(#calls),*]);
             ::mint::__rt::inventory::submit! { ::mint::__rt::SiteRef(&__MINT_KERNEL) }
         }
     }
@@ -1017,16 +1033,29 @@ impl RegionGen {
                     (quote!(#id), id)
                 }
             };
+            // The number of dimensions, where the macro knows it; otherwise the view's
+            // type follows the host array's (`auto_view`).
+            let (view, view_mut) = if n == 0 {
+                (
+                    quote!(::mint::__rt::cpu::auto_view),
+                    quote!(::mint::__rt::cpu::auto_view_mut),
+                )
+            } else {
+                (
+                    quote!(::mint::__rt::cpu::view::<#n, _>),
+                    quote!(::mint::__rt::cpu::view_mut::<#n, _>),
+                )
+            };
             if a.written {
                 let borrow = if is_ref {
                     quote!(&mut *#host)
                 } else {
                     quote!(&mut #host)
                 };
-                views.push(quote!(let #v = ::mint::__rt::cpu::view_mut::<#n, _>(#borrow);));
+                views.push(quote!(let #v = #view_mut(#borrow);));
                 shadows.push(quote!(#[allow(unused_mut)] let mut #local = #v;));
             } else {
-                views.push(quote!(let #v = ::mint::__rt::cpu::view::<#n, _>(&#host);));
+                views.push(quote!(let #v = #view(&#host);));
                 shadows.push(quote!(let #local = #v;));
             }
             if !a.elem_at_launch {
@@ -1082,10 +1111,10 @@ impl RegionGen {
             return quote!();
         }
         let elems = k.arrays.iter().map(|a| match self.paths.get(&a.name) {
-            Some(p) => quote!(::mint::__rt::elem_ty(&#p)),
+            Some(p) => quote!(::mint::__rt::elem_ndim(&#p)),
             None => {
                 let id = self.ident(&a.name);
-                quote!(::mint::__rt::elem_ty(&#id))
+                quote!(::mint::__rt::elem_ndim(&#id))
             }
         });
         quote!(__MINT_KERNEL.note_types(&[#(#elems),*], &[#(#scalars),*]);)
@@ -1127,7 +1156,6 @@ impl syn::visit_mut::VisitMut for PathsToLocals {
         syn::visit_mut::visit_expr_mut(self, e);
     }
 }
-
 
 fn expr_attrs(e: &mut Expr) -> Option<&mut Vec<syn::Attribute>> {
     match e {
@@ -1256,6 +1284,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         errors: Vec::new(),
         idents: Default::default(),
         paths: Default::default(),
+        calls: Vec::new(),
     };
     let body = g.stmts(std::mem::take(&mut f.block.stmts));
     // A `copy!` or `barrier!` left inside an expression (a closure, a call) was not a

@@ -94,6 +94,100 @@ impl<T: Element, const N: usize> Index<[usize; N]> for CpuView<'_, T, N> {
     }
 }
 
+/// Host arrays whose number of dimensions is part of their type, so that the CPU view of
+/// an array the macro sees only as a field path passed to a device function (`&self.u`)
+/// can be made without the macro knowing it.
+pub trait AutoView {
+    type Elem: Element;
+    type View<'a>
+    where
+        Self: 'a;
+    fn auto_view(&self) -> Self::View<'_>;
+}
+
+/// [`AutoView`] for arrays written through the view.
+pub trait AutoViewMut: AutoView {
+    fn auto_view_mut(&mut self) -> Self::View<'_>;
+}
+
+macro_rules! auto_view_nd {
+    ($($ix:ty => $n:literal),*) => {$(
+        impl<S: ndarray::Data<Elem = T>, T: Element> AutoView for ndarray::ArrayBase<S, $ix> {
+            type Elem = T;
+            type View<'a> = CpuView<'a, T, $n> where Self: 'a;
+            fn auto_view(&self) -> CpuView<'_, T, $n> {
+                CpuView::from_raw(self.raw())
+            }
+        }
+        impl<S: ndarray::DataMut<Elem = T>, T: Element> AutoViewMut for ndarray::ArrayBase<S, $ix> {
+            fn auto_view_mut(&mut self) -> CpuView<'_, T, $n> {
+                CpuView::from_raw(self.raw_mut())
+            }
+        }
+    )*};
+}
+auto_view_nd!(ndarray::Ix1 => 1, ndarray::Ix2 => 2, ndarray::Ix3 => 3);
+
+impl<T: Element> AutoView for [T] {
+    type Elem = T;
+    type View<'a> = CpuView<'a, T, 1>;
+    fn auto_view(&self) -> CpuView<'_, T, 1> {
+        CpuView::from_raw(self.raw())
+    }
+}
+impl<T: Element> AutoViewMut for [T] {
+    fn auto_view_mut(&mut self) -> CpuView<'_, T, 1> {
+        CpuView::from_raw(self.raw_mut())
+    }
+}
+impl<T: Element> AutoView for Vec<T> {
+    type Elem = T;
+    type View<'a> = CpuView<'a, T, 1>;
+    fn auto_view(&self) -> CpuView<'_, T, 1> {
+        CpuView::from_raw(self.raw())
+    }
+}
+impl<T: Element> AutoViewMut for Vec<T> {
+    fn auto_view_mut(&mut self) -> CpuView<'_, T, 1> {
+        CpuView::from_raw(self.raw_mut())
+    }
+}
+impl<A: AutoView + ?Sized> AutoView for &A {
+    type Elem = A::Elem;
+    type View<'a>
+        = A::View<'a>
+    where
+        Self: 'a;
+    fn auto_view(&self) -> A::View<'_> {
+        (**self).auto_view()
+    }
+}
+impl<A: AutoView + ?Sized> AutoView for &mut A {
+    type Elem = A::Elem;
+    type View<'a>
+        = A::View<'a>
+    where
+        Self: 'a;
+    fn auto_view(&self) -> A::View<'_> {
+        (**self).auto_view()
+    }
+}
+impl<A: AutoViewMut + ?Sized> AutoViewMut for &mut A {
+    fn auto_view_mut(&mut self) -> A::View<'_> {
+        (**self).auto_view_mut()
+    }
+}
+
+/// A read-only view whose number of dimensions follows the array's type.
+pub fn auto_view<A: AutoView + ?Sized>(a: &A) -> A::View<'_> {
+    a.auto_view()
+}
+
+/// A writable view whose number of dimensions follows the array's type.
+pub fn auto_view_mut<A: AutoViewMut + ?Sized>(a: &mut A) -> A::View<'_> {
+    a.auto_view_mut()
+}
+
 impl<T: Element, const N: usize> IndexMut<[usize; N]> for CpuView<'_, T, N> {
     #[inline(always)]
     fn index_mut(&mut self, i: [usize; N]) -> &mut T {

@@ -36,9 +36,39 @@ pub struct KernelSite {
     pub ir: &'static str,
     kernel: OnceLock<std::result::Result<Kernel, String>>,
     variants: Mutex<Vec<Arc<Variant>>>,
+    /// The device functions the kernel calls, by the path written at each call.
+    calls: &'static [(&'static str, &'static DeviceFnSite)],
     /// For a kernel whose types are bound at launch: the types of its latest launch
     /// (see [`VariantKey::types`]), which [`KernelSite::translate`] uses.
-    last_types: Mutex<Vec<ScalarTy>>,
+    last_types: Mutex<Option<Bound>>,
+}
+
+/// The types a launch binds in a kernel whose types are bound at launch
+/// ([`Kernel::types_at_launch`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Bound {
+    /// Element type and number of dimensions of each array, in the kernel's order.
+    arrays: Vec<(ScalarTy, u8)>,
+    /// Type of each scalar, in the kernel's order.
+    scalars: Vec<ScalarTy>,
+}
+
+/// A device function (`#[mint::device]`): its IR and the device functions it calls. The
+/// macro emits one `const` per function, in a module named like the function.
+pub struct DeviceFnSite {
+    /// The IR ([`mint_translator::ir::DeviceFn`]) as JSON.
+    pub ir: &'static str,
+    /// The device functions it calls, by the path written at each call.
+    pub calls: &'static [(&'static str, &'static DeviceFnSite)],
+}
+
+impl DeviceFnSite {
+    pub const fn new(
+        ir: &'static str,
+        calls: &'static [(&'static str, &'static DeviceFnSite)],
+    ) -> DeviceFnSite {
+        DeviceFnSite { ir, calls }
+    }
 }
 
 impl KernelSite {
@@ -48,6 +78,7 @@ impl KernelSite {
         file: &'static str,
         line: u32,
         ir: &'static str,
+        calls: &'static [(&'static str, &'static DeviceFnSite)],
     ) -> KernelSite {
         KernelSite {
             name,
@@ -57,7 +88,8 @@ impl KernelSite {
             ir,
             kernel: OnceLock::new(),
             variants: Mutex::new(Vec::new()),
-            last_types: Mutex::new(Vec::new()),
+            calls,
+            last_types: Mutex::new(None),
         }
     }
 
@@ -94,7 +126,7 @@ impl KernelSite {
     ///
     /// # Errors
     /// [`Error::Translate`] when the translator rejects the kernel for this target.
-    /// A kernel whose element types are bound at launch (field paths, see
+    /// A kernel whose types are bound at launch (field paths, device-function calls, see
     /// [`Kernel::types_at_launch`]) is translated with the types of its latest launch.
     ///
     /// # Errors
@@ -106,39 +138,22 @@ impl KernelSite {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        self.translate_bound(target, &types)
+        self.translate_bound(target, types.as_ref())
     }
 
     /// Records the types a run on the CPU backend used, for a kernel whose types are bound
     /// at launch, so that [`KernelSite::translate`] (and `MINT_DUMP` through
-    /// `mint::dump_kernels`) can show its CUDA on a machine without a GPU.
-    pub fn note_types(&self, elems: &[ScalarTy], scalars: &[ScalarValue]) {
-        let mut t = self.last_types.lock().unwrap_or_else(|p| p.into_inner());
-        t.clear();
-        t.extend_from_slice(elems);
-        t.extend(scalars.iter().map(|v| v.ty));
+    /// `mint::dump_kernels`) can show its CUDA on a machine without a GPU. `arrays[i]` is
+    /// array `i`'s element type and number of dimensions.
+    pub fn note_types(&self, arrays: &[(ScalarTy, usize)], scalars: &[ScalarValue]) {
+        *self.last_types.lock().unwrap_or_else(|p| p.into_inner()) = Some(Bound {
+            arrays: arrays.iter().map(|&(t, n)| (t, n as u8)).collect(),
+            scalars: scalars.iter().map(|v| v.ty).collect(),
+        });
     }
 
-    /// Translates the kernel with `types` bound: the element type of each array, then
-    /// the type of each scalar (ignored for a kernel whose types are all known).
-    fn translate_bound(&self, target: &Target, types: &[ScalarTy]) -> Result<Translation> {
-        let kernel = self.kernel()?;
-        let bound;
-        let k = if kernel.types_at_launch() {
-            if types.len() != kernel.arrays.len() + kernel.scalars.len() {
-                return Err(Error::Translate {
-                    kernel: self.name.into(),
-                    location: self.location(),
-                    message: "the element types of this kernel's arrays are bound at its first launch, and it has not been launched yet".into(),
-                });
-            }
-            let (elems, scalars) = types.split_at(kernel.arrays.len());
-            bound = kernel.bind_types(elems, scalars);
-            &bound
-        } else {
-            kernel
-        };
-        mint_translator::translate(k, target).map_err(|d| Error::Translate {
+    fn translate_err(&self, d: Vec<mint_translator::Diag>) -> Error {
+        Error::Translate {
             kernel: self.name.into(),
             location: self.location(),
             message: d
@@ -146,7 +161,84 @@ impl KernelSite {
                 .map(|d| d.message.clone())
                 .collect::<Vec<_>>()
                 .join("; "),
-        })
+        }
+    }
+
+    /// The kernel with its device functions inlined and `types` bound, ready to translate
+    /// (the kernel itself when nothing is bound at launch).
+    fn bound_kernel(&self, types: Option<&Bound>) -> Result<std::borrow::Cow<'_, Kernel>> {
+        let kernel = self.kernel()?;
+        if !kernel.types_at_launch() {
+            return Ok(std::borrow::Cow::Borrowed(kernel));
+        }
+        let Some(b) = types.filter(|b| {
+            b.arrays.len() == kernel.arrays.len() && b.scalars.len() == kernel.scalars.len()
+        }) else {
+            return Err(Error::Translate {
+                kernel: self.name.into(),
+                location: self.location(),
+                message: "the types of this kernel's arrays are bound at its first launch, and it has not been launched yet".into(),
+            });
+        };
+        let inlined;
+        let k = if mint_translator::inline::has_calls(&kernel.body) {
+            let (calls, lib) = self.library()?;
+            inlined =
+                mint_translator::inline(kernel, &calls, &lib).map_err(|d| self.translate_err(d))?;
+            &inlined
+        } else {
+            kernel
+        };
+        Ok(std::borrow::Cow::Owned(k.bind_types(&b.arrays, &b.scalars)))
+    }
+
+    /// Every device function reachable from the kernel's calls, read from their IR, and how
+    /// the kernel's own calls resolve into that list.
+    fn library(&self) -> Result<(Vec<(String, usize)>, Vec<mint_translator::Callee>)> {
+        let mut sites: Vec<&'static DeviceFnSite> = Vec::new();
+        let index = |sites: &mut Vec<&'static DeviceFnSite>, f: &'static DeviceFnSite| match sites
+            .iter()
+            .position(|s| std::ptr::eq(*s, f))
+        {
+            Some(i) => i,
+            None => {
+                sites.push(f);
+                sites.len() - 1
+            }
+        };
+        let calls: Vec<(String, usize)> = self
+            .calls
+            .iter()
+            .map(|(p, f)| (p.to_string(), index(&mut sites, f)))
+            .collect();
+        let mut lib = Vec::new();
+        let mut i = 0;
+        while i < sites.len() {
+            let site = sites[i];
+            let f: mint_translator::ir::DeviceFn =
+                serde_json::from_str(site.ir).map_err(|e| Error::Translate {
+                    kernel: self.name.into(),
+                    location: self.location(),
+                    message: format!(
+                        "the embedded IR of a device function could not be read ({e}); mint-macros and mint-runtime must be the same version"
+                    ),
+                })?;
+            let own: Vec<(String, usize)> = site
+                .calls
+                .iter()
+                .map(|(p, g)| (p.to_string(), index(&mut sites, g)))
+                .collect();
+            lib.push(mint_translator::Callee { f, calls: own });
+            i += 1;
+        }
+        Ok((calls, lib))
+    }
+
+    /// Translates the kernel with `types` bound (see [`Bound`]).
+    fn translate_bound(&self, target: &Target, types: Option<&Bound>) -> Result<Translation> {
+        let k = self.bound_kernel(types)?;
+        let k = k.as_ref();
+        mint_translator::translate(k, target).map_err(|d| self.translate_err(d))
     }
 }
 
@@ -201,9 +293,8 @@ struct VariantKey {
     idx64: bool,
     clauses: Vec<u32>,
     param_limit: u32,
-    /// For a kernel whose types are bound at launch: each array's element type, then
-    /// each scalar's type; empty otherwise.
-    types: Vec<ScalarTy>,
+    /// For a kernel whose types are bound at launch, the types this launch binds.
+    types: Option<Bound>,
 }
 
 /// Resource use of a loaded kernel, read from the driver.
@@ -304,7 +395,7 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
         param_limit: key.param_limit,
         clause_values: key.clauses.clone(),
     };
-    let t = site.translate_bound(&target, &key.types)?;
+    let t = site.translate_bound(&target, key.types.as_ref())?;
     let image = jit::compile(gpu, &site.qualified().replace("::", "."), &t.source)?;
     gpu.bind()?;
     let ptx = if image.is_cubin {
@@ -517,10 +608,11 @@ pub(crate) fn launch(
         });
     // Types bound at launch: each array's element type from its device array, each open
     // scalar's from the host value.
-    let mut types = Vec::new();
+    let mut types = None;
     if kernel.types_at_launch() {
+        let mut b = Bound::default();
         for (p, a) in kernel.arrays.iter().zip(&arrays) {
-            if p.ndim as usize != a.ndim {
+            if p.ndim != 0 && p.ndim as usize != a.ndim {
                 return Err(Error::Translate {
                     kernel: site.name.into(),
                     location: site.location(),
@@ -530,10 +622,11 @@ pub(crate) fn launch(
                     ),
                 });
             }
-            types.push(a.elem);
+            b.arrays.push((a.elem, a.ndim as u8));
         }
-        types.extend(args.scalars.iter().map(|v| v.ty));
-        *site.last_types.lock().unwrap_or_else(|p| p.into_inner()) = types.clone();
+        b.scalars = args.scalars.iter().map(|v| v.ty).collect();
+        *site.last_types.lock().unwrap_or_else(|p| p.into_inner()) = Some(b.clone());
+        types = Some(b);
     }
     let v = variant(
         site,

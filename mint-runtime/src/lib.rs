@@ -23,7 +23,9 @@ pub use error::{Error, Result};
 pub use host::{Element, HostArray, HostArrayMut, ScalarValue};
 pub use inventory;
 pub use jit::{JitStats, compile_only, jit_stats, nvrtc_available};
-pub use launch::{KernelAttrs, KernelSite, LaunchArgs, SiteRef, clause_values, kernel_sites};
+pub use launch::{
+    DeviceFnSite, KernelAttrs, KernelSite, LaunchArgs, SiteRef, clause_values, kernel_sites,
+};
 pub use mint_translator;
 pub use mint_translator::Target;
 pub use mint_translator::ir::RedOp;

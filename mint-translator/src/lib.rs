@@ -11,6 +11,7 @@ pub mod analyzer;
 pub mod baseline;
 pub mod diag;
 pub mod emit;
+pub mod inline;
 pub mod ir;
 pub mod optimizer;
 pub mod report;
@@ -23,6 +24,7 @@ pub mod validate;
 
 pub use baseline::config::LaunchConfig;
 pub use diag::{Diag, DiagResult};
+pub use inline::{Callee, inline};
 pub use report::Report;
 pub use target::Target;
 pub use translate::{ReductionPlan, Translation, check, translate};

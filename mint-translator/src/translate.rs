@@ -71,7 +71,17 @@ pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
 /// Ill-typed or invalid kernels (see [`check`]) and clauses that do not fit the device
 /// (see [`config::resolve`]).
 pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
-    if let Some(a) = kernel.arrays.iter().find(|a| a.elem_at_launch) {
+    if crate::inline::has_calls(&kernel.body) {
+        return Err(vec![crate::diag::Diag::new(
+            0,
+            "this kernel calls device functions; inline them first with `mint_translator::inline`",
+        )]);
+    }
+    if let Some(a) = kernel
+        .arrays
+        .iter()
+        .find(|a| a.elem_at_launch || a.ndim == 0)
+    {
         return Err(vec![crate::diag::Diag::new(
             a.span,
             format!(

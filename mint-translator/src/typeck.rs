@@ -231,6 +231,15 @@ impl Infer {
                 self.known(*to)
             }
             ExprKind::Call { func, args } => self.call(*func, args, e.span),
+            // A call's type is known once the function is inlined (at launch): here only
+            // its arguments are checked.
+            ExprKind::Apply { args, .. } => {
+                for a in args {
+                    self.expr(a);
+                }
+                self.fresh(Slot::Any)
+            }
+            ExprKind::ArrayRef { .. } => self.fresh(Slot::Any),
             ExprKind::Select { cond, then, els } => {
                 let c = self.expr(cond);
                 let b = self.known(ScalarTy::Bool);
@@ -429,7 +438,10 @@ impl Apply<'_> {
                 self.expr(lhs);
                 self.expr(rhs);
             }
-            ExprKind::Call { args, .. } => args.iter_mut().for_each(|a| self.expr(a)),
+            ExprKind::Call { args, .. } | ExprKind::Apply { args, .. } => {
+                args.iter_mut().for_each(|a| self.expr(a))
+            }
+            ExprKind::ArrayRef { .. } => {}
             ExprKind::Select { cond, then, els } => {
                 self.expr(cond);
                 self.expr(then);

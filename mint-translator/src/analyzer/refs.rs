@@ -148,10 +148,10 @@ fn collect_expr(k: &Kernel, e: &Expr, cond: bool, order: &mut usize, out: &mut V
             collect_expr(k, lhs, cond, order, out);
             collect_expr(k, rhs, cond, order, out);
         }
-        ExprKind::Call { args, .. } => args
+        ExprKind::Call { args, .. } | ExprKind::Apply { args, .. } => args
             .iter()
             .for_each(|a| collect_expr(k, a, cond, order, out)),
-        ExprKind::Lit(_) | ExprKind::Var(_) => {}
+        ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::ArrayRef { .. } => {}
     }
 }
 

@@ -15,7 +15,8 @@ pub struct ArrayUse {
     pub name: String,
     pub read: bool,
     pub written: bool,
-    /// Number of indices at the first reference.
+    /// Number of indices at the first indexed reference; 0 when the array is only passed
+    /// whole to device functions (`&a`).
     pub ndim: usize,
     /// Span of the first reference.
     pub span: SpanId,
@@ -54,22 +55,34 @@ impl State {
         self.scopes.iter().any(|s| s.contains(n))
     }
 
+    /// A use of array `name`: with `ndim` indices, or whole (`ndim` 0, a `&a` argument of
+    /// a device function, which may read and, if `&mut`, write it).
     fn array(&mut self, name: &str, ndim: usize, span: SpanId, write: bool) {
+        let (read, written) = if ndim == 0 {
+            (true, write)
+        } else {
+            (!write, write)
+        };
         match self.arrays.iter_mut().find(|a| a.name == name) {
             Some(a) => {
-                a.read |= !write;
-                a.written |= write;
-                if !a.ndims.contains(&ndim) {
-                    a.ndims.push(ndim);
+                a.read |= read;
+                a.written |= written;
+                if ndim > 0 {
+                    if a.ndim == 0 {
+                        a.ndim = ndim;
+                    }
+                    if !a.ndims.contains(&ndim) {
+                        a.ndims.push(ndim);
+                    }
                 }
             }
             None => self.arrays.push(ArrayUse {
                 name: name.to_string(),
-                read: !write,
-                written: write,
+                read,
+                written,
                 ndim,
                 span,
-                ndims: vec![ndim],
+                ndims: if ndim > 0 { vec![ndim] } else { Vec::new() },
             }),
         }
     }
@@ -92,6 +105,7 @@ impl State {
         e.walk(&mut |x| match &x.kind {
             ExprKind::Var(n) => self.scalar(n, x.span, false),
             ExprKind::Elem { array, index } => self.array(array, index.len(), x.span, false),
+            ExprKind::ArrayRef { array, mutable } => self.array(array, 0, x.span, *mutable),
             _ => {}
         });
     }

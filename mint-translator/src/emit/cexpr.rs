@@ -230,6 +230,11 @@ impl<'a> CPrinter<'a> {
                 )
             }
             ExprKind::Call { func, args } => (self.call(*func, args), PREC_ATOM),
+            // `translate` inlines device functions before anything is printed
+            ExprKind::Apply { func, .. } => {
+                (format!("/* call of {func} not inlined */"), PREC_ATOM)
+            }
+            ExprKind::ArrayRef { array, .. } => (self.names.get(array), PREC_ATOM),
             ExprKind::Select { cond, then, els } => (
                 format!(
                     "{} ? {} : {}",

@@ -46,6 +46,19 @@ pub enum ExprKind {
         func: MathFn,
         args: Vec<Expr>,
     },
+    /// A call of a device function (`#[mint::device]`), by the path written at the call
+    /// (`dx4`, `ops::dx4`). Array arguments are [`ExprKind::ArrayRef`]s. Calls exist only
+    /// between the front end and [`crate::inline`], which replaces each by the function's
+    /// body before any analysis.
+    Apply {
+        func: String,
+        args: Vec<Expr>,
+    },
+    /// `&a` or `&mut a` passed to a device function: a whole array, not a value.
+    ArrayRef {
+        array: String,
+        mutable: bool,
+    },
     /// `if c { a } else { b }` used as a value.
     Select {
         cond: Box<Expr>,
@@ -327,7 +340,7 @@ impl Expr {
     pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
         f(self);
         match &self.kind {
-            ExprKind::Lit(_) | ExprKind::Var(_) => {}
+            ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::ArrayRef { .. } => {}
             ExprKind::Elem { index, .. } => index.iter().for_each(|e| e.walk(f)),
             ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } => expr.walk(f),
             ExprKind::Binary { lhs, rhs, .. } => {
@@ -335,6 +348,7 @@ impl Expr {
                 rhs.walk(f);
             }
             ExprKind::Call { args, .. } => args.iter().for_each(|e| e.walk(f)),
+            ExprKind::Apply { args, .. } => args.iter().for_each(|e| e.walk(f)),
             ExprKind::Select { cond, then, els } => {
                 cond.walk(f);
                 then.walk(f);
@@ -346,7 +360,7 @@ impl Expr {
     /// Mutable visit of this expression and every sub-expression, children first.
     pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         match &mut self.kind {
-            ExprKind::Lit(_) | ExprKind::Var(_) => {}
+            ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::ArrayRef { .. } => {}
             ExprKind::Elem { index, .. } => index.iter_mut().for_each(|e| e.walk_mut(f)),
             ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } => expr.walk_mut(f),
             ExprKind::Binary { lhs, rhs, .. } => {
@@ -354,6 +368,7 @@ impl Expr {
                 rhs.walk_mut(f);
             }
             ExprKind::Call { args, .. } => args.iter_mut().for_each(|e| e.walk_mut(f)),
+            ExprKind::Apply { args, .. } => args.iter_mut().for_each(|e| e.walk_mut(f)),
             ExprKind::Select { cond, then, els } => {
                 cond.walk_mut(f);
                 then.walk_mut(f);

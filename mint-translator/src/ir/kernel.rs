@@ -41,18 +41,27 @@ impl Kernel {
     }
     /// Whether some element or scalar type is bound at launch: the kernel is stored as
     /// the front end lowered it, untyped, and [`Kernel::bind_types`] completes it.
+    ///
+    /// That is the case when an array's element type or number of dimensions was not
+    /// visible to the front end, or when the body calls device functions (their bodies are
+    /// inlined at launch, see [`crate::inline()`]).
     pub fn types_at_launch(&self) -> bool {
-        self.arrays.iter().any(|a| a.elem_at_launch)
+        self.arrays.iter().any(|a| a.elem_at_launch || a.ndim == 0)
+            || crate::inline::has_calls(&self.body)
     }
-    /// Binds the types a launch supplies: `elems[i]` for array `i` and `scalars[i]` for
-    /// scalar `i`, wherever the front end left them open. The result is ready for
-    /// [`crate::translate`], which type-checks it.
-    pub fn bind_types(&self, elems: &[ScalarTy], scalars: &[ScalarTy]) -> Kernel {
+    /// Binds the types a launch supplies, wherever the front end left them open:
+    /// `elems[i]` is array `i`'s element type and number of dimensions, `scalars[i]` is
+    /// scalar `i`'s type. The result is ready for [`crate::translate`] (after
+    /// [`crate::inline()`] if the body has calls), which type-checks it.
+    pub fn bind_types(&self, elems: &[(ScalarTy, u8)], scalars: &[ScalarTy]) -> Kernel {
         let mut k = self.clone();
-        for (a, &t) in k.arrays.iter_mut().zip(elems) {
+        for (a, &(t, n)) in k.arrays.iter_mut().zip(elems) {
             if a.elem_at_launch {
                 a.elem = t;
                 a.elem_at_launch = false;
+            }
+            if a.ndim == 0 {
+                a.ndim = n;
             }
         }
         for (s, &t) in k.scalars.iter_mut().zip(scalars) {

@@ -2,11 +2,13 @@
 //! block) whose body is a small, typed, C-like statement language. The front end
 //! (`mint-macros`) lowers Rust syntax into it; every pass and the CUDA emitter work on it.
 
+mod device;
 mod expr;
 mod kernel;
 mod stmt;
 mod types;
 
+pub use device::{DeviceFn, DeviceParam, DeviceParamKind};
 pub use expr::{BinOp, Expr, ExprKind, Lit, MathFn, SpanId, UnOp};
 pub use kernel::{
     ArrayParam, ClauseValue, Clauses, Kernel, OptOptions, Origin, ParLoop, RedOp, Reduction,
