@@ -45,13 +45,16 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             "a device function cannot be `async`",
         ));
     }
-    if !sig.generics.params.is_empty() {
+    let (generics, other) = crate::region::real_generics(&sig.generics);
+    for (g, sp) in &other {
         errs.push(syn::Error::new(
-            sig.generics.span(),
-            "device functions are not generic yet: give the parameters concrete types (`f32`, `&Array3<f64>`)",
+            *sp,
+            format!("a device function is generic over its precision only: bound `{g}` by `mint::Real` (f32 or f64)"),
         ));
     }
+    let is_generic = |t: &Type| matches!(t, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| generics.iter().any(|g| i == g)));
     let ret = match &sig.output {
+        syn::ReturnType::Type(_, t) if is_generic(t) => None,
         syn::ReturnType::Type(_, t) => match scalar_type(t) {
             Some(t) => Some(t),
             None => {
@@ -101,21 +104,24 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             (
                 Type::Reference(r),
                 HostTy::Array {
-                    elem: Some(elem),
+                    elem,
                     ndim: Some(ndim),
                     ..
                 },
-            ) => {
+            ) if elem.is_some() || !generics.is_empty() => {
                 let mutable = r.mutability.is_some();
                 params.push(DeviceParam {
                     name,
                     kind: DeviceParamKind::Array {
-                        elem: Some(elem),
+                        elem,
                         ndim,
                         mutable,
                     },
                 });
-                let t = format_ty(elem);
+                let Some(t) = elem.map(format_ty).or_else(|| elem_tokens(&r.elem)) else {
+                    errs.push(syn::Error::new(pt.ty.span(), "cannot tell this array's element type"));
+                    continue;
+                };
                 let index = if ndim == 1 {
                     quote!(usize)
                 } else {
@@ -136,6 +142,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                     "a device function takes numbers by value: write `x: f32`, not `x: &f32`"
                 };
                 errs.push(syn::Error::new(pt.ty.span(), fix));
+            }
+            (t, _) if is_generic(t) => {
+                params.push(DeviceParam {
+                    name,
+                    kind: DeviceParamKind::Scalar { ty: None, mutable },
+                });
+                host_inputs.push(pt.to_token_stream());
             }
             (t, HostTy::Scalar(ty)) if !matches!(t, Type::Reference(_)) => {
                 params.push(DeviceParam {
@@ -161,6 +174,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         .map(|p| p.name.clone())
         .collect();
     let mut lw = Lowerer::new(&mut spans, &scalar_names);
+    lw.generics = generics.clone();
     lw.array_params = params
         .iter()
         .filter_map(|p| match p.kind {
@@ -255,17 +269,29 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let output = &f.sig.output;
     let constness = &f.sig.constness;
     let unsafety = &f.sig.unsafety;
+    let gparams = &f.sig.generics.params;
+    let gwhere = &f.sig.generics.where_clause;
     let block = &mut f.block;
     let host = quote! {
         #(#attrs)*
-        #vis #constness #unsafety fn #ident(#(#host_inputs),*) #output #block
+        #vis #constness #unsafety fn #ident<#gparams>(#(#host_inputs),*) #output #gwhere #block
     };
     // The signature as written, so the imports of its types stay used.
     let sig_alias = quote::format_ident!("__mint_signature_{}", ident);
-    let sig_tys = sig.inputs.iter().filter_map(|a| match a {
-        FnArg::Typed(pt) => Some(&pt.ty),
-        FnArg::Receiver(_) => None,
-    });
+    let sig_tys: Vec<&Type> = sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            FnArg::Typed(pt) => Some(&*pt.ty),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let tparams: Vec<&syn::Ident> = sig.generics.type_params().map(|p| &p.ident).collect();
+    let sig_alias_item = quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, non_camel_case_types)]
+        type #sig_alias<#(#tparams),*> = fn(#(#sig_tys),*) #output;
+    };
     let callees = calls.iter().map(|(n, p)| {
         let dev = quote_spanned!(p.span()=> #p::__MINT_DEVICE_FN);
         quote!((#n, &#dev))
@@ -273,9 +299,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     quote! {
         #(#errors)*
         #host
-        #[doc(hidden)]
-        #[allow(dead_code, non_camel_case_types)]
-        type #sig_alias = fn(#(#sig_tys),*) #output;
+        #sig_alias_item
         #[doc(hidden)]
         #[allow(non_snake_case, unused_imports)]
         #vis mod #ident {
@@ -284,6 +308,22 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             pub const __MINT_DEVICE_FN: ::mint::__rt::DeviceFnSite =
                 ::mint::__rt::DeviceFnSite::new(#json, &[#(#callees),*]);
         }
+    }
+}
+
+/// The element type of an array type as written: `T` in `Array3<T>`, `[T]`, `Vec<T>`.
+fn elem_tokens(t: &Type) -> Option<TokenStream> {
+    match t {
+        Type::Slice(s) => Some(s.elem.to_token_stream()),
+        Type::Paren(p) => elem_tokens(&p.elem),
+        Type::Path(p) => match &p.path.segments.last()?.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t.to_token_stream()),
+                _ => None,
+            }),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

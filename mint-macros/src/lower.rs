@@ -37,6 +37,9 @@ pub struct Lowerer<'a> {
     /// In a device function: its array parameters (references already), passed on to
     /// other device functions by name (`dx4(a, z, y, x)`), with whether each is `&mut`.
     pub array_params: Vec<(String, bool)>,
+    /// Type parameters bounded by `mint::Real` (`T` in `fn step<T: mint::Real>`): `T::new(0.5)`
+    /// is a float literal of the kernel's precision and `T::max(a, b)` a math function.
+    pub generics: Vec<String>,
     pub errors: Vec<syn::Error>,
     locals: Vec<HashSet<String>>,
 }
@@ -52,6 +55,7 @@ impl<'a> Lowerer<'a> {
             paths: Default::default(),
             calls: Vec::new(),
             array_params: Vec::new(),
+            generics: Vec::new(),
             errors: Vec::new(),
             locals: vec![bound.iter().cloned().collect()],
         }
@@ -271,6 +275,9 @@ impl<'a> Lowerer<'a> {
                     .len()
                     .checked_sub(2)
                     .and_then(|i| ScalarTy::from_rust(&segs[i]));
+                if segs.len() == 2 && self.generics.contains(&segs[0]) {
+                    return self.generic_call(&segs[0], &segs[1], c);
+                }
                 match (ty, segs.last().map(String::as_str)) {
                     (Some(t), Some("from")) if c.args.len() == 1 => {
                         let inner = self.expr(&c.args[0])?;
@@ -453,6 +460,57 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+
+    /// `T::new(0.5)` and `T::max(a, b)` for a type parameter `T: mint::Real`.
+    fn generic_call(&mut self, t: &str, f: &str, c: &syn::ExprCall) -> Option<Expr> {
+        let s = c.span();
+        if f == "new" && c.args.len() == 1 {
+            // a float literal, possibly negated, whose type the kernel infers
+            let mut lit = &c.args[0];
+            let mut neg = false;
+            if let syn::Expr::Unary(u) = lit
+                && matches!(u.op, syn::UnOp::Neg(_))
+            {
+                neg = true;
+                lit = &u.expr;
+            }
+            let text = match lit {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Float(l),
+                    ..
+                }) => Some(l.base10_digits().to_string()),
+                _ => None,
+            };
+            let Some(text) = text else {
+                self.err(
+                    c.args[0].span(),
+                    format!("in a kernel `{t}::new` takes a float literal (`{t}::new(0.5)`), which becomes a constant of the kernel's precision; for a computed value use the arithmetic of `{t}` itself"),
+                );
+                return None;
+            };
+            let e = self.mk(ExprKind::Lit(Lit::Float { text, suffix: None }), lit.span());
+            return Some(if neg {
+                self.mk(
+                    ExprKind::Unary {
+                        op: UnOp::Neg,
+                        expr: Box::new(e),
+                    },
+                    s,
+                )
+            } else {
+                e
+            });
+        }
+        if let Some(func) = MathFn::from_rust(f) {
+            let args: Option<Vec<Expr>> = c.args.iter().map(|a| self.expr(a)).collect();
+            return Some(self.mk(ExprKind::Call { func, args: args? }, s));
+        }
+        self.err(
+            c.func.span(),
+            format!("`{t}::{f}` is not available in kernels; a `{t}: mint::Real` offers `{t}::new(literal)` and the math functions (`{t}::max(a, b)`, `x.sqrt()`, ...)"),
+        );
+        None
     }
 
     /// An argument of a device function call: `&a` or `&mut a` passes array `a` whole

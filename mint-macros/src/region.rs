@@ -172,6 +172,35 @@ pub struct RegionGen {
     paths: std::collections::HashMap<String, Expr>,
     /// The device functions the kernel being generated calls.
     calls: Vec<(String, syn::Path)>,
+    /// The region's type parameters bounded by `mint::Real`, and the others (with spans).
+    generics: Vec<String>,
+    other_generics: Vec<(String, Span)>,
+}
+
+/// The type parameters of `g` bounded by `Real` (`T: mint::Real`, `T: Real`, or in a
+/// `where` clause), and the others.
+pub fn real_generics(g: &syn::Generics) -> (Vec<String>, Vec<(String, Span)>) {
+    let is_real = |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == "Real"));
+    let mut real = Vec::new();
+    let mut other = Vec::new();
+    for p in g.type_params() {
+        let n = p.ident.to_string();
+        let in_where = g.where_clause.as_ref().is_some_and(|w| {
+            w.predicates.iter().any(|pr| match pr {
+                syn::WherePredicate::Type(t) => {
+                    matches!(&t.bounded_ty, syn::Type::Path(tp) if tp.path.is_ident(&p.ident))
+                        && t.bounds.iter().any(is_real)
+                }
+                _ => false,
+            })
+        });
+        if p.bounds.iter().any(is_real) || in_where {
+            real.push(n);
+        } else {
+            other.push((n, p.ident.span()));
+        }
+    }
+    (real, other)
 }
 
 impl RegionGen {
@@ -543,6 +572,7 @@ impl RegionGen {
 
         let mut spans: Vec<Span> = vec![c.span];
         let mut lw = Lowerer::new(&mut spans, &var_names);
+        lw.generics = self.generics.clone();
         let ir_body = lw.block(body);
         // Bounds, for typing only (None when not expressible in the kernel language).
         let mut nest = Vec::new();
@@ -668,6 +698,7 @@ impl RegionGen {
     fn kernel_single(&mut self, block: syn::Block, span: Span) -> Option<Stmt> {
         let mut spans: Vec<Span> = vec![span];
         let mut lw = Lowerer::new(&mut spans, &[]);
+        lw.generics = self.generics.clone();
         let ir_body = lw.block(&block);
         self.errors.append(&mut lw.errors);
         let captures = std::mem::take(&mut lw.captures);
@@ -747,7 +778,25 @@ impl RegionGen {
             // A field path, or a variable whose type the region does not spell out: the
             // runtime binds its element type at the first launch (rustc has checked the
             // CPU version of the same body, so the types agree).
-            let elem_at_launch = !declared;
+            // So is an array of a type parameter `T: mint::Real`.
+            let generic_elem = declared && elem.is_none() && !self.generics.is_empty();
+            if declared
+                && elem.is_none()
+                && !self.other_generics.is_empty()
+                && self.generics.is_empty()
+            {
+                let (g, gs) = self.other_generics[0].clone();
+                errs.push(syn::Error::new(
+                    sp,
+                    format!("`{n}` holds elements of the type parameter `{g}`, which is not bounded by `mint::Real`: a region is generic over its precision as `fn f<{g}: mint::Real>(..)` (f32 or f64)"),
+                ));
+                errs.push(syn::Error::new(
+                    gs,
+                    format!("bound `{g}` by `mint::Real` here"),
+                ));
+                continue;
+            }
+            let elem_at_launch = !declared || generic_elem;
             let elem = if elem_at_launch {
                 Some(ScalarTy::F64)
             } else {
@@ -1269,6 +1318,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             env.bind_pat(&pt.pat, Some(&pt.ty), None);
         }
     }
+    let (generics, other_generics) = real_generics(&f.sig.generics);
     let mut names = CopyNames(Vec::new());
     names.visit_block(&f.block);
     let n = names.0.len();
@@ -1285,6 +1335,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         idents: Default::default(),
         paths: Default::default(),
         calls: Vec::new(),
+        generics,
+        other_generics,
     };
     let body = g.stmts(std::mem::take(&mut f.block.stmts));
     // A `copy!` or `barrier!` left inside an expression (a closure, a call) was not a

@@ -44,6 +44,56 @@ impl Element for bool {
     }
 }
 
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// The element type of a region or device function generic over its precision:
+/// `fn step<T: mint::Real>(u: &mut Array3<T>, c: T)`. Implemented for `f32` and `f64`
+/// only. It is `num_traits::Float` (arithmetic, comparisons, `sqrt`, `abs`, `exp`, `ln`,
+/// `powi`, `powf`, `min`, `max`, `sin`, `cos`, `mul_add`, ...) plus the compound
+/// assignments, and [`Real::new`] for constants. The runtime binds `T` at each kernel's
+/// launch and translates one CUDA kernel per precision.
+#[diagnostic::on_unimplemented(
+    message = "Mint regions and device functions are generic over `f32` and `f64` only, not `{Self}`",
+    label = "not `f32` or `f64`",
+    note = "write a separate region for other element types, or convert the data to f32/f64"
+)]
+pub trait Real:
+    Element
+    + num_traits::Float
+    + std::ops::AddAssign
+    + std::ops::SubAssign
+    + std::ops::MulAssign
+    + std::ops::DivAssign
+    + std::fmt::Display
+    + sealed::Sealed
+{
+    /// The constant `v` in this precision (write `T::new(0.5)` where a non-generic kernel
+    /// writes `0.5`). In a kernel the argument must be a literal, and it becomes a literal
+    /// of the kernel's precision (`0.5f` in an `f32` kernel), as an `f32` literal in Rust
+    /// would. On the host it is `v as f32`, which rounds the decimal twice (to `f64`, then
+    /// to `f32`); the two agree except for decimals within half an `f64` ulp of an `f32`
+    /// rounding boundary.
+    fn new(v: f64) -> Self;
+}
+
+impl Real for f32 {
+    #[inline(always)]
+    fn new(v: f64) -> f32 {
+        v as f32
+    }
+}
+
+impl Real for f64 {
+    #[inline(always)]
+    fn new(v: f64) -> f64 {
+        v
+    }
+}
+
 /// A raw view of a host array: element pointer, shape and strides (in elements),
 /// padded to three dimensions as `[z, y, x]`.
 #[derive(Clone, Copy, Debug)]

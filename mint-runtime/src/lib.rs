@@ -20,7 +20,7 @@ pub mod stats;
 
 pub use device::{Backend, Device, Gpu, backend, cuda_available, cuda_required, with_device};
 pub use error::{Error, Result};
-pub use host::{Element, HostArray, HostArrayMut, ScalarValue};
+pub use host::{Element, HostArray, HostArrayMut, Real, ScalarValue};
 pub use inventory;
 pub use jit::{JitStats, compile_only, jit_stats, nvrtc_available};
 pub use launch::{
