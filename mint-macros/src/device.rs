@@ -261,7 +261,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         };
         json = serde_json::to_string(&dev).expect("IR serializes");
     }
-    let errors = errs.iter().map(syn::Error::to_compile_error);
+    let errors: Vec<TokenStream> = errs.iter().map(syn::Error::to_compile_error).collect();
     // The host function, with array parameters generalized.
     let attrs = &f.attrs;
     let vis = &f.vis;
@@ -292,6 +292,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(dead_code, non_camel_case_types)]
         type #sig_alias<#(#tparams),*> = fn(#(#sig_tys),*) #output;
     };
+    // After an error the function's IR is not needed; naming its callees would only add
+    // rustc's errors to ours (a cycle for a recursive function).
+    let calls = if errs.is_empty() { calls } else { Vec::new() };
     let callees = calls.iter().map(|(n, p)| {
         let dev = quote_spanned!(p.span()=> #p::__MINT_DEVICE_FN);
         quote!((#n, &#dev))

@@ -4,9 +4,11 @@
 //! type), assignment and compound assignment, `if`/`else` (as statements and as
 //! values), serial `for` over ranges (with `.rev()` or `.step_by(s)`), `while`, `loop`,
 //! `break`/`continue`, math methods (`x.sqrt()`, `f64::max(a, b)`, ...), `f64::consts::*`
-//! and the numeric types' constants. Struct fields and paths of the host (`p.alpha`,
-//! `Self::C`) are read as scalars passed at launch. Everything else is a compile error
-//! naming what is supported.
+//! and the numeric types' constants, calls of device functions (`dx4(&u, z, y, x)`,
+//! lowered to `Apply` and inlined at launch), and `T::new(0.5)` for a `T: mint::Real`.
+//! Arrays are variables or field paths (`u`, `self.u`, `w.vel.u1`). Struct fields and
+//! paths of the host that are not indexed (`p.alpha`, `Self::C`) are read as scalars
+//! passed at launch. Everything else is a compile error naming what is supported.
 
 use mint_translator::ir::*;
 use proc_macro2::{Span, TokenStream};
@@ -44,7 +46,7 @@ pub struct Lowerer<'a> {
     locals: Vec<HashSet<String>>,
 }
 
-const SUPPORTED: &str = "kernels support arithmetic, comparisons, `as` casts, `let`, assignments, `if`/`else`, serial `for` loops over ranges, `while`, math methods (sqrt, abs, exp, ln, powi, powf, min, max, sin, cos, mul_add, ...) and the f32/f64 constants";
+const SUPPORTED: &str = "kernels support arithmetic, comparisons, `as` casts, `let`, assignments, `if`/`else`, serial `for` loops over ranges, `while`, math methods (sqrt, abs, exp, ln, powi, powf, min, max, sin, cos, mul_add, ...), the f32/f64 constants, and calls of `#[mint::device]` functions";
 
 impl<'a> Lowerer<'a> {
     pub fn new(spans: &'a mut Vec<Span>, bound: &[String]) -> Lowerer<'a> {

@@ -1,7 +1,7 @@
 use ndarray::Array1;
 
 #[mint::parallel]
-fn f<T: Copy + std::ops::Add<Output = T>>(a: &mut Array1<T>) -> mint::Result<()> {
+fn twice<T: Copy + std::ops::Add<Output = T>>(a: &mut Array1<T>) -> mint::Result<()> {
     let n = a.len();
     mint::copy!(a, to_device);
     #[mint::r#for]
