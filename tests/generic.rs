@@ -111,29 +111,47 @@ fn a_generic_region_at_f32_and_at_f64() {
     }
 }
 
+/// A generic region used only by the translation test below (the types a kernel is
+/// translated with are those of its latest run, so no other test may run it meanwhile).
+#[mint::parallel]
+fn halve<T: Real>(u: &mut Array3<T>, v: &Array3<T>) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    copy!(u, to_device);
+    copy!(v, to_device);
+    #[mint::r#for(nest(all), tile(32, 4, 1))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                u[[z, y, x]] = avg2(u[[z, y, x]], v[[z, y, x]]).sqrt();
+            }
+        }
+    }
+    copy!(u, from_device);
+    Ok(())
+}
+
 #[test]
 fn the_generic_kernel_translates_to_float_and_to_double() {
     let site = || {
         mint::kernel_sites()
-            .find(|s| s.name == "diffuse_0")
+            .find(|s| s.name == "halve_0")
             .expect("site")
     };
-    for (prec, ctype, lit) in [("f32", "float", "0.5f"), ("f64", "double", "0.5 *")] {
+    for (prec, ctype, lit, sqrt) in [
+        ("f32", "float", "0.5f", "sqrtf("),
+        ("f64", "double", "0.5 *", "sqrt("),
+    ] {
         if prec == "f32" {
-            let (mut u, k) = (field::<f32>(1, 0.0), field::<f32>(2, 1.0));
-            let mut v = u.clone();
-            mint::with_device(mint::Device::Cpu, || diffuse(&mut u, &mut v, &k, 0.1, 1)).unwrap();
+            let (mut u, v) = (field::<f32>(1, 1.0), field::<f32>(2, 1.0));
+            mint::with_device(mint::Device::Cpu, || halve(&mut u, &v)).unwrap();
         } else {
-            let (mut u, k) = (field::<f64>(1, 0.0), field::<f64>(2, 1.0));
-            let mut v = u.clone();
-            mint::with_device(mint::Device::Cpu, || diffuse(&mut u, &mut v, &k, 0.1, 1)).unwrap();
+            let (mut u, v) = (field::<f64>(1, 1.0), field::<f64>(2, 1.0));
+            mint::with_device(mint::Device::Cpu, || halve(&mut u, &v)).unwrap();
         }
         let src = site().translate(&mint::Target::default()).unwrap().source;
-        assert!(
-            src.contains(&format!("{ctype}* __restrict__ v")),
-            "{prec}:\n{src}"
-        );
-        assert!(src.contains(lit), "{prec}: `{lit}` in\n{src}");
+        for want in [&format!("{ctype}* __restrict__ u"), lit, sqrt] {
+            assert!(src.contains(want), "{prec}: `{want}` in\n{src}");
+        }
         if prec == "f32" {
             assert!(
                 !src.contains("double"),
@@ -141,7 +159,7 @@ fn the_generic_kernel_translates_to_float_and_to_double() {
             );
         }
         if mint::__rt::nvrtc_available() {
-            mint::__rt::compile_only((9, 0), "diffuse_0", &src).unwrap();
+            mint::__rt::compile_only((9, 0), "halve_0", &src).unwrap();
         }
     }
 }
@@ -150,4 +168,81 @@ fn the_generic_kernel_translates_to_float_and_to_double() {
 fn generic_device_functions_run_on_the_host() {
     assert_eq!(avg2(1.0f32, 2.0), 1.5);
     assert_eq!(avg2(1.0f64, 2.0), 1.5);
+}
+
+// ------------------------------------------------ the README's example, as written there
+
+/// Written once, called from kernels and from host code.
+#[mint::device]
+fn lap7<T: Real>(a: &Array3<T>, z: usize, y: usize, x: usize) -> T {
+    a[[z, y, x - 1]]
+        + a[[z, y, x + 1]]
+        + a[[z, y - 1, x]]
+        + a[[z, y + 1, x]]
+        + a[[z - 1, y, x]]
+        + a[[z + 1, y, x]]
+        - T::new(6.0) * a[[z, y, x]]
+}
+
+struct Heat<T> {
+    u: Array3<T>,
+    v: Array3<T>,
+    alpha: T,
+}
+
+impl<T: Real> Heat<T> {
+    #[mint::parallel(shared = 8, register)]
+    fn run(&mut self, steps: usize) -> mint::Result<()> {
+        let (nz, ny, nx) = self.u.dim();
+        copy!(self.u, to_device);
+        copy!(self.v, to_device);
+        for _ in 0..steps {
+            #[mint::r#for(nest(all), tile(32, 4, 1))]
+            for z in 1..nz - 1 {
+                for y in 1..ny - 1 {
+                    for x in 1..nx - 1 {
+                        self.v[[z, y, x]] = self.u[[z, y, x]] + self.alpha * lap7(&self.u, z, y, x);
+                    }
+                }
+            }
+            std::mem::swap(&mut self.u, &mut self.v);
+        }
+        copy!(self.u, from_device);
+        Ok(())
+    }
+}
+
+/// The README's `Heat<T>` against serial steps that call `lap7` on the host.
+fn readme_heat<T: Real + Into<f64>>(tol: f64) {
+    let u: Array3<T> = field(23, 0.0);
+    let mut want = u.clone();
+    let (nz, ny, nx) = want.dim();
+    let alpha = T::new(0.1);
+    for _ in 0..4 {
+        let mut next = want.clone();
+        for z in 1..nz - 1 {
+            for y in 1..ny - 1 {
+                for x in 1..nx - 1 {
+                    next[[z, y, x]] = want[[z, y, x]] + alpha * lap7(&want, z, y, x);
+                }
+            }
+        }
+        want = next;
+    }
+    for d in backends() {
+        let mut h = Heat {
+            u: u.clone(),
+            v: u.clone(),
+            alpha,
+        };
+        mint::with_device(d, || h.run(4)).unwrap();
+        let e = max_rel_err(&h.u, &want);
+        assert!(e <= tol, "{d:?}: {e}");
+    }
+}
+
+#[test]
+fn the_readme_example_at_both_precisions() {
+    readme_heat::<f32>(1e-5);
+    readme_heat::<f64>(1e-12);
 }

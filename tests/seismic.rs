@@ -23,6 +23,10 @@ mod output;
 #[path = "../examples/seismic/solver.rs"]
 mod solver;
 
+#[allow(dead_code)]
+#[path = "../examples/seismic/stencil.rs"]
+mod stencil;
+
 use config::Config;
 use std::f64::consts::PI;
 use std::path::Path;

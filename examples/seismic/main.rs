@@ -21,6 +21,7 @@ mod config;
 mod model;
 mod output;
 mod solver;
+mod stencil;
 
 use clap::Parser;
 use config::Config;

@@ -17,6 +17,7 @@
 //! | yz | (i, j + ½, k + ½) |
 
 use crate::config::{Attenuation, Config, ConfigError, Material};
+use crate::stencil::{harmonic4, mean2};
 use ndarray::{Array1, Array2, Array3};
 
 /// Ghost points on each side: the 4th-order differences reach two points.
@@ -678,15 +679,15 @@ fn coefficients(f: &Fields, h: f64, dt: f64, vp_max: f64, vs_min: f64, c: &Confi
     };
     let r =
         |k: usize, j: usize, i: usize| rho[[k.min(nz - 1), j.min(ny - 1), i.min(nx - 1)]] as f64;
-    let harmonic = |m: [f64; 4]| 4.0 / m.iter().map(|v| 1.0 / v).sum::<f64>();
+    let harmonic = |m: [f64; 4]| harmonic4(m[0], m[1], m[2], m[3]);
     let f = |g: &dyn Fn(usize, usize, usize) -> f64| {
         Array3::from_shape_fn(shape, |(k, j, i)| g(k, j, i) as f32)
     };
-    let d1 = f(&|k, j, i| s / (0.5 * (r(k, j, i) + r(k, j, i.saturating_sub(1)))));
-    let d2 = f(&|k, j, i| s / (0.5 * (r(k, j, i) + r(k, j + 1, i))));
+    let d1 = f(&|k, j, i| s / mean2(r(k, j, i), r(k, j, i.saturating_sub(1))));
+    let d2 = f(&|k, j, i| s / mean2(r(k, j, i), r(k, j + 1, i)));
     let d3 = f(&|k, j, i| match &layered {
         Some(p) => s / p[k].rho_z,
-        None => s / (0.5 * (r(k, j, i) + r(k + 1, j, i))),
+        None => s / mean2(r(k, j, i), r(k + 1, j, i)),
     });
     let lam_a = f(&|k, j, i| s * lam(k, j, i));
     let l2m = f(&|k, j, i| s * (lam(k, j, i) + 2.0 * mu(k, j, i)));

@@ -17,17 +17,18 @@
 //! (`dlam`, `dl2m`, per depth, zero elsewhere) to their z terms (see
 //! [`crate::model::cell_average`]).
 //!
+//! The region takes its arrays in structs ([`Wavefield`], [`Medium`], [`Anelastic`],
+//! [`Sources`], [`Receivers`], [`Recording`]) and its differences from the device
+//! functions of [`crate::stencil`], which the elastic and anelastic stress nests share.
+//!
 //! Attenuation (when the material has Q): the coarse-grained memory variables of
 //! AWP-ODC (Day & Bradley 2001), r1..r6 of thesis Table 7.1, one per stress component,
 //! updated in the stress nest with the coefficients of [`crate::model::Anelastic`]. An
 //! elastic run launches the elastic stress nest instead and never touches them.
 
-use crate::model::{Anelastic, HALO, Setup};
-use ndarray::{Array1, Array2, Array3};
-
-/// The 4th-order staggered coefficients (thesis Table 7.2).
-pub const C1: f32 = 9.0 / 8.0;
-pub const C2: f32 = -1.0 / 24.0;
+use crate::model::{Anelastic, HALO, Medium, Receivers, Setup, Sources};
+use crate::stencil::{dxm, dxp, dym, dyp, dzm, dzp, trilinear};
+use ndarray::{Array2, Array3};
 
 /// Floating-point operations per grid point per step of the velocity and stress nests
 /// as the thesis counts them with attenuation (Table 7.3: 60 + 142).
@@ -41,6 +42,64 @@ pub const WORDS_PER_POINT: f64 = 35.0;
 /// Words with attenuation: the stress nest also reads and writes r1..r6 and reads the
 /// 7 coefficient arrays (39 reads and 15 writes in all, against the thesis's 41 and 15).
 pub const ANELASTIC_WORDS_PER_POINT: f64 = 54.0;
+
+/// The fields the time loop advances, each `[nz, ny, nx]` with the halo, f32.
+pub struct Wavefield {
+    /// Particle velocities (m/s) at their staggered nodes: vx at (i+½, j, k), vy at
+    /// (i, j+½, k), vz at (i, j, k+½).
+    pub u1: Array3<f32>,
+    pub v1: Array3<f32>,
+    pub w1: Array3<f32>,
+    /// Stresses (Pa): normal ones at the cell centre, shear ones on the edges.
+    pub xx: Array3<f32>,
+    pub yy: Array3<f32>,
+    pub zz: Array3<f32>,
+    pub xy: Array3<f32>,
+    pub xz: Array3<f32>,
+    pub yz: Array3<f32>,
+    /// Memory variables of attenuation (thesis Table 7.1), one per stress component;
+    /// `[1, 1, 1]` when the model has no Q.
+    pub r1: Array3<f32>,
+    pub r2: Array3<f32>,
+    pub r3: Array3<f32>,
+    pub r4: Array3<f32>,
+    pub r5: Array3<f32>,
+    pub r6: Array3<f32>,
+}
+
+impl Wavefield {
+    /// A medium at rest on a grid of `shape`, with memory variables when `anelastic`.
+    pub fn at_rest(shape: (usize, usize, usize), anelastic: bool) -> Wavefield {
+        let z = || Array3::<f32>::zeros(shape);
+        let m = || Array3::<f32>::zeros(if anelastic { shape } else { (1, 1, 1) });
+        Wavefield {
+            u1: z(),
+            v1: z(),
+            w1: z(),
+            xx: z(),
+            yy: z(),
+            zz: z(),
+            xy: z(),
+            xz: z(),
+            yz: z(),
+            r1: m(),
+            r2: m(),
+            r3: m(),
+            r4: m(),
+            r5: m(),
+            r6: m(),
+        }
+    }
+}
+
+/// What the time loop records.
+pub struct Recording {
+    /// Velocity seismograms `[nsteps, nreceivers, 3]` (vx, vy, vz with z down), m/s, at
+    /// t = (n + ½)·dt.
+    pub seis: Array3<f32>,
+    /// Peak ground velocity at the surface `[ny + 4, nx + 4]` (halo included), m/s.
+    pub pgv: Array2<f32>,
+}
 
 /// What a run produces.
 pub struct Output {
@@ -59,234 +118,119 @@ pub struct Output {
 /// [`mint::Error`] from the device.
 pub fn run(s: &Setup, tile: [u32; 3], progress: &mut dyn FnMut(usize)) -> mint::Result<Output> {
     let shape = s.shape();
-    let z = || Array3::<f32>::zeros(shape);
-    let (mut u1, mut v1, mut w1) = (z(), z(), z());
-    let (mut xx, mut yy, mut zz) = (z(), z(), z());
-    let (mut xy, mut xz, mut yz) = (z(), z(), z());
-    let nrec = s.receivers.names.len();
-    let mut seis = Array3::<f32>::zeros((s.nsteps, nrec.max(1), 3));
-    let mut pgv = Array2::<f32>::zeros((shape.1, shape.2));
     let m = &s.medium;
-    let src = &s.sources;
-    let comp = Array1::from(src.comp.clone());
-    let amp = Array1::from(src.amp.clone());
-    let srcn = Array1::from(src.src.clone());
-    let unused;
-    let (an, mshape) = match &m.anelastic {
-        Some(a) => (a, shape),
-        None => {
-            unused = Anelastic::unused();
-            (&unused, (1, 1, 1))
-        }
+    let mut w = Wavefield::at_rest(shape, m.anelastic.is_some());
+    let mut rec = Recording {
+        seis: Array3::zeros((s.nsteps, s.receivers.names.len().max(1), 3)),
+        pgv: Array2::zeros((shape.1, shape.2)),
     };
-    let zm = || Array3::<f32>::zeros(mshape);
-    let (mut r1, mut r2, mut r3) = (zm(), zm(), zm());
-    let (mut r4, mut r5, mut r6) = (zm(), zm(), zm());
+    let unused = Anelastic::unused();
+    let an = m.anelastic.as_ref().unwrap_or(&unused);
     let t0 = std::time::Instant::now();
     time_loop(
-        &mut u1,
-        &mut v1,
-        &mut w1,
-        &mut xx,
-        &mut yy,
-        &mut zz,
-        &mut xy,
-        &mut xz,
-        &mut yz,
-        &m.d1,
-        &m.d2,
-        &m.d3,
-        &m.lam,
-        &m.l2m,
-        &m.mxy,
-        &m.mxz,
-        &m.myz,
-        &m.sponge.x,
-        &m.sponge.xs,
-        &m.sponge.y,
-        &m.sponge.ys,
-        &m.sponge.z,
-        &m.sponge.zs,
-        &m.fsr,
-        &m.dlam,
-        &m.dl2m,
-        m.anelastic.is_some(),
-        &mut r1,
-        &mut r2,
-        &mut r3,
-        &mut r4,
-        &mut r5,
-        &mut r6,
-        &an.qn,
-        &an.qsn,
-        &an.qxy,
-        &an.qxz,
-        &an.qyz,
-        &an.tau1,
-        &an.tau2,
-        &comp,
-        &src.idx,
-        &amp,
-        &srcn,
-        &src.stf,
-        &s.receivers.idx,
-        &s.receivers.frac,
-        &mut seis,
-        &mut pgv,
+        &mut w,
+        m,
+        an,
+        &s.sources,
+        &s.receivers,
+        &mut rec,
         s.nsteps,
-        nrec,
         tile,
         progress,
     )?;
     Ok(Output {
-        seismograms: seis,
-        pgv,
+        seismograms: rec.seis,
+        pgv: rec.pgv,
         seconds: t0.elapsed().as_secs_f64(),
     })
 }
 
+/// `nsteps` steps of the staggered-grid velocity–stress scheme: the one Mint region,
+/// with its arrays as fields of the structs it takes.
 #[allow(clippy::too_many_arguments)]
 #[mint::parallel]
 fn time_loop(
-    u1: &mut Array3<f32>,
-    v1: &mut Array3<f32>,
-    w1: &mut Array3<f32>,
-    xx: &mut Array3<f32>,
-    yy: &mut Array3<f32>,
-    zz: &mut Array3<f32>,
-    xy: &mut Array3<f32>,
-    xz: &mut Array3<f32>,
-    yz: &mut Array3<f32>,
-    d1: &Array3<f32>,
-    d2: &Array3<f32>,
-    d3: &Array3<f32>,
-    lam: &Array3<f32>,
-    l2m: &Array3<f32>,
-    mxy: &Array3<f32>,
-    mxz: &Array3<f32>,
-    myz: &Array3<f32>,
-    gx: &Array1<f32>,
-    gxs: &Array1<f32>,
-    gy: &Array1<f32>,
-    gys: &Array1<f32>,
-    gz: &Array1<f32>,
-    gzs: &Array1<f32>,
-    fsr: &Array2<f32>,
-    dlam: &Array1<f32>,
-    dl2m: &Array1<f32>,
-    anelastic: bool,
-    r1: &mut Array3<f32>,
-    r2: &mut Array3<f32>,
-    r3: &mut Array3<f32>,
-    r4: &mut Array3<f32>,
-    r5: &mut Array3<f32>,
-    r6: &mut Array3<f32>,
-    qn: &Array3<f32>,
-    qsn: &Array3<f32>,
-    qxy: &Array3<f32>,
-    qxz: &Array3<f32>,
-    qyz: &Array3<f32>,
-    tau1: &Array3<f32>,
-    tau2: &Array3<f32>,
-    comp: &Array1<i32>,
-    sidx: &Array2<i32>,
-    amp: &Array1<f32>,
-    srcn: &Array1<i32>,
-    stf: &Array2<f32>,
-    ridx: &Array2<i32>,
-    rfrac: &Array2<f32>,
-    seis: &mut Array3<f32>,
-    pgv: &mut Array2<f32>,
+    w: &mut Wavefield,
+    m: &Medium,
+    an: &Anelastic,
+    src: &Sources,
+    rcv: &Receivers,
+    out: &mut Recording,
     nsteps: usize,
-    nrec: usize,
     tile: [u32; 3],
     progress: &mut dyn FnMut(usize),
 ) -> mint::Result<()> {
-    let (nz, ny, nx) = u1.dim();
-    let ne = comp.len();
+    let (nz, ny, nx) = w.u1.dim();
+    let ne = src.comp.len();
+    let nrec = rcv.names.len();
+    let anelastic = m.anelastic.is_some();
     let k0: usize = HALO;
-    let (c1, c2) = (C1, C2);
-    mint::copy!(u1, to_device);
-    mint::copy!(v1, to_device);
-    mint::copy!(w1, to_device);
-    mint::copy!(xx, to_device);
-    mint::copy!(yy, to_device);
-    mint::copy!(zz, to_device);
-    mint::copy!(xy, to_device);
-    mint::copy!(xz, to_device);
-    mint::copy!(yz, to_device);
-    mint::copy!(d1, to_device);
-    mint::copy!(d2, to_device);
-    mint::copy!(d3, to_device);
-    mint::copy!(lam, to_device);
-    mint::copy!(l2m, to_device);
-    mint::copy!(mxy, to_device);
-    mint::copy!(mxz, to_device);
-    mint::copy!(myz, to_device);
-    mint::copy!(gx, to_device);
-    mint::copy!(gxs, to_device);
-    mint::copy!(gy, to_device);
-    mint::copy!(gys, to_device);
-    mint::copy!(gz, to_device);
-    mint::copy!(gzs, to_device);
-    mint::copy!(fsr, to_device);
-    mint::copy!(dlam, to_device);
-    mint::copy!(dl2m, to_device);
-    mint::copy!(r1, to_device);
-    mint::copy!(r2, to_device);
-    mint::copy!(r3, to_device);
-    mint::copy!(r4, to_device);
-    mint::copy!(r5, to_device);
-    mint::copy!(r6, to_device);
-    mint::copy!(qn, to_device);
-    mint::copy!(qsn, to_device);
-    mint::copy!(qxy, to_device);
-    mint::copy!(qxz, to_device);
-    mint::copy!(qyz, to_device);
-    mint::copy!(tau1, to_device);
-    mint::copy!(tau2, to_device);
-    mint::copy!(comp, to_device);
-    mint::copy!(sidx, to_device);
-    mint::copy!(amp, to_device);
-    mint::copy!(srcn, to_device);
-    mint::copy!(stf, to_device);
-    mint::copy!(ridx, to_device);
-    mint::copy!(rfrac, to_device);
-    mint::copy!(seis, to_device);
-    mint::copy!(pgv, to_device);
+    mint::copy!(w.u1, to_device);
+    mint::copy!(w.v1, to_device);
+    mint::copy!(w.w1, to_device);
+    mint::copy!(w.xx, to_device);
+    mint::copy!(w.yy, to_device);
+    mint::copy!(w.zz, to_device);
+    mint::copy!(w.xy, to_device);
+    mint::copy!(w.xz, to_device);
+    mint::copy!(w.yz, to_device);
+    mint::copy!(w.r1, to_device);
+    mint::copy!(w.r2, to_device);
+    mint::copy!(w.r3, to_device);
+    mint::copy!(w.r4, to_device);
+    mint::copy!(w.r5, to_device);
+    mint::copy!(w.r6, to_device);
+    mint::copy!(m.d1, to_device);
+    mint::copy!(m.d2, to_device);
+    mint::copy!(m.d3, to_device);
+    mint::copy!(m.lam, to_device);
+    mint::copy!(m.l2m, to_device);
+    mint::copy!(m.mxy, to_device);
+    mint::copy!(m.mxz, to_device);
+    mint::copy!(m.myz, to_device);
+    mint::copy!(m.sponge.x, to_device);
+    mint::copy!(m.sponge.xs, to_device);
+    mint::copy!(m.sponge.y, to_device);
+    mint::copy!(m.sponge.ys, to_device);
+    mint::copy!(m.sponge.z, to_device);
+    mint::copy!(m.sponge.zs, to_device);
+    mint::copy!(m.fsr, to_device);
+    mint::copy!(m.dlam, to_device);
+    mint::copy!(m.dl2m, to_device);
+    mint::copy!(an.qn, to_device);
+    mint::copy!(an.qsn, to_device);
+    mint::copy!(an.qxy, to_device);
+    mint::copy!(an.qxz, to_device);
+    mint::copy!(an.qyz, to_device);
+    mint::copy!(an.tau1, to_device);
+    mint::copy!(an.tau2, to_device);
+    mint::copy!(src.comp, to_device);
+    mint::copy!(src.idx, to_device);
+    mint::copy!(src.amp, to_device);
+    mint::copy!(src.src, to_device);
+    mint::copy!(src.stf, to_device);
+    mint::copy!(rcv.idx, to_device);
+    mint::copy!(rcv.frac, to_device);
+    mint::copy!(out.seis, to_device);
+    mint::copy!(out.pgv, to_device);
     for step in 0..nsteps {
         // velocity (thesis Table 7.2, lines 10-14), v^{n+1/2} from σ^n
         #[mint::r#for(nest(all), tile(tile[0], tile[1], tile[2]))]
         for k in 2..nz - 2 {
             for j in 2..ny - 2 {
                 for i in 2..nx - 2 {
-                    u1[[k, j, i]] = (u1[[k, j, i]]
-                        + d1[[k, j, i]]
-                            * (c1 * (xx[[k, j, i]] - xx[[k, j, i - 1]])
-                                + c2 * (xx[[k, j, i + 1]] - xx[[k, j, i - 2]])
-                                + c1 * (xy[[k, j, i]] - xy[[k, j - 1, i]])
-                                + c2 * (xy[[k, j + 1, i]] - xy[[k, j - 2, i]])
-                                + c1 * (xz[[k, j, i]] - xz[[k - 1, j, i]])
-                                + c2 * (xz[[k + 1, j, i]] - xz[[k - 2, j, i]])))
-                        * (gxs[i] * gy[j] * gz[k]);
-                    v1[[k, j, i]] = (v1[[k, j, i]]
-                        + d2[[k, j, i]]
-                            * (c1 * (xy[[k, j, i + 1]] - xy[[k, j, i]])
-                                + c2 * (xy[[k, j, i + 2]] - xy[[k, j, i - 1]])
-                                + c1 * (yy[[k, j + 1, i]] - yy[[k, j, i]])
-                                + c2 * (yy[[k, j + 2, i]] - yy[[k, j - 1, i]])
-                                + c1 * (yz[[k, j, i]] - yz[[k - 1, j, i]])
-                                + c2 * (yz[[k + 1, j, i]] - yz[[k - 2, j, i]])))
-                        * (gx[i] * gys[j] * gz[k]);
-                    w1[[k, j, i]] = (w1[[k, j, i]]
-                        + d3[[k, j, i]]
-                            * (c1 * (xz[[k, j, i + 1]] - xz[[k, j, i]])
-                                + c2 * (xz[[k, j, i + 2]] - xz[[k, j, i - 1]])
-                                + c1 * (yz[[k, j, i]] - yz[[k, j - 1, i]])
-                                + c2 * (yz[[k, j + 1, i]] - yz[[k, j - 2, i]])
-                                + c1 * (zz[[k + 1, j, i]] - zz[[k, j, i]])
-                                + c2 * (zz[[k + 2, j, i]] - zz[[k - 1, j, i]])))
-                        * (gx[i] * gy[j] * gzs[k]);
+                    w.u1[[k, j, i]] = (w.u1[[k, j, i]]
+                        + m.d1[[k, j, i]]
+                            * (dxm(&w.xx, k, j, i) + dym(&w.xy, k, j, i) + dzm(&w.xz, k, j, i)))
+                        * (m.sponge.xs[i] * m.sponge.y[j] * m.sponge.z[k]);
+                    w.v1[[k, j, i]] = (w.v1[[k, j, i]]
+                        + m.d2[[k, j, i]]
+                            * (dxp(&w.xy, k, j, i) + dyp(&w.yy, k, j, i) + dzm(&w.yz, k, j, i)))
+                        * (m.sponge.x[i] * m.sponge.ys[j] * m.sponge.z[k]);
+                    w.w1[[k, j, i]] = (w.w1[[k, j, i]]
+                        + m.d3[[k, j, i]]
+                            * (dxp(&w.xz, k, j, i) + dym(&w.yz, k, j, i) + dzp(&w.zz, k, j, i)))
+                        * (m.sponge.x[i] * m.sponge.y[j] * m.sponge.zs[k]);
                 }
             }
         }
@@ -295,75 +239,60 @@ fn time_loop(
         #[mint::r#for(nest(all), tile(32, 8))]
         for j in 2..ny - 2 {
             for i in 2..nx - 2 {
-                let inc = fsr[[j, i]]
-                    * (u1[[k0, j, i + 1]] - u1[[k0, j, i]] + v1[[k0, j, i]] - v1[[k0, j - 1, i]]);
-                w1[[k0 - 1, j, i]] = w1[[k0, j, i]] + inc;
-                w1[[k0 - 2, j, i]] = w1[[k0, j, i]] + 2.0 * inc;
+                let inc = m.fsr[[j, i]]
+                    * (w.u1[[k0, j, i + 1]] - w.u1[[k0, j, i]] + w.v1[[k0, j, i]]
+                        - w.v1[[k0, j - 1, i]]);
+                w.w1[[k0 - 1, j, i]] = w.w1[[k0, j, i]] + inc;
+                w.w1[[k0 - 2, j, i]] = w.w1[[k0, j, i]] + 2.0 * inc;
             }
         }
         // horizontal velocities above it: σxz = σyz = 0 give ∂u/∂z = −∂w/∂x, ∂v/∂z = −∂w/∂y
         #[mint::r#for(nest(all), tile(32, 8))]
         for j in 2..ny - 2 {
             for i in 2..nx - 2 {
-                u1[[k0 - 1, j, i]] = u1[[k0, j, i]] + w1[[k0 - 1, j, i]] - w1[[k0 - 1, j, i - 1]];
-                v1[[k0 - 1, j, i]] = v1[[k0, j, i]] + w1[[k0 - 1, j + 1, i]] - w1[[k0 - 1, j, i]];
-                u1[[k0 - 2, j, i]] = u1[[k0 - 1, j, i]];
-                v1[[k0 - 2, j, i]] = v1[[k0 - 1, j, i]];
+                w.u1[[k0 - 1, j, i]] =
+                    w.u1[[k0, j, i]] + w.w1[[k0 - 1, j, i]] - w.w1[[k0 - 1, j, i - 1]];
+                w.v1[[k0 - 1, j, i]] =
+                    w.v1[[k0, j, i]] + w.w1[[k0 - 1, j + 1, i]] - w.w1[[k0 - 1, j, i]];
+                w.u1[[k0 - 2, j, i]] = w.u1[[k0 - 1, j, i]];
+                w.v1[[k0 - 2, j, i]] = w.v1[[k0 - 1, j, i]];
             }
         }
         // receivers: trilinear interpolation of each component on its staggered grid
         #[mint::r#for(tile(32))]
         for r in 0..nrec {
-            let ka = ridx[[r, 0]] as usize;
-            let ja = ridx[[r, 1]] as usize;
-            let ia = ridx[[r, 2]] as usize;
-            let fz = rfrac[[r, 0]];
-            let fy = rfrac[[r, 1]];
-            let fx = rfrac[[r, 2]];
-            seis[[step, r, 0]] = (1.0 - fz)
-                * ((1.0 - fy) * ((1.0 - fx) * u1[[ka, ja, ia]] + fx * u1[[ka, ja, ia + 1]])
-                    + fy * ((1.0 - fx) * u1[[ka, ja + 1, ia]] + fx * u1[[ka, ja + 1, ia + 1]]))
-                + fz * ((1.0 - fy)
-                    * ((1.0 - fx) * u1[[ka + 1, ja, ia]] + fx * u1[[ka + 1, ja, ia + 1]])
-                    + fy * ((1.0 - fx) * u1[[ka + 1, ja + 1, ia]]
-                        + fx * u1[[ka + 1, ja + 1, ia + 1]]));
-            let kb = ridx[[r, 3]] as usize;
-            let jb = ridx[[r, 4]] as usize;
-            let ib = ridx[[r, 5]] as usize;
-            let gz = rfrac[[r, 3]];
-            let gy = rfrac[[r, 4]];
-            let gx = rfrac[[r, 5]];
-            seis[[step, r, 1]] = (1.0 - gz)
-                * ((1.0 - gy) * ((1.0 - gx) * v1[[kb, jb, ib]] + gx * v1[[kb, jb, ib + 1]])
-                    + gy * ((1.0 - gx) * v1[[kb, jb + 1, ib]] + gx * v1[[kb, jb + 1, ib + 1]]))
-                + gz * ((1.0 - gy)
-                    * ((1.0 - gx) * v1[[kb + 1, jb, ib]] + gx * v1[[kb + 1, jb, ib + 1]])
-                    + gy * ((1.0 - gx) * v1[[kb + 1, jb + 1, ib]]
-                        + gx * v1[[kb + 1, jb + 1, ib + 1]]));
-            let kc = ridx[[r, 6]] as usize;
-            let jc = ridx[[r, 7]] as usize;
-            let ic = ridx[[r, 8]] as usize;
-            let hz = rfrac[[r, 6]];
-            let hy = rfrac[[r, 7]];
-            let hx = rfrac[[r, 8]];
-            seis[[step, r, 2]] = (1.0 - hz)
-                * ((1.0 - hy) * ((1.0 - hx) * w1[[kc, jc, ic]] + hx * w1[[kc, jc, ic + 1]])
-                    + hy * ((1.0 - hx) * w1[[kc, jc + 1, ic]] + hx * w1[[kc, jc + 1, ic + 1]]))
-                + hz * ((1.0 - hy)
-                    * ((1.0 - hx) * w1[[kc + 1, jc, ic]] + hx * w1[[kc + 1, jc, ic + 1]])
-                    + hy * ((1.0 - hx) * w1[[kc + 1, jc + 1, ic]]
-                        + hx * w1[[kc + 1, jc + 1, ic + 1]]));
+            let ka = rcv.idx[[r, 0]] as usize;
+            let ja = rcv.idx[[r, 1]] as usize;
+            let ia = rcv.idx[[r, 2]] as usize;
+            let fz = rcv.frac[[r, 0]];
+            let fy = rcv.frac[[r, 1]];
+            let fx = rcv.frac[[r, 2]];
+            out.seis[[step, r, 0]] = trilinear(&w.u1, ka, ja, ia, fz, fy, fx);
+            let kb = rcv.idx[[r, 3]] as usize;
+            let jb = rcv.idx[[r, 4]] as usize;
+            let ib = rcv.idx[[r, 5]] as usize;
+            let gz = rcv.frac[[r, 3]];
+            let gy = rcv.frac[[r, 4]];
+            let gx = rcv.frac[[r, 5]];
+            out.seis[[step, r, 1]] = trilinear(&w.v1, kb, jb, ib, gz, gy, gx);
+            let kc = rcv.idx[[r, 6]] as usize;
+            let jc = rcv.idx[[r, 7]] as usize;
+            let ic = rcv.idx[[r, 8]] as usize;
+            let hz = rcv.frac[[r, 6]];
+            let hy = rcv.frac[[r, 7]];
+            let hx = rcv.frac[[r, 8]];
+            out.seis[[step, r, 2]] = trilinear(&w.w1, kc, jc, ic, hz, hy, hx);
         }
         // peak ground velocity: the velocity at the surface points (i, j, k0)
         #[mint::r#for(nest(all), tile(32, 8))]
         for j in 2..ny - 2 {
             for i in 2..nx - 2 {
-                let vx = 0.5 * (u1[[k0, j, i]] + u1[[k0, j, i + 1]]);
-                let vy = 0.5 * (v1[[k0, j - 1, i]] + v1[[k0, j, i]]);
-                let vz = 0.5 * (w1[[k0 - 1, j, i]] + w1[[k0, j, i]]);
+                let vx = 0.5 * (w.u1[[k0, j, i]] + w.u1[[k0, j, i + 1]]);
+                let vy = 0.5 * (w.v1[[k0, j - 1, i]] + w.v1[[k0, j, i]]);
+                let vz = 0.5 * (w.w1[[k0 - 1, j, i]] + w.w1[[k0, j, i]]);
                 let v = (vx * vx + vy * vy + vz * vz).sqrt();
-                if v > pgv[[j, i]] {
-                    pgv[[j, i]] = v;
+                if v > out.pgv[[j, i]] {
+                    out.pgv[[j, i]] = v;
                 }
             }
         }
@@ -375,68 +304,58 @@ fn time_loop(
             for k in 2..nz - 2 {
                 for j in 2..ny - 2 {
                     for i in 2..nx - 2 {
-                        let vxx = c1 * (u1[[k, j, i + 1]] - u1[[k, j, i]])
-                            + c2 * (u1[[k, j, i + 2]] - u1[[k, j, i - 1]]);
-                        let vyy = c1 * (v1[[k, j, i]] - v1[[k, j - 1, i]])
-                            + c2 * (v1[[k, j + 1, i]] - v1[[k, j - 2, i]]);
-                        let vzz = c1 * (w1[[k, j, i]] - w1[[k - 1, j, i]])
-                            + c2 * (w1[[k + 1, j, i]] - w1[[k - 2, j, i]]);
-                        let l = lam[[k, j, i]];
-                        let l2 = l2m[[k, j, i]];
-                        let lz = l + dlam[k];
-                        let dc = gx[i] * gy[j] * gz[k];
-                        let t1 = tau1[[k, j, i]];
-                        let t2 = tau2[[k, j, i]];
-                        let a = qn[[k, j, i]] * (vxx + vyy + vzz);
-                        let b = qsn[[k, j, i]];
-                        let o1 = r1[[k, j, i]];
+                        let vxx = dxp(&w.u1, k, j, i);
+                        let vyy = dym(&w.v1, k, j, i);
+                        let vzz = dzm(&w.w1, k, j, i);
+                        let l = m.lam[[k, j, i]];
+                        let l2 = m.l2m[[k, j, i]];
+                        let lz = l + m.dlam[k];
+                        let dc = m.sponge.x[i] * m.sponge.y[j] * m.sponge.z[k];
+                        let t1 = an.tau1[[k, j, i]];
+                        let t2 = an.tau2[[k, j, i]];
+                        let a = an.qn[[k, j, i]] * (vxx + vyy + vzz);
+                        let b = an.qsn[[k, j, i]];
+                        let o1 = w.r1[[k, j, i]];
                         let n1 = (t2 * o1 - a + b * (vyy + vzz)) * t1;
-                        r1[[k, j, i]] = n1;
-                        xx[[k, j, i]] =
-                            (xx[[k, j, i]] + l2 * vxx + l * vyy + lz * vzz + 0.5 * (o1 + n1)) * dc;
-                        let o2 = r2[[k, j, i]];
+                        w.r1[[k, j, i]] = n1;
+                        w.xx[[k, j, i]] =
+                            (w.xx[[k, j, i]] + l2 * vxx + l * vyy + lz * vzz + 0.5 * (o1 + n1))
+                                * dc;
+                        let o2 = w.r2[[k, j, i]];
                         let n2 = (t2 * o2 - a + b * (vxx + vzz)) * t1;
-                        r2[[k, j, i]] = n2;
-                        yy[[k, j, i]] =
-                            (yy[[k, j, i]] + l2 * vyy + l * vxx + lz * vzz + 0.5 * (o2 + n2)) * dc;
-                        let o3 = r3[[k, j, i]];
+                        w.r2[[k, j, i]] = n2;
+                        w.yy[[k, j, i]] =
+                            (w.yy[[k, j, i]] + l2 * vyy + l * vxx + lz * vzz + 0.5 * (o2 + n2))
+                                * dc;
+                        let o3 = w.r3[[k, j, i]];
                         let n3 = (t2 * o3 - a + b * (vxx + vyy)) * t1;
-                        r3[[k, j, i]] = n3;
-                        zz[[k, j, i]] = (zz[[k, j, i]]
-                            + (l2 + dl2m[k]) * vzz
+                        w.r3[[k, j, i]] = n3;
+                        w.zz[[k, j, i]] = (w.zz[[k, j, i]]
+                            + (l2 + m.dl2m[k]) * vzz
                             + lz * (vxx + vyy)
                             + 0.5 * (o3 + n3))
                             * dc;
-                        let vxy = c1 * (u1[[k, j + 1, i]] - u1[[k, j, i]])
-                            + c2 * (u1[[k, j + 2, i]] - u1[[k, j - 1, i]]);
-                        let vyx = c1 * (v1[[k, j, i]] - v1[[k, j, i - 1]])
-                            + c2 * (v1[[k, j, i + 1]] - v1[[k, j, i - 2]]);
-                        let o4 = r4[[k, j, i]];
-                        let n4 = (t2 * o4 - qxy[[k, j, i]] * (vxy + vyx)) * t1;
-                        r4[[k, j, i]] = n4;
-                        xy[[k, j, i]] =
-                            (xy[[k, j, i]] + mxy[[k, j, i]] * (vxy + vyx) + 0.5 * (o4 + n4))
-                                * (gxs[i] * gys[j] * gz[k]);
-                        let vxz = c1 * (u1[[k + 1, j, i]] - u1[[k, j, i]])
-                            + c2 * (u1[[k + 2, j, i]] - u1[[k - 1, j, i]]);
-                        let vzx = c1 * (w1[[k, j, i]] - w1[[k, j, i - 1]])
-                            + c2 * (w1[[k, j, i + 1]] - w1[[k, j, i - 2]]);
-                        let o5 = r5[[k, j, i]];
-                        let n5 = (t2 * o5 - qxz[[k, j, i]] * (vxz + vzx)) * t1;
-                        r5[[k, j, i]] = n5;
-                        xz[[k, j, i]] =
-                            (xz[[k, j, i]] + mxz[[k, j, i]] * (vxz + vzx) + 0.5 * (o5 + n5))
-                                * (gxs[i] * gy[j] * gzs[k]);
-                        let vyz = c1 * (v1[[k + 1, j, i]] - v1[[k, j, i]])
-                            + c2 * (v1[[k + 2, j, i]] - v1[[k - 1, j, i]]);
-                        let vzy = c1 * (w1[[k, j + 1, i]] - w1[[k, j, i]])
-                            + c2 * (w1[[k, j + 2, i]] - w1[[k, j - 1, i]]);
-                        let o6 = r6[[k, j, i]];
-                        let n6 = (t2 * o6 - qyz[[k, j, i]] * (vyz + vzy)) * t1;
-                        r6[[k, j, i]] = n6;
-                        yz[[k, j, i]] =
-                            (yz[[k, j, i]] + myz[[k, j, i]] * (vyz + vzy) + 0.5 * (o6 + n6))
-                                * (gx[i] * gys[j] * gzs[k]);
+                        let exy = dyp(&w.u1, k, j, i) + dxm(&w.v1, k, j, i);
+                        let o4 = w.r4[[k, j, i]];
+                        let n4 = (t2 * o4 - an.qxy[[k, j, i]] * exy) * t1;
+                        w.r4[[k, j, i]] = n4;
+                        w.xy[[k, j, i]] =
+                            (w.xy[[k, j, i]] + m.mxy[[k, j, i]] * exy + 0.5 * (o4 + n4))
+                                * (m.sponge.xs[i] * m.sponge.ys[j] * m.sponge.z[k]);
+                        let exz = dzp(&w.u1, k, j, i) + dxm(&w.w1, k, j, i);
+                        let o5 = w.r5[[k, j, i]];
+                        let n5 = (t2 * o5 - an.qxz[[k, j, i]] * exz) * t1;
+                        w.r5[[k, j, i]] = n5;
+                        w.xz[[k, j, i]] =
+                            (w.xz[[k, j, i]] + m.mxz[[k, j, i]] * exz + 0.5 * (o5 + n5))
+                                * (m.sponge.xs[i] * m.sponge.y[j] * m.sponge.zs[k]);
+                        let eyz = dzp(&w.v1, k, j, i) + dyp(&w.w1, k, j, i);
+                        let o6 = w.r6[[k, j, i]];
+                        let n6 = (t2 * o6 - an.qyz[[k, j, i]] * eyz) * t1;
+                        w.r6[[k, j, i]] = n6;
+                        w.yz[[k, j, i]] =
+                            (w.yz[[k, j, i]] + m.myz[[k, j, i]] * eyz + 0.5 * (o6 + n6))
+                                * (m.sponge.x[i] * m.sponge.ys[j] * m.sponge.zs[k]);
                     }
                 }
             }
@@ -446,39 +365,27 @@ fn time_loop(
             for k in 2..nz - 2 {
                 for j in 2..ny - 2 {
                     for i in 2..nx - 2 {
-                        let vxx = c1 * (u1[[k, j, i + 1]] - u1[[k, j, i]])
-                            + c2 * (u1[[k, j, i + 2]] - u1[[k, j, i - 1]]);
-                        let vyy = c1 * (v1[[k, j, i]] - v1[[k, j - 1, i]])
-                            + c2 * (v1[[k, j + 1, i]] - v1[[k, j - 2, i]]);
-                        let vzz = c1 * (w1[[k, j, i]] - w1[[k - 1, j, i]])
-                            + c2 * (w1[[k + 1, j, i]] - w1[[k - 2, j, i]]);
-                        let l = lam[[k, j, i]];
-                        let l2 = l2m[[k, j, i]];
+                        let vxx = dxp(&w.u1, k, j, i);
+                        let vyy = dym(&w.v1, k, j, i);
+                        let vzz = dzm(&w.w1, k, j, i);
+                        let l = m.lam[[k, j, i]];
+                        let l2 = m.l2m[[k, j, i]];
                         // C13 and C33 of a layered model's interface nodes (model::Medium)
-                        let lz = l + dlam[k];
-                        let dc = gx[i] * gy[j] * gz[k];
-                        xx[[k, j, i]] = (xx[[k, j, i]] + l2 * vxx + l * vyy + lz * vzz) * dc;
-                        yy[[k, j, i]] = (yy[[k, j, i]] + l2 * vyy + l * vxx + lz * vzz) * dc;
-                        zz[[k, j, i]] =
-                            (zz[[k, j, i]] + (l2 + dl2m[k]) * vzz + lz * (vxx + vyy)) * dc;
-                        let vxy = c1 * (u1[[k, j + 1, i]] - u1[[k, j, i]])
-                            + c2 * (u1[[k, j + 2, i]] - u1[[k, j - 1, i]]);
-                        let vyx = c1 * (v1[[k, j, i]] - v1[[k, j, i - 1]])
-                            + c2 * (v1[[k, j, i + 1]] - v1[[k, j, i - 2]]);
-                        xy[[k, j, i]] = (xy[[k, j, i]] + mxy[[k, j, i]] * (vxy + vyx))
-                            * (gxs[i] * gys[j] * gz[k]);
-                        let vxz = c1 * (u1[[k + 1, j, i]] - u1[[k, j, i]])
-                            + c2 * (u1[[k + 2, j, i]] - u1[[k - 1, j, i]]);
-                        let vzx = c1 * (w1[[k, j, i]] - w1[[k, j, i - 1]])
-                            + c2 * (w1[[k, j, i + 1]] - w1[[k, j, i - 2]]);
-                        xz[[k, j, i]] = (xz[[k, j, i]] + mxz[[k, j, i]] * (vxz + vzx))
-                            * (gxs[i] * gy[j] * gzs[k]);
-                        let vyz = c1 * (v1[[k + 1, j, i]] - v1[[k, j, i]])
-                            + c2 * (v1[[k + 2, j, i]] - v1[[k - 1, j, i]]);
-                        let vzy = c1 * (w1[[k, j + 1, i]] - w1[[k, j, i]])
-                            + c2 * (w1[[k, j + 2, i]] - w1[[k, j - 1, i]]);
-                        yz[[k, j, i]] = (yz[[k, j, i]] + myz[[k, j, i]] * (vyz + vzy))
-                            * (gx[i] * gys[j] * gzs[k]);
+                        let lz = l + m.dlam[k];
+                        let dc = m.sponge.x[i] * m.sponge.y[j] * m.sponge.z[k];
+                        w.xx[[k, j, i]] = (w.xx[[k, j, i]] + l2 * vxx + l * vyy + lz * vzz) * dc;
+                        w.yy[[k, j, i]] = (w.yy[[k, j, i]] + l2 * vyy + l * vxx + lz * vzz) * dc;
+                        w.zz[[k, j, i]] =
+                            (w.zz[[k, j, i]] + (l2 + m.dl2m[k]) * vzz + lz * (vxx + vyy)) * dc;
+                        w.xy[[k, j, i]] = (w.xy[[k, j, i]]
+                            + m.mxy[[k, j, i]] * (dyp(&w.u1, k, j, i) + dxm(&w.v1, k, j, i)))
+                            * (m.sponge.xs[i] * m.sponge.ys[j] * m.sponge.z[k]);
+                        w.xz[[k, j, i]] = (w.xz[[k, j, i]]
+                            + m.mxz[[k, j, i]] * (dzp(&w.u1, k, j, i) + dxm(&w.w1, k, j, i)))
+                            * (m.sponge.xs[i] * m.sponge.y[j] * m.sponge.zs[k]);
+                        w.yz[[k, j, i]] = (w.yz[[k, j, i]]
+                            + m.myz[[k, j, i]] * (dzp(&w.v1, k, j, i) + dyp(&w.w1, k, j, i)))
+                            * (m.sponge.x[i] * m.sponge.ys[j] * m.sponge.zs[k]);
                     }
                 }
             }
@@ -486,41 +393,41 @@ fn time_loop(
         // point sources: −M·rate·dt/h³ on the stress component at its staggered point
         #[mint::r#for(tile(32))]
         for e in 0..ne {
-            let k = sidx[[e, 0]] as usize;
-            let j = sidx[[e, 1]] as usize;
-            let i = sidx[[e, 2]] as usize;
-            let a = amp[e] * stf[[step, srcn[e] as usize]];
-            let c = comp[e];
+            let k = src.idx[[e, 0]] as usize;
+            let j = src.idx[[e, 1]] as usize;
+            let i = src.idx[[e, 2]] as usize;
+            let a = src.amp[e] * src.stf[[step, src.src[e] as usize]];
+            let c = src.comp[e];
             if c == 0 {
-                xx[[k, j, i]] += a;
+                w.xx[[k, j, i]] += a;
             } else if c == 1 {
-                yy[[k, j, i]] += a;
+                w.yy[[k, j, i]] += a;
             } else if c == 2 {
-                zz[[k, j, i]] += a;
+                w.zz[[k, j, i]] += a;
             } else if c == 3 {
-                xy[[k, j, i]] += a;
+                w.xy[[k, j, i]] += a;
             } else if c == 4 {
-                xz[[k, j, i]] += a;
+                w.xz[[k, j, i]] += a;
             } else {
-                yz[[k, j, i]] += a;
+                w.yz[[k, j, i]] += a;
             }
         }
         // free surface, stress imaging: σzz = 0 on it, σzz, σxz, σyz odd about it
         #[mint::r#for(nest(all), tile(32, 8))]
         for j in 2..ny - 2 {
             for i in 2..nx - 2 {
-                zz[[k0, j, i]] = 0.0;
-                zz[[k0 - 1, j, i]] = -zz[[k0 + 1, j, i]];
-                zz[[k0 - 2, j, i]] = -zz[[k0 + 2, j, i]];
-                xz[[k0 - 1, j, i]] = -xz[[k0, j, i]];
-                xz[[k0 - 2, j, i]] = -xz[[k0 + 1, j, i]];
-                yz[[k0 - 1, j, i]] = -yz[[k0, j, i]];
-                yz[[k0 - 2, j, i]] = -yz[[k0 + 1, j, i]];
+                w.zz[[k0, j, i]] = 0.0;
+                w.zz[[k0 - 1, j, i]] = -w.zz[[k0 + 1, j, i]];
+                w.zz[[k0 - 2, j, i]] = -w.zz[[k0 + 2, j, i]];
+                w.xz[[k0 - 1, j, i]] = -w.xz[[k0, j, i]];
+                w.xz[[k0 - 2, j, i]] = -w.xz[[k0 + 1, j, i]];
+                w.yz[[k0 - 1, j, i]] = -w.yz[[k0, j, i]];
+                w.yz[[k0 - 2, j, i]] = -w.yz[[k0 + 1, j, i]];
             }
         }
         progress(step);
     }
-    mint::copy!(seis, from_device);
-    mint::copy!(pgv, from_device);
+    mint::copy!(out.seis, from_device);
+    mint::copy!(out.pgv, from_device);
     Ok(())
 }
