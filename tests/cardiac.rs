@@ -20,7 +20,7 @@ macro_rules! cpu_equals_serial {
             let mut e = e_prev.clone();
             let (mut want, mut r_want) = (e_prev.clone(), r.clone());
             let niter = mint::with_device(mint::Device::Cpu, || {
-                model::$t::simulate(
+                model::simulate::<$t>(
                     &mut e,
                     &mut e_prev,
                     &mut r,
@@ -31,7 +31,7 @@ macro_rules! cpu_equals_serial {
                 )
             })
             .unwrap();
-            let want_iter = model::$t::serial(&mut want, &mut r_want, 30.0);
+            let want_iter = model::serial::<$t>(&mut want, &mut r_want, 30.0);
             assert_eq!(niter, want_iter);
             assert!(niter > 100, "{niter} iterations");
             // the same operations in the same order: identical bits
@@ -59,7 +59,7 @@ fn gpu_agrees_with_the_serial_loops() {
             let (mut want, mut r_want) = (e_prev.clone(), r.clone());
             let mut frames = Vec::new();
             let niter = mint::with_device(gpu, || {
-                model::$t::simulate(
+                model::simulate::<$t>(
                     &mut e,
                     &mut e_prev,
                     &mut r,
@@ -70,7 +70,7 @@ fn gpu_agrees_with_the_serial_loops() {
                 )
             })
             .unwrap();
-            assert_eq!(niter, model::$t::serial(&mut want, &mut r_want, 20.0));
+            assert_eq!(niter, model::serial::<$t>(&mut want, &mut r_want, 20.0));
             let e = common::max_rel_err(&e_prev, &want);
             let er = common::max_rel_err(&r, &r_want);
             assert!(

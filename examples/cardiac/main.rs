@@ -128,7 +128,7 @@ macro_rules! run_precision {
             .map_err(|_| format!("--tile takes two values x,y, got {}", args.tile.len()))?;
         mint::set_timing(true);
         let t0 = std::time::Instant::now();
-        let niter = model::$t::simulate(&mut e, &mut e_prev, &mut r, args.t, tile, args.plot, &mut frame)?;
+        let niter = model::simulate::<$t>(&mut e, &mut e_prev, &mut r, args.t, tile, args.plot, &mut frame)?;
         let secs = t0.elapsed().as_secs_f64();
         if let Some(err) = frame_err {
             return Err(err.into());
@@ -136,7 +136,7 @@ macro_rules! run_precision {
         let (mx, l2) = model::stats(&e_prev);
         if args.verify {
             let (mut want, mut r_want) = model::initial::<$t>(n);
-            let iters = model::$t::serial(&mut want, &mut r_want, args.t);
+            let iters = model::serial::<$t>(&mut want, &mut r_want, args.t);
             let scale = want.iter().fold(0.0f64, |m, &v| m.max((v as f64).abs()));
             let err = e_prev
                 .iter()

@@ -9,6 +9,7 @@
 //! t += dt; mirror the boundary; the PDE (5-point Laplacian) and both ODE updates fused in
 //! one nest; swap E and E_prev.
 
+use mint::Real;
 use ndarray::Array2;
 
 /// Model parameters (thesis Sec. 7.3.2).
@@ -68,121 +69,107 @@ pub fn stats<T: Copy + Into<f64>>(e: &Array2<T>) -> (f64, f64) {
     (mx, (sum / (n * n) as f64).sqrt())
 }
 
-macro_rules! precision {
-    ($t:ident) => {
-        /// The model in this precision.
-        pub mod $t {
-            use ndarray::Array2;
-
-            /// Runs the model from t = 0 while t < `t_end`, starting from `e_prev` and `r`
-            /// (`[n + 2, n + 2]`); `e` is the second buffer. On return `e_prev` holds the
-            /// last E. Every `plot_every` iterations (0: never) `frame(iteration, E)` is
-            /// called with E copied back from the device. Returns the iteration count.
-            ///
-            /// # Errors
-            /// [`mint::Error`] from the device.
-            #[allow(clippy::too_many_arguments)]
-            #[mint::parallel]
-            pub fn simulate(
-                e: &mut Array2<$t>,
-                e_prev: &mut Array2<$t>,
-                r: &mut Array2<$t>,
-                t_end: f64,
-                tile: [u32; 2],
-                plot_every: usize,
-                frame: &mut dyn FnMut(usize, &Array2<$t>),
-            ) -> mint::Result<usize> {
-                let n = e.nrows() - 2;
-                let (dt64, alpha64) = super::step_size(n);
-                let (dt, alpha) = (dt64 as $t, alpha64 as $t);
-                let (kk, a, b) = (super::KK as $t, super::A as $t, super::B as $t);
-                let (epsilon, m1, m2) = (super::EPSILON as $t, super::M1 as $t, super::M2 as $t);
-                let mut t = 0.0f64;
-                let mut niter = 0usize;
-                mint::copy!(e, to_device);
-                mint::copy!(e_prev, to_device);
-                mint::copy!(r, to_device);
-                while t < t_end {
-                    t += dt64;
-                    niter += 1;
-                    // no-flux boundaries: mirror the interior into the ghost cells
-                    #[mint::r#for(nest(1), tile(256))]
-                    for j in 1..n + 1 {
-                        e_prev[[j, 0]] = e_prev[[j, 2]];
-                        e_prev[[j, n + 1]] = e_prev[[j, n - 1]];
-                        e_prev[[0, j]] = e_prev[[2, j]];
-                        e_prev[[n + 1, j]] = e_prev[[n - 1, j]];
-                    }
-                    // the PDE and the two ODEs, fused (thesis Table 7.10)
-                    #[mint::r#for(nest(all), tile(tile[0], tile[1]), register)]
-                    for j in 1..n + 1 {
-                        for i in 1..n + 1 {
-                            e[[j, i]] = e_prev[[j, i]]
-                                + alpha
-                                    * (e_prev[[j, i + 1]] + e_prev[[j, i - 1]]
-                                        - 4.0 * e_prev[[j, i]]
-                                        + e_prev[[j + 1, i]]
-                                        + e_prev[[j - 1, i]]);
-                            e[[j, i]] = e[[j, i]]
-                                - dt * (kk * e[[j, i]] * (e[[j, i]] - a) * (e[[j, i]] - 1.0)
-                                    + e[[j, i]] * r[[j, i]]);
-                            r[[j, i]] = r[[j, i]]
-                                + dt * (epsilon + m1 * r[[j, i]] / (e[[j, i]] + m2))
-                                    * (-r[[j, i]] - kk * e[[j, i]] * (e[[j, i]] - b - 1.0));
-                        }
-                    }
-                    std::mem::swap(e, e_prev);
-                    if plot_every > 0 && niter % plot_every == 0 {
-                        mint::copy!(e_prev, from_device);
-                        frame(niter, e_prev);
-                    }
-                }
-                mint::copy!(e_prev, from_device);
-                mint::copy!(r, from_device);
-                Ok(niter)
-            }
-
-            /// The same steps in plain serial loops: the reference the tests compare with.
-            pub fn serial(e_prev: &mut Array2<$t>, r: &mut Array2<$t>, t_end: f64) -> usize {
-                let n = e_prev.nrows() - 2;
-                let (dt64, alpha64) = super::step_size(n);
-                let (dt, alpha) = (dt64 as $t, alpha64 as $t);
-                let (kk, a, b) = (super::KK as $t, super::A as $t, super::B as $t);
-                let (epsilon, m1, m2) = (super::EPSILON as $t, super::M1 as $t, super::M2 as $t);
-                let mut e = e_prev.clone();
-                let (mut t, mut niter) = (0.0f64, 0usize);
-                while t < t_end {
-                    t += dt64;
-                    niter += 1;
-                    for j in 1..=n {
-                        e_prev[[j, 0]] = e_prev[[j, 2]];
-                        e_prev[[j, n + 1]] = e_prev[[j, n - 1]];
-                        e_prev[[0, j]] = e_prev[[2, j]];
-                        e_prev[[n + 1, j]] = e_prev[[n - 1, j]];
-                    }
-                    for j in 1..=n {
-                        for i in 1..=n {
-                            let p = |jj: usize, ii: usize| e_prev[[jj, ii]];
-                            let mut ev = p(j, i)
-                                + alpha
-                                    * (p(j, i + 1) + p(j, i - 1) - 4.0 * p(j, i)
-                                        + p(j + 1, i)
-                                        + p(j - 1, i));
-                            ev = ev - dt * (kk * ev * (ev - a) * (ev - 1.0) + ev * r[[j, i]]);
-                            let rv = r[[j, i]];
-                            r[[j, i]] = rv
-                                + dt * (epsilon + m1 * rv / (ev + m2))
-                                    * (-rv - kk * ev * (ev - b - 1.0));
-                            e[[j, i]] = ev;
-                        }
-                    }
-                    std::mem::swap(&mut e, e_prev);
-                }
-                niter
+/// Runs the model from t = 0 while t < `t_end`, starting from `e_prev` and `r`
+/// (`[n + 2, n + 2]`, `[j, i]` with `i` fastest); `e` is the second buffer. On return
+/// `e_prev` holds the last E. Every `plot_every` iterations (0: never) `frame(iteration,
+/// E)` is called with E copied back from the device. Returns the iteration count. One
+/// source for `f32` and `f64` (`T: mint::Real`).
+///
+/// # Errors
+/// [`mint::Error`] from the device.
+#[allow(clippy::too_many_arguments)]
+#[mint::parallel]
+pub fn simulate<T: Real>(
+    e: &mut Array2<T>,
+    e_prev: &mut Array2<T>,
+    r: &mut Array2<T>,
+    t_end: f64,
+    tile: [u32; 2],
+    plot_every: usize,
+    frame: &mut dyn FnMut(usize, &Array2<T>),
+) -> mint::Result<usize> {
+    let n = e.nrows() - 2;
+    let (dt64, alpha64) = step_size(n);
+    let (dt, alpha) = (T::new(dt64), T::new(alpha64));
+    let (kk, a, b) = (T::new(KK), T::new(A), T::new(B));
+    let (epsilon, m1, m2) = (T::new(EPSILON), T::new(M1), T::new(M2));
+    let mut t = 0.0f64;
+    let mut niter = 0usize;
+    mint::copy!(e, to_device);
+    mint::copy!(e_prev, to_device);
+    mint::copy!(r, to_device);
+    while t < t_end {
+        t += dt64;
+        niter += 1;
+        // no-flux boundaries: mirror the interior into the ghost cells
+        #[mint::r#for(nest(1), tile(256))]
+        for j in 1..n + 1 {
+            e_prev[[j, 0]] = e_prev[[j, 2]];
+            e_prev[[j, n + 1]] = e_prev[[j, n - 1]];
+            e_prev[[0, j]] = e_prev[[2, j]];
+            e_prev[[n + 1, j]] = e_prev[[n - 1, j]];
+        }
+        // the PDE and the two ODEs, fused (thesis Table 7.10)
+        #[mint::r#for(nest(all), tile(tile[0], tile[1]), register)]
+        for j in 1..n + 1 {
+            for i in 1..n + 1 {
+                e[[j, i]] = e_prev[[j, i]]
+                    + alpha
+                        * (e_prev[[j, i + 1]] + e_prev[[j, i - 1]] - T::new(4.0) * e_prev[[j, i]]
+                            + e_prev[[j + 1, i]]
+                            + e_prev[[j - 1, i]]);
+                e[[j, i]] = e[[j, i]]
+                    - dt * (kk * e[[j, i]] * (e[[j, i]] - a) * (e[[j, i]] - T::new(1.0))
+                        + e[[j, i]] * r[[j, i]]);
+                r[[j, i]] = r[[j, i]]
+                    + dt * (epsilon + m1 * r[[j, i]] / (e[[j, i]] + m2))
+                        * (-r[[j, i]] - kk * e[[j, i]] * (e[[j, i]] - b - T::new(1.0)));
             }
         }
-    };
+        std::mem::swap(e, e_prev);
+        if plot_every > 0 && niter.is_multiple_of(plot_every) {
+            mint::copy!(e_prev, from_device);
+            frame(niter, e_prev);
+        }
+    }
+    mint::copy!(e_prev, from_device);
+    mint::copy!(r, from_device);
+    Ok(niter)
 }
 
-precision!(f32);
-precision!(f64);
+/// The same steps in plain serial loops: the reference the tests compare with.
+pub fn serial<T: Real>(e_prev: &mut Array2<T>, r: &mut Array2<T>, t_end: f64) -> usize {
+    let n = e_prev.nrows() - 2;
+    let (dt64, alpha64) = step_size(n);
+    let (dt, alpha) = (T::new(dt64), T::new(alpha64));
+    let (kk, a, b) = (T::new(KK), T::new(A), T::new(B));
+    let (epsilon, m1, m2) = (T::new(EPSILON), T::new(M1), T::new(M2));
+    let (four, one) = (T::new(4.0), T::new(1.0));
+    let mut e = e_prev.clone();
+    let (mut t, mut niter) = (0.0f64, 0usize);
+    while t < t_end {
+        t += dt64;
+        niter += 1;
+        for j in 1..=n {
+            e_prev[[j, 0]] = e_prev[[j, 2]];
+            e_prev[[j, n + 1]] = e_prev[[j, n - 1]];
+            e_prev[[0, j]] = e_prev[[2, j]];
+            e_prev[[n + 1, j]] = e_prev[[n - 1, j]];
+        }
+        for j in 1..=n {
+            for i in 1..=n {
+                let p = |jj: usize, ii: usize| e_prev[[jj, ii]];
+                let mut ev = p(j, i)
+                    + alpha
+                        * (p(j, i + 1) + p(j, i - 1) - four * p(j, i) + p(j + 1, i) + p(j - 1, i));
+                ev = ev - dt * (kk * ev * (ev - a) * (ev - one) + ev * r[[j, i]]);
+                let rv = r[[j, i]];
+                r[[j, i]] =
+                    rv + dt * (epsilon + m1 * rv / (ev + m2)) * (-rv - kk * ev * (ev - b - one));
+                e[[j, i]] = ev;
+            }
+        }
+        std::mem::swap(&mut e, e_prev);
+    }
+    niter
+}

@@ -246,10 +246,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             ));
         }
         // Type-check the body as a one-thread kernel over the parameters.
-        if errs.is_empty() {
-            if let Some(e) = check_types(&fname, &params, ret, &body, &result, &spans) {
-                errs.push(e);
-            }
+        if errs.is_empty()
+            && let Some(e) = check_types(&fname, &params, ret, &body, &result, &spans)
+        {
+            errs.push(e);
         }
         let dev = ir::DeviceFn {
             name: fname.clone(),

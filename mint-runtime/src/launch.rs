@@ -35,6 +35,8 @@ pub struct KernelSite {
     /// The typed kernel IR, as JSON.
     pub ir: &'static str,
     kernel: OnceLock<std::result::Result<Kernel, String>>,
+    /// [`Kernel::types_at_launch`], computed once (it walks the body).
+    open: OnceLock<bool>,
     variants: Mutex<Vec<Arc<Variant>>>,
     /// The device functions the kernel calls, by the path written at each call.
     calls: &'static [(&'static str, &'static DeviceFnSite)],
@@ -52,6 +54,10 @@ struct Bound {
     /// Type of each scalar, in the kernel's order.
     scalars: Vec<ScalarTy>,
 }
+
+/// How the calls of a kernel or device function resolve: the path written at each call,
+/// and the index of the function in the library `inline` is given.
+type Calls = Vec<(String, usize)>;
 
 /// A device function (`#[mint::device]`): its IR and the device functions it calls. The
 /// macro emits one `const` per function, in a module named like the function.
@@ -87,10 +93,16 @@ impl KernelSite {
             line,
             ir,
             kernel: OnceLock::new(),
+            open: OnceLock::new(),
             variants: Mutex::new(Vec::new()),
             calls,
             last_types: Mutex::new(None),
         }
+    }
+
+    /// Whether the kernel's types are bound at launch ([`Kernel::types_at_launch`]).
+    fn is_open(&self, kernel: &Kernel) -> bool {
+        *self.open.get_or_init(|| kernel.types_at_launch())
     }
 
     /// `module::name`, unique in the program: the key of statistics and `MINT_DUMP` files.
@@ -168,7 +180,7 @@ impl KernelSite {
     /// (the kernel itself when nothing is bound at launch).
     fn bound_kernel(&self, types: Option<&Bound>) -> Result<std::borrow::Cow<'_, Kernel>> {
         let kernel = self.kernel()?;
-        if !kernel.types_at_launch() {
+        if !self.is_open(kernel) {
             return Ok(std::borrow::Cow::Borrowed(kernel));
         }
         let Some(b) = types.filter(|b| {
@@ -194,7 +206,7 @@ impl KernelSite {
 
     /// Every device function reachable from the kernel's calls, read from their IR, and how
     /// the kernel's own calls resolve into that list.
-    fn library(&self) -> Result<(Vec<(String, usize)>, Vec<mint_translator::Callee>)> {
+    fn library(&self) -> Result<(Calls, Vec<mint_translator::Callee>)> {
         let mut sites: Vec<&'static DeviceFnSite> = Vec::new();
         let index = |sites: &mut Vec<&'static DeviceFnSite>, f: &'static DeviceFnSite| match sites
             .iter()
@@ -609,7 +621,7 @@ pub(crate) fn launch(
     // Types bound at launch: each array's element type from its device array, each open
     // scalar's from the host value.
     let mut types = None;
-    if kernel.types_at_launch() {
+    if site.is_open(kernel) {
         let mut b = Bound::default();
         for (p, a) in kernel.arrays.iter().zip(&arrays) {
             if p.ndim != 0 && p.ndim as usize != a.ndim {
@@ -625,7 +637,11 @@ pub(crate) fn launch(
             b.arrays.push((a.elem, a.ndim as u8));
         }
         b.scalars = args.scalars.iter().map(|v| v.ty).collect();
-        *site.last_types.lock().unwrap_or_else(|p| p.into_inner()) = Some(b.clone());
+        let mut last = site.last_types.lock().unwrap_or_else(|p| p.into_inner());
+        if last.as_ref() != Some(&b) {
+            *last = Some(b.clone());
+        }
+        drop(last);
         types = Some(b);
     }
     let v = variant(
