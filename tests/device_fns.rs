@@ -273,3 +273,67 @@ fn device_functions_run_on_the_host_as_written() {
     assert_eq!(harmonic(1.0, 3.0), 1.5);
     assert_eq!(harmonic(0.0, 0.0), 0.0);
 }
+
+/// Writes through a `&mut` array parameter and returns the old value: a function with
+/// statements, called as the value of a `let`.
+#[mint::device]
+fn take_and_scale(a: &mut Array1<f64>, i: usize, w: f64) -> f64 {
+    let old = a[i];
+    a[i] = w * old;
+    old
+}
+
+#[mint::device]
+fn sq(v: f64) -> f64 {
+    v * v
+}
+
+#[mint::parallel]
+fn mixed(a: &mut Array1<f64>, b: &mut Array1<f64>) -> mint::Result<f64> {
+    let n = a.len();
+    let mut total = 0.0f64;
+    copy!(a, to_device);
+    copy!(b, to_device);
+    #[mint::r#for(tile(64))]
+    for i in 0..n {
+        let old = take_and_scale(&mut a, i, 0.5);
+        b[i] = old + sq(a[i]);
+    }
+    #[mint::r#for(tile(64), reduction(+: total))]
+    for i in 0..n {
+        total += sq(b[i]);
+    }
+    #[mint::single]
+    {
+        a[0] = sq(b[1]) + ops::avg3(&b, 1);
+    }
+    copy!(a, from_device);
+    copy!(b, from_device);
+    Ok(total)
+}
+
+#[test]
+fn mutable_array_parameters_reductions_and_single_blocks() {
+    let n = 200;
+    let a0 = Array1::from_shape_fn(n, |i| rnd(i, 16));
+    let b0 = Array1::from_shape_fn(n, |i| rnd(i, 17));
+    let (mut wa, mut wb) = (a0.clone(), b0.clone());
+    for i in 0..n {
+        let old = wa[i];
+        wa[i] = 0.5 * old;
+        wb[i] = old + wa[i] * wa[i];
+    }
+    let want_total: f64 = wb.iter().map(|v| v * v).sum();
+    wa[0] = wb[1] * wb[1] + (wb[0] + wb[1] + wb[2]) / 3.0;
+    for d in backends() {
+        let (mut a, mut b) = (a0.clone(), b0.clone());
+        let total = mint::with_device(d, || mixed(&mut a, &mut b)).unwrap();
+        assert!(max_rel_err(&a, &wa) <= 1e-12, "{d:?} a");
+        assert!(max_rel_err(&b, &wb) <= 1e-12, "{d:?} b");
+        // the parallel sum associates differently: a bound on reassociation of n terms
+        assert!(
+            (total - want_total).abs() <= 1e-13 * want_total * n as f64,
+            "{d:?}: {total} vs {want_total}"
+        );
+    }
+}

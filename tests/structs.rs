@@ -299,3 +299,63 @@ fn field_kernels_translate_with_the_types_of_their_launch() {
         mint::__rt::compile_only((9, 0), "velocity_step_0", &t.source).unwrap();
     }
 }
+
+/// Two types in one module with a region method of the same name: their kernels are kept
+/// apart (statistics, `MINT_DUMP` files) by the line of each loop nest.
+struct Doubler {
+    a: Array1<f64>,
+}
+struct Halver {
+    a: Array1<f64>,
+}
+
+impl Doubler {
+    #[mint::parallel]
+    fn apply(&mut self) -> mint::Result<()> {
+        let n = self.a.len();
+        copy!(self.a, to_device);
+        #[mint::r#for(tile(64))]
+        for i in 0..n {
+            self.a[i] *= 2.0;
+        }
+        copy!(self.a, from_device);
+        Ok(())
+    }
+}
+
+impl Halver {
+    #[mint::parallel]
+    fn apply(&mut self) -> mint::Result<()> {
+        let n = self.a.len();
+        copy!(self.a, to_device);
+        #[mint::r#for(tile(64))]
+        for i in 0..n {
+            self.a[i] *= 0.5;
+        }
+        copy!(self.a, from_device);
+        Ok(())
+    }
+}
+
+#[test]
+fn methods_of_the_same_name_are_different_kernels() {
+    let names: Vec<String> = mint::kernel_sites()
+        .filter(|s| s.name == "apply_0")
+        .map(|s| s.qualified())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert_ne!(names[0], names[1]);
+    assert!(names.iter().all(|n| n.contains("@")), "{names:?}");
+    for d in backends() {
+        let mut x = Doubler {
+            a: Array1::from_elem(100, 3.0),
+        };
+        let mut y = Halver {
+            a: Array1::from_elem(100, 3.0),
+        };
+        mint::with_device(d, || x.apply()).unwrap();
+        mint::with_device(d, || y.apply()).unwrap();
+        assert!(x.a.iter().all(|&v| v == 6.0), "{d:?}");
+        assert!(y.a.iter().all(|&v| v == 1.5), "{d:?}");
+    }
+}

@@ -710,9 +710,13 @@ impl RegionGen {
         }
         let k = self.build_kernel(&ir_body, Vec::new(), &captures, None, &mut spans, span)?;
         let site = self.site(&k, &spans);
-        let (arrays_gpu, _, _, elem_checks) = self.array_code(&k);
+        let (arrays_gpu, views, shadows, elem_checks) = self.array_code(&k);
         let scalars = self.scalar_args(&k, &captures, &spans);
         let note = self.note_types(&k, &scalars);
+        // The CPU runs the block with the same views of its arrays as a loop body has, so
+        // that it reads the same (`&u` passes a view to a device function either way).
+        let cpu_block = self.cpu_body(&k, &block);
+        let cpu_stmts = &cpu_block.stmts;
         let launch = self.try_(quote! {
             __mint_region.launch(&__MINT_KERNEL, &::mint::__rt::LaunchArgs {
                 arrays: &[#(#arrays_gpu),*],
@@ -726,7 +730,9 @@ impl RegionGen {
                 #site
                 if __mint_region.is_cpu() {
                     #note
-                    #block
+                    #(#views)*
+                    #(#shadows)*
+                    #(#cpu_stmts)*
                 } else {
                     #(#elem_checks)*
                     #launch;

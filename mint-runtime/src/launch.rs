@@ -37,6 +37,8 @@ pub struct KernelSite {
     kernel: OnceLock<std::result::Result<Kernel, String>>,
     /// [`Kernel::types_at_launch`], computed once (it walks the body).
     open: OnceLock<bool>,
+    /// [`KernelSite::qualified`], computed once.
+    qualified: OnceLock<String>,
     variants: Mutex<Vec<Arc<Variant>>>,
     /// The device functions the kernel calls, by the path written at each call.
     calls: &'static [(&'static str, &'static DeviceFnSite)],
@@ -94,6 +96,7 @@ impl KernelSite {
             ir,
             kernel: OnceLock::new(),
             open: OnceLock::new(),
+            qualified: OnceLock::new(),
             variants: Mutex::new(Vec::new()),
             calls,
             last_types: Mutex::new(None),
@@ -106,8 +109,23 @@ impl KernelSite {
     }
 
     /// `module::name`, unique in the program: the key of statistics and `MINT_DUMP` files.
+    /// Regions that are methods of different types in one module can share a name
+    /// (`step` of two `impl`s); their kernels are then told apart by the line of the loop
+    /// nest: `module::step_0@42`.
     pub fn qualified(&self) -> String {
-        format!("{}::{}", self.module, self.name)
+        self.qualified
+            .get_or_init(|| {
+                let base = format!("{}::{}", self.module, self.name);
+                let same = kernel_sites()
+                    .filter(|s| s.module == self.module && s.name == self.name)
+                    .count();
+                if same > 1 {
+                    format!("{base}@{}", self.line)
+                } else {
+                    base
+                }
+            })
+            .clone()
     }
 
     /// `file:line` of the loop nest.
