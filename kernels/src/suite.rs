@@ -84,6 +84,11 @@ pub trait Instance {
     fn arrays(&self) -> Vec<(&'static str, Vec<f64>)>;
     /// The coefficients, in declaration order.
     fn coefs(&self) -> Vec<f64>;
+    /// The coefficients' names, in declaration order (the kernel's scalar names).
+    fn coef_names(&self) -> Vec<&'static str>;
+    /// The module holding this precision's kernels (`mint_kernels::heat3d::f64`), whose
+    /// kernel sites are `<module>::k_<options>_0`.
+    fn module(&self) -> &'static str;
 }
 
 impl Kernel {
@@ -305,6 +310,12 @@ macro_rules! instance {
             }
             fn coefs(&self) -> Vec<f64> {
                 vec![$(self.$c as f64),*]
+            }
+            fn coef_names(&self) -> Vec<&'static str> {
+                vec![$(stringify!($c)),*]
+            }
+            fn module(&self) -> &'static str {
+                module_path!()
             }
         }
     };

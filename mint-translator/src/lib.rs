@@ -12,6 +12,7 @@ pub mod baseline;
 pub mod diag;
 pub mod emit;
 pub mod inline;
+pub mod interp;
 pub mod ir;
 pub mod optimizer;
 pub mod report;
