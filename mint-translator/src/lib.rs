@@ -11,6 +11,7 @@ pub mod analyzer;
 pub mod baseline;
 pub mod diag;
 pub mod emit;
+pub mod generate;
 pub mod inline;
 pub mod interp;
 pub mod ir;
