@@ -246,10 +246,15 @@ fn generated_kernels_on_the_gpu_equal_the_interpreter() {
             None
         })
         .collect();
+    let seeds: Vec<&str> = failures
+        .iter()
+        .map(|f| f.lines().next().unwrap_or(""))
+        .collect();
     assert!(
         failures.is_empty(),
-        "{} of {n} generated kernels differ on the GPU; the first:\n{}",
+        "{} of {n} generated kernels differ on the GPU:\n{}\nthe first in full:\n{}",
         failures.len(),
+        seeds.join("\n"),
         failures[0]
     );
     eprintln!("{n} generated kernels: the GPU equals the interpreter");

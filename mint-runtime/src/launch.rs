@@ -449,7 +449,14 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
         ),
         None => None,
     };
-    if t.dynamic_shared_bytes > 48 * 1024 {
+    // The 48 KiB a block may use without opting in counts static and dynamic shared
+    // memory together (a reduction's static scratch next to the stencil planes can pass
+    // it while the planes alone do not: found by tests/fuzz.rs, seed 3501).
+    let static_bytes = func
+        .get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        .unwrap_or(0)
+        .max(0) as u32;
+    if t.dynamic_shared_bytes + static_bytes > 48 * 1024 {
         func.set_attribute(
             FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             t.dynamic_shared_bytes as i32,

@@ -1,0 +1,40 @@
+//! Prints a generated case's kernel as CUDA (a probe for issue #14's fuzzing).
+fn main() {
+    let seed: u64 = std::env::args().nth(1).unwrap().parse().unwrap();
+    let c = mint_translator::generate::case(seed);
+    let mut k = c.kernel.clone();
+    mint_translator::check(&mut k).unwrap();
+    let t = mint_translator::translate(&k, &mint_translator::Target::default()).unwrap();
+    println!("{}", t.source);
+    println!(
+        "shape {:?} bounds {:?} scalars {:?}",
+        c.shape, c.bounds, c.scalars
+    );
+    if let Some(i) = std::env::args().nth(2).map(|s| s.parse::<usize>().unwrap()) {
+        for (p, a) in k.arrays.iter().zip(&c.arrays) {
+            let lo = i.saturating_sub(4);
+            let v: Vec<f64> = a.data[lo..(i + 5).min(a.data.len())]
+                .iter()
+                .map(|v| v.as_f64())
+                .collect();
+            println!("{} [{lo}..]: {v:?}", p.name);
+        }
+        let mut arrays = c.arrays.clone();
+        let r = mint_translator::interp::run(
+            &k,
+            mint_translator::interp::Launch {
+                arrays: &mut arrays,
+                scalars: &c.scalars,
+                bounds: &c.bounds,
+                reduction: c.reduction,
+            },
+        )
+        .unwrap();
+        for (p, a) in k.arrays.iter().zip(&arrays) {
+            println!("after {}[{i}] = {:?}", p.name, a.data[i]);
+        }
+        println!("reduction {r:?}");
+    }
+}
+#[allow(dead_code)]
+fn unused() {}
