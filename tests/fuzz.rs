@@ -222,13 +222,29 @@ fn generated_kernels_on_the_gpu_equal_the_interpreter() {
                 Ok(r) => r,
                 Err(e) => return fail(format!("launch: {e}")),
             };
+            let mut diffs = Vec::new();
             for ((a, g), w) in k.arrays.iter().zip(&got).zip(&want) {
-                if let Some(i) = (0..w.data.len()).find(|&i| !close(g.data[i], w.data[i], 1.0)) {
-                    return fail(format!(
-                        "`{}` element {i} (of shape {:?}): GPU {:?}, interpreter {:?}",
-                        a.name, w.shape, g.data[i], w.data[i]
+                let bad: Vec<usize> = (0..w.data.len())
+                    .filter(|&i| !close(g.data[i], w.data[i], 1.0))
+                    .collect();
+                if let Some(&i) = bad.first() {
+                    diffs.push(format!(
+                        "`{}`: {} of {} elements differ, first {i} (of shape {:?}): GPU {:?}, interpreter {:?}; all that differ (index, GPU, interpreter): {:?}",
+                        a.name,
+                        bad.len(),
+                        w.data.len(),
+                        w.shape,
+                        g.data[i],
+                        w.data[i],
+                        bad.iter()
+                            .take(12)
+                            .map(|&j| (j, g.data[j].as_f64(), w.data[j].as_f64()))
+                            .collect::<Vec<_>>()
                     ));
                 }
+            }
+            if !diffs.is_empty() {
+                return fail(diffs.join("; "));
             }
             if let (Some(g), Some(w)) = (red_got, red_want) {
                 // a sum of `points` terms associated differently

@@ -34,6 +34,12 @@ fn main() {
             println!("after {}[{i}] = {:?}", p.name, a.data[i]);
         }
         println!("reduction {r:?}");
+        let ai = k.arrays.iter().position(|a| a.name == "acc");
+        if let Some(ai) = ai {
+            let old = c.arrays[ai].data.iter().map(|v| v.as_f64()).fold(f64::MIN, f64::max);
+            let new = arrays[ai].data.iter().map(|v| v.as_f64()).fold(f64::MIN, f64::max);
+            println!("acc max old {old} new {new}");
+        }
     }
 }
 #[allow(dead_code)]

@@ -561,12 +561,13 @@ pub fn helpers_source(used: &BTreeSet<Helper>) -> String {
             Helper::IPow => {
                 "template <typename T> static __device__ __forceinline__ T mint_ipow(T a, unsigned int e) {\n    T r = 1;\n    while (e) {\n        if (e & 1u) r *= a;\n        e >>= 1;\n        if (e) a *= a;\n    }\n    return r;\n}\n"
             }
-            Helper::IMin => {
-                "template <typename T> static __device__ __forceinline__ T mint_imin(T a, T b) { return b < a ? b : a; }\n"
-            }
-            Helper::IMax => {
-                "template <typename T> static __device__ __forceinline__ T mint_imax(T a, T b) { return b > a ? b : a; }\n"
-            }
+            // Integer min and max go through PTX's own `min`/`max` instructions in inline
+            // assembly, which the optimizer cannot rewrite: NVRTC 13.0 miscompiles
+            // `min(min(a, -a), b)` (and `min(abs(a), -a)`) on `int` when it sees the
+            // comparison, with C's ternary and CUDA's `min` alike (found by tests/fuzz.rs,
+            // seeds 12999 and 16445; `-G` builds are right).
+            Helper::IMin => IMINMAX_MIN,
+            Helper::IMax => IMINMAX_MAX,
             Helper::IAbs => {
                 "template <typename T> static __device__ __forceinline__ T mint_iabs(T a) { return a < 0 ? T(-a) : a; }\n"
             }
@@ -586,3 +587,30 @@ pub fn helpers_source(used: &BTreeSet<Helper>) -> String {
     }
     s
 }
+
+/// `mint_imin` for every integer type: PTX `min` in inline assembly for 32- and 64-bit
+/// types, the narrow ones through `int` (see [`Helper::IMin`]'s note).
+const IMINMAX_MIN: &str = concat!(
+    "template <typename T> static __device__ __forceinline__ T mint_imin(T a, T b);\n",
+    "template <> __device__ __forceinline__ int mint_imin<int>(int a, int b) { int r; asm(\"min.s32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n",
+    "template <> __device__ __forceinline__ unsigned int mint_imin<unsigned int>(unsigned int a, unsigned int b) { unsigned int r; asm(\"min.u32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n",
+    "template <> __device__ __forceinline__ long long mint_imin<long long>(long long a, long long b) { long long r; asm(\"min.s64 %0, %1, %2;\" : \"=l\"(r) : \"l\"(a), \"l\"(b)); return r; }\n",
+    "template <> __device__ __forceinline__ unsigned long long mint_imin<unsigned long long>(unsigned long long a, unsigned long long b) { unsigned long long r; asm(\"min.u64 %0, %1, %2;\" : \"=l\"(r) : \"l\"(a), \"l\"(b)); return r; }\n",
+    "template <> __device__ __forceinline__ signed char mint_imin<signed char>(signed char a, signed char b) { return (signed char)mint_imin<int>(a, b); }\n",
+    "template <> __device__ __forceinline__ short mint_imin<short>(short a, short b) { return (short)mint_imin<int>(a, b); }\n",
+    "template <> __device__ __forceinline__ unsigned char mint_imin<unsigned char>(unsigned char a, unsigned char b) { return (unsigned char)mint_imin<int>(a, b); }\n",
+    "template <> __device__ __forceinline__ unsigned short mint_imin<unsigned short>(unsigned short a, unsigned short b) { return (unsigned short)mint_imin<int>(a, b); }\n",
+);
+
+/// `mint_imax`, as [`IMINMAX_MIN`].
+const IMINMAX_MAX: &str = concat!(
+    "template <typename T> static __device__ __forceinline__ T mint_imax(T a, T b);\n",
+    "template <> __device__ __forceinline__ int mint_imax<int>(int a, int b) { int r; asm(\"max.s32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n",
+    "template <> __device__ __forceinline__ unsigned int mint_imax<unsigned int>(unsigned int a, unsigned int b) { unsigned int r; asm(\"max.u32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n",
+    "template <> __device__ __forceinline__ long long mint_imax<long long>(long long a, long long b) { long long r; asm(\"max.s64 %0, %1, %2;\" : \"=l\"(r) : \"l\"(a), \"l\"(b)); return r; }\n",
+    "template <> __device__ __forceinline__ unsigned long long mint_imax<unsigned long long>(unsigned long long a, unsigned long long b) { unsigned long long r; asm(\"max.u64 %0, %1, %2;\" : \"=l\"(r) : \"l\"(a), \"l\"(b)); return r; }\n",
+    "template <> __device__ __forceinline__ signed char mint_imax<signed char>(signed char a, signed char b) { return (signed char)mint_imax<int>(a, b); }\n",
+    "template <> __device__ __forceinline__ short mint_imax<short>(short a, short b) { return (short)mint_imax<int>(a, b); }\n",
+    "template <> __device__ __forceinline__ unsigned char mint_imax<unsigned char>(unsigned char a, unsigned char b) { return (unsigned char)mint_imax<int>(a, b); }\n",
+    "template <> __device__ __forceinline__ unsigned short mint_imax<unsigned short>(unsigned short a, unsigned short b) { return (unsigned short)mint_imax<int>(a, b); }\n",
+);
