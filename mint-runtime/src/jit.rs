@@ -175,6 +175,11 @@ fn compile_for(cc: (u32, u32), name: &str, source: &str) -> Result<Image> {
         "-lineinfo".to_string(),
         "--fmad=true".to_string(),
     ];
+    // extra NVRTC options for diagnosis (`-G`, `--ptxas-options=-O0`), part of the cache key
+    let mut options = options;
+    if let Ok(extra) = std::env::var("MINT_NVRTC_OPTIONS") {
+        options.extend(extra.split_whitespace().map(str::to_string));
+    }
     let (va, vb) = nvrtc_version();
     let mut h = Sha256::new();
     h.update(b"mint-jit-v1\0");

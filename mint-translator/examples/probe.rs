@@ -6,6 +6,7 @@ fn main() {
     mint_translator::check(&mut k).unwrap();
     let t = mint_translator::translate(&k, &mint_translator::Target::default()).unwrap();
     println!("{}", t.source);
+    println!("options {:?} clauses {:?}", k.options, k.clauses);
     println!(
         "shape {:?} bounds {:?} scalars {:?}",
         c.shape, c.bounds, c.scalars

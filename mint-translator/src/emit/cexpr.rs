@@ -11,13 +11,15 @@
 
 use super::names::Names;
 use crate::ir::*;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 
 /// Decides how an array element reference is spelled in C.
 pub trait RefResolver {
     /// The C lvalue/rvalue for `array[index]`.
     fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String;
+    /// The kernel being printed (its arrays' roles decide how some reads are printed).
+    fn kernel(&self) -> &Kernel;
 }
 
 /// Device helper functions the printed code calls; [`helpers_source`] defines them.
@@ -32,6 +34,7 @@ pub enum Helper {
     Signum,
     Fract,
     RemEuclid,
+    VolatileLoad,
 }
 
 /// Prints expressions and statements of one kernel body.
@@ -43,6 +46,8 @@ pub struct CPrinter<'a> {
     /// as a field so tests can print Rust-like text).
     pub indent: usize,
     pub out: String,
+    /// Inside a select whose arms both read arrays: reads of written arrays are volatile.
+    volatile_written: Cell<u32>,
 }
 
 const PREC_TERNARY: u8 = 3;
@@ -135,7 +140,24 @@ impl<'a> CPrinter<'a> {
             helpers: RefCell::new(BTreeSet::new()),
             indent: 1,
             out: String::new(),
+            volatile_written: Cell::new(0),
         }
+    }
+
+    fn is_written(&self, array: &str) -> bool {
+        let k = self.refs.kernel();
+        k.array_index(array).is_some_and(|i| k.arrays[i].written)
+    }
+
+    /// Whether `e` reads an array element (only of arrays the kernel writes, if `written`).
+    fn reads_array(&self, e: &Expr, written: bool) -> bool {
+        let mut found = false;
+        e.walk(&mut |x| {
+            if let ExprKind::Elem { array, .. } = &x.kind {
+                found |= !written || self.is_written(array);
+            }
+        });
+        found
     }
 
     fn use_helper(&self, h: Helper) {
@@ -168,7 +190,15 @@ impl<'a> CPrinter<'a> {
             ExprKind::Lit(Lit::Float { text, .. }) => (float_lit(text, t), PREC_ATOM),
             ExprKind::Lit(Lit::Bool(b)) => ((if *b { "true" } else { "false" }).into(), PREC_ATOM),
             ExprKind::Var(n) => (self.names.get(n), PREC_ATOM),
-            ExprKind::Elem { array, index } => (self.refs.elem(self, array, index), PREC_ATOM),
+            ExprKind::Elem { array, index } => {
+                let r = self.refs.elem(self, array, index);
+                if self.volatile_written.get() > 0 && self.is_written(array) {
+                    self.use_helper(Helper::VolatileLoad);
+                    (format!("mint_vld({r})"), PREC_ATOM)
+                } else {
+                    (r, PREC_ATOM)
+                }
+            }
             ExprKind::Unary { op, expr } => {
                 let inner = self.expr_at(expr, PREC_UNARY);
                 let inner = if inner.starts_with('-') {
@@ -235,15 +265,26 @@ impl<'a> CPrinter<'a> {
                 (format!("/* call of {func} not inlined */"), PREC_ATOM)
             }
             ExprKind::ArrayRef { array, .. } => (self.names.get(array), PREC_ATOM),
-            ExprKind::Select { cond, then, els } => (
-                format!(
-                    "{} ? {} : {}",
-                    self.expr_at(cond, PREC_TERNARY + 1),
+            ExprKind::Select { cond, then, els } => {
+                // NVVM (CUDA 13.0) turns `c ? p[i] : q[j]` into one load through a selected
+                // pointer, and marks it non-coherent when q is a read-only array even where p
+                // is written in this kernel; ptxas then moves that load above the store to
+                // p[i] (found by tests/fuzz.rs, seed 21045). Reads of written arrays in the
+                // arms of such a select are therefore volatile loads.
+                let guard = self.reads_array(then, false)
+                    && self.reads_array(els, false)
+                    && (self.reads_array(then, true) || self.reads_array(els, true));
+                let c = self.expr_at(cond, PREC_TERNARY + 1);
+                self.volatile_written
+                    .set(self.volatile_written.get() + u32::from(guard));
+                let (a, b) = (
                     self.expr_at(then, PREC_TERNARY + 1),
-                    self.expr_at(els, PREC_TERNARY)
-                ),
-                PREC_TERNARY,
-            ),
+                    self.expr_at(els, PREC_TERNARY),
+                );
+                self.volatile_written
+                    .set(self.volatile_written.get() - u32::from(guard));
+                (format!("{c} ? {a} : {b}"), PREC_TERNARY)
+            }
         }
     }
 
@@ -561,13 +602,16 @@ pub fn helpers_source(used: &BTreeSet<Helper>) -> String {
             Helper::IPow => {
                 "template <typename T> static __device__ __forceinline__ T mint_ipow(T a, unsigned int e) {\n    T r = 1;\n    while (e) {\n        if (e & 1u) r *= a;\n        e >>= 1;\n        if (e) a *= a;\n    }\n    return r;\n}\n"
             }
-            // Integer min and max go through PTX's own `min`/`max` instructions in inline
-            // assembly, which the optimizer cannot rewrite: NVRTC 13.0 miscompiles
-            // `min(min(a, -a), b)` (and `min(abs(a), -a)`) on `int` when it sees the
-            // comparison, with C's ternary and CUDA's `min` alike (found by tests/fuzz.rs,
-            // seeds 12999 and 16445; `-G` builds are right).
+            // Integer min and max are computed on 64 bits: ptxas 13.0 for sm_90 fuses
+            // `min(min(a, -a), b)`, `max(max(a, -a), b)` and the like on 32-bit operands
+            // into one `VIMNMX3` and drops the negation (found by tests/fuzz.rs, seeds 12999,
+            // 16445, 7256, 18424; C's ternary, CUDA's `min` and PTX `min.s32` alike; right
+            // with `-G` or ptxas `-O0`). Regression test: tests/regressions.rs.
             Helper::IMin => IMINMAX_MIN,
             Helper::IMax => IMINMAX_MAX,
+            Helper::VolatileLoad => {
+                "template <typename T> static __device__ __forceinline__ T mint_vld(const T& r) { return *(const volatile T*)&r; }\n"
+            }
             Helper::IAbs => {
                 "template <typename T> static __device__ __forceinline__ T mint_iabs(T a) { return a < 0 ? T(-a) : a; }\n"
             }
@@ -588,29 +632,20 @@ pub fn helpers_source(used: &BTreeSet<Helper>) -> String {
     s
 }
 
-/// `mint_imin` for every integer type: PTX `min` in inline assembly for 32- and 64-bit
-/// types, the narrow ones through `int` (see [`Helper::IMin`]'s note).
+/// `mint_imin` for every integer type, as PTX `min.s64`/`min.u64` on the operands widened to
+/// 64 bits (see [`Helper::IMin`]'s note): ptxas lowers those to a compare and select, which it
+/// does not fuse into the 32-bit three-operand `VIMNMX3` that drops negations.
 const IMINMAX_MIN: &str = concat!(
-    "template <typename T> static __device__ __forceinline__ T mint_imin(T a, T b);\n",
-    "template <> __device__ __forceinline__ int mint_imin<int>(int a, int b) { int r; asm(\"min.s32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n",
-    "template <> __device__ __forceinline__ unsigned int mint_imin<unsigned int>(unsigned int a, unsigned int b) { unsigned int r; asm(\"min.u32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n",
-    "template <> __device__ __forceinline__ long long mint_imin<long long>(long long a, long long b) { long long r; asm(\"min.s64 %0, %1, %2;\" : \"=l\"(r) : \"l\"(a), \"l\"(b)); return r; }\n",
-    "template <> __device__ __forceinline__ unsigned long long mint_imin<unsigned long long>(unsigned long long a, unsigned long long b) { unsigned long long r; asm(\"min.u64 %0, %1, %2;\" : \"=l\"(r) : \"l\"(a), \"l\"(b)); return r; }\n",
-    "template <> __device__ __forceinline__ signed char mint_imin<signed char>(signed char a, signed char b) { return (signed char)mint_imin<int>(a, b); }\n",
-    "template <> __device__ __forceinline__ short mint_imin<short>(short a, short b) { return (short)mint_imin<int>(a, b); }\n",
-    "template <> __device__ __forceinline__ unsigned char mint_imin<unsigned char>(unsigned char a, unsigned char b) { return (unsigned char)mint_imin<int>(a, b); }\n",
-    "template <> __device__ __forceinline__ unsigned short mint_imin<unsigned short>(unsigned short a, unsigned short b) { return (unsigned short)mint_imin<int>(a, b); }\n",
+    "template <typename T> static __device__ __forceinline__ T mint_imin(T a, T b) {\n",
+    "    if (T(-1) < T(0)) { long long r; asm(\"min.s64 %0, %1, %2;\" : \"=l\"(r) : \"l\"((long long)a), \"l\"((long long)b)); return (T)r; }\n",
+    "    unsigned long long r; asm(\"min.u64 %0, %1, %2;\" : \"=l\"(r) : \"l\"((unsigned long long)a), \"l\"((unsigned long long)b)); return (T)r;\n",
+    "}\n",
 );
 
 /// `mint_imax`, as [`IMINMAX_MIN`].
 const IMINMAX_MAX: &str = concat!(
-    "template <typename T> static __device__ __forceinline__ T mint_imax(T a, T b);\n",
-    "template <> __device__ __forceinline__ int mint_imax<int>(int a, int b) { int r; asm(\"max.s32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n",
-    "template <> __device__ __forceinline__ unsigned int mint_imax<unsigned int>(unsigned int a, unsigned int b) { unsigned int r; asm(\"max.u32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(a), \"r\"(b)); return r; }\n",
-    "template <> __device__ __forceinline__ long long mint_imax<long long>(long long a, long long b) { long long r; asm(\"max.s64 %0, %1, %2;\" : \"=l\"(r) : \"l\"(a), \"l\"(b)); return r; }\n",
-    "template <> __device__ __forceinline__ unsigned long long mint_imax<unsigned long long>(unsigned long long a, unsigned long long b) { unsigned long long r; asm(\"max.u64 %0, %1, %2;\" : \"=l\"(r) : \"l\"(a), \"l\"(b)); return r; }\n",
-    "template <> __device__ __forceinline__ signed char mint_imax<signed char>(signed char a, signed char b) { return (signed char)mint_imax<int>(a, b); }\n",
-    "template <> __device__ __forceinline__ short mint_imax<short>(short a, short b) { return (short)mint_imax<int>(a, b); }\n",
-    "template <> __device__ __forceinline__ unsigned char mint_imax<unsigned char>(unsigned char a, unsigned char b) { return (unsigned char)mint_imax<int>(a, b); }\n",
-    "template <> __device__ __forceinline__ unsigned short mint_imax<unsigned short>(unsigned short a, unsigned short b) { return (unsigned short)mint_imax<int>(a, b); }\n",
+    "template <typename T> static __device__ __forceinline__ T mint_imax(T a, T b) {\n",
+    "    if (T(-1) < T(0)) { long long r; asm(\"max.s64 %0, %1, %2;\" : \"=l\"(r) : \"l\"((long long)a), \"l\"((long long)b)); return (T)r; }\n",
+    "    unsigned long long r; asm(\"max.u64 %0, %1, %2;\" : \"=l\"(r) : \"l\"((unsigned long long)a), \"l\"((unsigned long long)b)); return (T)r;\n",
+    "}\n",
 );

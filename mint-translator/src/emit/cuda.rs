@@ -117,6 +117,9 @@ pub fn flat_ref(p: &CPrinter, base: &str, array: &str, index: &[Expr]) -> String
 }
 
 impl RefResolver for GlobalRefs<'_> {
+    fn kernel(&self) -> &Kernel {
+        self.kernel
+    }
     fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
         flat_ref(p, &p.names.get(array), array, index)
     }

@@ -105,6 +105,9 @@ struct OptRefs<'a> {
 }
 
 impl RefResolver for OptRefs<'_> {
+    fn kernel(&self) -> &Kernel {
+        self.g.k
+    }
     fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
         let g = self.g;
         let ai = g.k.array_index(array).expect("kernel array");
@@ -568,6 +571,9 @@ struct GlobalOnly<'a> {
 }
 
 impl RefResolver for GlobalOnly<'_> {
+    fn kernel(&self) -> &Kernel {
+        self.g.k
+    }
     fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
         let ai = self.g.k.array_index(array).expect("array");
         let base = p.names.get(array);

@@ -165,6 +165,9 @@ struct VecRefs<'a> {
 }
 
 impl RefResolver for VecRefs<'_> {
+    fn kernel(&self) -> &Kernel {
+        self.k
+    }
     fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
         let ai = self.k.array_index(array).expect("kernel array");
         let av = &self.arrays[ai];
