@@ -13,6 +13,8 @@ mod clauses;
 mod device;
 mod hostty;
 mod lower;
+#[cfg(test)]
+mod mutate;
 mod region;
 
 use proc_macro::TokenStream;

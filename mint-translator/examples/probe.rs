@@ -37,8 +37,16 @@ fn main() {
         println!("reduction {r:?}");
         let ai = k.arrays.iter().position(|a| a.name == "acc");
         if let Some(ai) = ai {
-            let old = c.arrays[ai].data.iter().map(|v| v.as_f64()).fold(f64::MIN, f64::max);
-            let new = arrays[ai].data.iter().map(|v| v.as_f64()).fold(f64::MIN, f64::max);
+            let old = c.arrays[ai]
+                .data
+                .iter()
+                .map(|v| v.as_f64())
+                .fold(f64::MIN, f64::max);
+            let new = arrays[ai]
+                .data
+                .iter()
+                .map(|v| v.as_f64())
+                .fold(f64::MIN, f64::max);
             println!("acc max old {old} new {new}");
         }
     }

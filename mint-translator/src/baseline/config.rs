@@ -169,8 +169,9 @@ pub fn resolve(kernel: &Kernel, target: &Target) -> DiagResult<LaunchConfig> {
         chunk[0] = v;
     }
     let block = [tile[0] / chunk[0], tile[1] / chunk[1], tile[2] / chunk[2]];
-    let threads: u32 = block.iter().product();
-    if threads > target.max_threads_per_block {
+    // in u64: a huge tile must not overflow the product (found by the macro mutation fuzz)
+    let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
+    if threads > u64::from(target.max_threads_per_block) {
         return err(format!(
             "tile/chunksize gives {}×{}×{} = {threads} threads per block, more than the \
              device's {}; use a smaller tile or a larger chunksize",
