@@ -142,3 +142,63 @@ fn y_chunks_and_x_chunks_with_shared_memory_and_vectorize_on_the_gpu() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every suite kernel at every level and every autotuner candidate, in f32 and f64, on an
+/// odd grid (2-D 45 × 67; 3-D 70 × 19 × 37: partial tiles everywhere and a partial second
+/// z chunk of 64), two steps, each against the serial reference. Ignored in `cargo test`:
+/// `tests/sanitize.sh` runs it under `compute-sanitizer` (memcheck, racecheck, synccheck,
+/// initcheck) on a GPU machine. `MINT_SWEEP_PRECISION=f32` keeps one precision.
+#[test]
+#[ignore = "a GPU sweep for compute-sanitizer: tests/sanitize.sh runs it"]
+fn sanitizer_sweep_every_level_and_candidate_at_an_odd_size() {
+    let Some(d) = common::gpu() else { return };
+    let steps = 2;
+    let precisions: Vec<Precision> = match std::env::var("MINT_SWEEP_PRECISION").as_deref() {
+        Ok("f32") => vec![Precision::F32],
+        Ok("f64") => vec![Precision::F64],
+        _ => vec![Precision::F32, Precision::F64],
+    };
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for k in Kernel::ALL {
+        let sh = if k.dims() == 2 {
+            vec![45, 67]
+        } else {
+            vec![70, 19, 37]
+        };
+        let mut variants: Vec<(String, Opts, [u32; 3], [u32; 3])> = Level::ALL
+            .iter()
+            .map(|l| {
+                let (t, c) = l.config(k.dims());
+                (l.name().to_string(), l.opts(), t, c)
+            })
+            .collect();
+        variants.extend(
+            mint_kernels::harness::candidates(k.dims())
+                .into_iter()
+                .map(|v| (v.name, v.opts, v.tile, v.chunk)),
+        );
+        for &p in &precisions {
+            let mut reference = k.instance(p, &sh, 5);
+            reference.serial(steps);
+            let want = reference.output();
+            for (name, opts, tile, chunk) in &variants {
+                let mut inst = k.instance(p, &sh, 5);
+                runs += 1;
+                let r = mint::with_device(d, || inst.run(*opts, *tile, *chunk, steps));
+                let what = format!("{} {} {name}", k.name(), p.name());
+                match r {
+                    Ok(()) => {
+                        let e = max_rel_err(&inst.output(), &want);
+                        if e > p.tolerance() {
+                            failures.push(format!("{what}: relative error {e:.3e}"));
+                        }
+                    }
+                    Err(e) => failures.push(format!("{what}: {e}")),
+                }
+            }
+        }
+    }
+    eprintln!("{runs} runs on the GPU, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

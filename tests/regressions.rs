@@ -76,8 +76,10 @@ fn integer_min_and_max_of_a_value_and_its_negation() {
             Array1::<i32>::zeros(n),
             Array1::<i32>::zeros(n),
         );
-        mint::with_device(d, || min_max_of_negations(&a, &b, &mut lo, &mut hi, &mut nested))
-            .unwrap();
+        mint::with_device(d, || {
+            min_max_of_negations(&a, &b, &mut lo, &mut hi, &mut nested)
+        })
+        .unwrap();
         assert_eq!(lo, lo0, "{d:?}: min(min(a, -a), b)");
         assert_eq!(hi, hi0, "{d:?}: max(max(a, -a), b)");
         assert_eq!(nested, nested0, "{d:?}: max(a, max(a, -b))");
@@ -147,8 +149,8 @@ fn a_select_sees_the_write_of_its_own_point() {
     }
     for d in backends() {
         let mut acc = acc_in.clone();
-        let total = mint::with_device(d, || select_after_write(&a0, &mut acc, &a1, &a3, s0))
-            .unwrap();
+        let total =
+            mint::with_device(d, || select_after_write(&a0, &mut acc, &a1, &a3, s0)).unwrap();
         assert_eq!(acc, acc0, "{d:?}: acc");
         assert_eq!(total, total0, "{d:?}: max reduction");
     }
@@ -188,7 +190,10 @@ fn a_reduction_beside_more_than_48_kib_of_shared_planes() {
     let (nz, ny, nx) = (19, 21, 141);
     let a = Array3::from_shape_vec(
         (nz, ny, nx),
-        ints(nz * ny * nx, 7).into_iter().map(|v| v as f64 / 8.0).collect(),
+        ints(nz * ny * nx, 7)
+            .into_iter()
+            .map(|v| v as f64 / 8.0)
+            .collect(),
     )
     .unwrap();
     let mut top0 = f64::NEG_INFINITY;

@@ -99,7 +99,18 @@ impl DeviceArray {
             0
         } else {
             match unsafe { drv::malloc_sync(bytes) } {
-                Ok(p) => p,
+                // zero once: the guard bands and row padding are read by 16-byte vector
+                // loads (their lanes outside the array are discarded) and must not be
+                // uninitialized memory (compute-sanitizer's initcheck, tests/sanitize.sh)
+                Ok(p) => match unsafe { drv::memset_d8_sync(p, 0, bytes) } {
+                    Ok(()) => p,
+                    Err(e) => {
+                        unsafe {
+                            let _ = drv::free_sync(p);
+                        }
+                        return Err(Error::driver("cuMemsetD8", e));
+                    }
+                },
                 Err(e) => {
                     let (free, total) = gpu.memory_info();
                     return Err(if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {

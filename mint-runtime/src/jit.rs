@@ -18,6 +18,7 @@ use std::time::Instant;
 
 static COMPILED: AtomicU64 = AtomicU64::new(0);
 static CACHE_HITS: AtomicU64 = AtomicU64::new(0);
+static CACHE_REJECTED: AtomicU64 = AtomicU64::new(0);
 static MEMORY_HITS: AtomicU64 = AtomicU64::new(0);
 static COMPILE_NANOS: AtomicU64 = AtomicU64::new(0);
 static LOAD_NANOS: AtomicU64 = AtomicU64::new(0);
@@ -29,6 +30,9 @@ pub struct JitStats {
     pub compiled: u64,
     /// Kernels loaded from the on-disk cache.
     pub disk_cache_hits: u64,
+    /// Cache entries found truncated or corrupt (or of an older format): removed and
+    /// compiled again.
+    pub disk_cache_rejected: u64,
     /// Launches that found their kernel already loaded in this process.
     pub memory_hits: u64,
     /// Seconds spent in NVRTC.
@@ -42,6 +46,7 @@ pub fn jit_stats() -> JitStats {
     JitStats {
         compiled: COMPILED.load(Ordering::Relaxed),
         disk_cache_hits: CACHE_HITS.load(Ordering::Relaxed),
+        disk_cache_rejected: CACHE_REJECTED.load(Ordering::Relaxed),
         memory_hits: MEMORY_HITS.load(Ordering::Relaxed),
         compile_seconds: COMPILE_NANOS.load(Ordering::Relaxed) as f64 * 1e-9,
         load_seconds: LOAD_NANOS.load(Ordering::Relaxed) as f64 * 1e-9,
@@ -130,10 +135,44 @@ fn keep_failed_source(name: &str, source: &str) -> PathBuf {
     p
 }
 
+/// The trailer of a cache entry: this magic, then the SHA-256 of the image before it.
+const CACHE_MAGIC: &[u8; 8] = b"MINTJIT2";
+
+/// Writes a cache entry (the image, [`CACHE_MAGIC`] and the image's SHA-256) through a
+/// temporary file of this process and thread and a rename, so that processes compiling into
+/// one cache at once never see a partial entry. Failures (a cache directory that cannot be
+/// written) are ignored: the kernel was compiled and the next run compiles it again.
 fn write_atomic(path: &Path, data: &[u8]) {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, data).is_ok() && std::fs::rename(&tmp, path).is_err() {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let tmp = path.with_extension(format!(
+        "tmp{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut entry = Vec::with_capacity(data.len() + 40);
+    entry.extend_from_slice(data);
+    entry.extend_from_slice(CACHE_MAGIC);
+    entry.extend_from_slice(&Sha256::digest(data));
+    if std::fs::write(&tmp, &entry).is_err() || std::fs::rename(&tmp, path).is_err() {
         let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// The image of a cache entry whose checksum holds; `None` (and the file removed) for an
+/// entry that is truncated, corrupt or of an older format, which is then compiled again.
+fn read_entry(path: &Path) -> Option<Vec<u8>> {
+    let mut data = std::fs::read(path).ok()?;
+    let ok = data.len() > 40 && {
+        let n = data.len() - 40;
+        &data[n..n + 8] == CACHE_MAGIC && data[n + 8..] == Sha256::digest(&data[..n])[..]
+    };
+    if ok {
+        data.truncate(data.len() - 40);
+        Some(data)
+    } else {
+        CACHE_REJECTED.fetch_add(1, Ordering::Relaxed);
+        let _ = std::fs::remove_file(path);
+        None
     }
 }
 
@@ -182,7 +221,7 @@ fn compile_for(cc: (u32, u32), name: &str, source: &str) -> Result<Image> {
     }
     let (va, vb) = nvrtc_version();
     let mut h = Sha256::new();
-    h.update(b"mint-jit-v1\0");
+    h.update(b"mint-jit-v2\0");
     h.update(source.as_bytes());
     for o in &options {
         h.update(b"\0");
@@ -193,8 +232,8 @@ fn compile_for(cc: (u32, u32), name: &str, source: &str) -> Result<Image> {
     let ext = if is_cubin { "cubin" } else { "ptx" };
     let cached = cache_dir().map(|d| d.join(format!("{key}.{ext}")));
     if let Some(p) = &cached
-        && let Ok(data) = std::fs::read(p)
-        && !data.is_empty()
+        && p.exists()
+        && let Some(data) = read_entry(p)
     {
         CACHE_HITS.fetch_add(1, Ordering::Relaxed);
         return Ok(Image { data, is_cubin });
