@@ -14,6 +14,7 @@
 use mint_translator::Target;
 use mint_translator::generate;
 use mint_translator::interp::{self, Launch};
+use mint_translator::shrink;
 use rayon::prelude::*;
 
 fn cases() -> (u64, u64) {
@@ -188,90 +189,110 @@ fn close(got: Value, want: Value, scale: f64) -> bool {
     }
 }
 
+/// How case `c` differs between the GPU and the interpreter, or `None` when it does not.
+fn differs(gpu: mint::Device, c: &generate::Case) -> Option<String> {
+    let seed = c.seed;
+    let mut k = c.kernel.clone();
+    mint_translator::check(&mut k).ok()?;
+    let mut want = c.arrays.clone();
+    let red_want = interp::run(
+        &k,
+        Launch {
+            arrays: &mut want,
+            scalars: &c.scalars,
+            bounds: &c.bounds,
+            reduction: c.reduction,
+        },
+    )
+    // a generated case always runs; a shrinking candidate that does not (an index
+    // simplified out of bounds, a division by a literal 0) is no failing case
+    .ok()?;
+    let fail = |what: String| {
+        Some(format!(
+            "seed {seed} ({:?}, tile {:?} chunk {:?}): {what}\n{}",
+            k.options,
+            c.tile,
+            c.chunk,
+            serde_json::to_string(&c.kernel).unwrap_or_default()
+        ))
+    };
+    let (got, red_got) = match mint::with_device(gpu, || on_gpu(&k, c)) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("launch: {e}")),
+    };
+    let mut diffs = Vec::new();
+    for ((a, g), w) in k.arrays.iter().zip(&got).zip(&want) {
+        let bad: Vec<usize> = (0..w.data.len())
+            .filter(|&i| !close(g.data[i], w.data[i], 1.0))
+            .collect();
+        if let Some(&i) = bad.first() {
+            diffs.push(format!(
+                "`{}`: {} of {} elements differ, first {i} (of shape {:?}): GPU {:?}, interpreter {:?}; all that differ (index, GPU, interpreter): {:?}",
+                a.name,
+                bad.len(),
+                w.data.len(),
+                w.shape,
+                g.data[i],
+                w.data[i],
+                bad.iter()
+                    .take(12)
+                    .map(|&j| (j, g.data[j].as_f64(), w.data[j].as_f64()))
+                    .collect::<Vec<_>>()
+            ));
+        }
+    }
+    if !diffs.is_empty() {
+        return fail(diffs.join("; "));
+    }
+    if let (Some(g), Some(w)) = (red_got, red_want) {
+        // a sum of `points` terms associated differently
+        let points: f64 = c.bounds.iter().map(|b| (b.1 - b.0) as f64).product();
+        let g = match c.reduction {
+            Some(init) => {
+                mint_translator::interp::combine(k.reduction.as_ref().unwrap().op, init, g)
+            }
+            None => g,
+        };
+        if !close(g, w, points) {
+            return fail(format!("reduction: GPU {g:?}, interpreter {w:?}"));
+        }
+    }
+    None
+}
+
 #[test]
 fn generated_kernels_on_the_gpu_equal_the_interpreter() {
     let Some(gpu) = common::gpu() else { return };
     let (first, n) = cases();
     let failures: Vec<String> = (first..first + n)
         .into_par_iter()
-        .filter_map(|seed| {
-            let c = generate::case(seed);
-            let mut k = c.kernel.clone();
-            mint_translator::check(&mut k).expect("generated kernels type-check");
-            let mut want = c.arrays.clone();
-            let red_want = interp::run(
-                &k,
-                Launch {
-                    arrays: &mut want,
-                    scalars: &c.scalars,
-                    bounds: &c.bounds,
-                    reduction: c.reduction,
-                },
-            )
-            .expect("the interpreter runs generated kernels");
-            let fail = |what: String| {
-                Some(format!(
-                    "seed {seed} ({:?}, tile {:?} chunk {:?}): {what}\n{}",
-                    k.options,
-                    c.tile,
-                    c.chunk,
-                    serde_json::to_string(&c.kernel).unwrap_or_default()
-                ))
-            };
-            let (got, red_got) = match mint::with_device(gpu, || on_gpu(&k, &c)) {
-                Ok(r) => r,
-                Err(e) => return fail(format!("launch: {e}")),
-            };
-            let mut diffs = Vec::new();
-            for ((a, g), w) in k.arrays.iter().zip(&got).zip(&want) {
-                let bad: Vec<usize> = (0..w.data.len())
-                    .filter(|&i| !close(g.data[i], w.data[i], 1.0))
-                    .collect();
-                if let Some(&i) = bad.first() {
-                    diffs.push(format!(
-                        "`{}`: {} of {} elements differ, first {i} (of shape {:?}): GPU {:?}, interpreter {:?}; all that differ (index, GPU, interpreter): {:?}",
-                        a.name,
-                        bad.len(),
-                        w.data.len(),
-                        w.shape,
-                        g.data[i],
-                        w.data[i],
-                        bad.iter()
-                            .take(12)
-                            .map(|&j| (j, g.data[j].as_f64(), w.data[j].as_f64()))
-                            .collect::<Vec<_>>()
-                    ));
-                }
-            }
-            if !diffs.is_empty() {
-                return fail(diffs.join("; "));
-            }
-            if let (Some(g), Some(w)) = (red_got, red_want) {
-                // a sum of `points` terms associated differently
-                let points: f64 = c.bounds.iter().map(|b| (b.1 - b.0) as f64).product();
-                let g = match c.reduction {
-                    Some(init) => {
-                        mint_translator::interp::combine(k.reduction.as_ref().unwrap().op, init, g)
-                    }
-                    None => g,
-                };
-                if !close(g, w, points) {
-                    return fail(format!("reduction: GPU {g:?}, interpreter {w:?}"));
-                }
-            }
-            None
-        })
+        .filter_map(|seed| differs(gpu, &generate::case(seed)))
         .collect();
     let seeds: Vec<&str> = failures
         .iter()
         .map(|f| f.lines().next().unwrap_or(""))
         .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {n} generated kernels differ on the GPU:\n{}\nthe first in full:\n{}",
-        failures.len(),
-        seeds.join("\n"),
-        failures[0]
-    );
+    if !failures.is_empty() {
+        // shrink the first failing case and write it out as a regression test
+        let seed: u64 = seeds[0]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("seed");
+        let c = generate::case(seed);
+        let small = shrink::shrink(&c, 400, &mut |d| {
+            !d.kernel.arrays.is_empty() && differs(gpu, d).is_some()
+        });
+        panic!(
+            "{} of {n} generated kernels differ on the GPU:\n{}\nthe first in full:\n{}\n\
+             shrunk from {} to {} IR nodes, as a regression test for tests/regressions.rs:\n{}",
+            failures.len(),
+            seeds.join("\n"),
+            failures[0],
+            shrink::size(&c),
+            shrink::size(&small),
+            shrink::regression_test(&small, &format!("fuzz_{seed}"))
+        );
+    }
     eprintln!("{n} generated kernels: the GPU equals the interpreter");
 }

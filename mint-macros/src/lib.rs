@@ -16,6 +16,8 @@ mod lower;
 #[cfg(test)]
 mod mutate;
 mod region;
+#[cfg(test)]
+mod roundtrip;
 
 use proc_macro::TokenStream;
 

@@ -1,7 +1,16 @@
-//! Prints a generated case's kernel as CUDA (a probe for issue #14's fuzzing).
+//! Prints a generated case's kernel as CUDA and its interpreter values (a probe for issue
+//! #14's fuzzing): `probe SEED [INDEX]`; `probe SEED --rust` prints it as a regression test.
 fn main() {
     let seed: u64 = std::env::args().nth(1).unwrap().parse().unwrap();
     let c = mint_translator::generate::case(seed);
+    if std::env::args().nth(2).as_deref() == Some("--rust") {
+        // the case written out as a regression test (as tests/fuzz.rs does after shrinking)
+        println!(
+            "{}",
+            mint_translator::shrink::regression_test(&c, &format!("fuzz_{seed}"))
+        );
+        return;
+    }
     let mut k = c.kernel.clone();
     mint_translator::check(&mut k).unwrap();
     let t = mint_translator::translate(&k, &mint_translator::Target::default()).unwrap();

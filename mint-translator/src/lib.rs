@@ -17,6 +17,7 @@ pub mod interp;
 pub mod ir;
 pub mod optimizer;
 pub mod report;
+pub mod shrink;
 pub mod target;
 #[doc(hidden)]
 pub mod testing;

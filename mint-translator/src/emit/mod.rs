@@ -3,5 +3,6 @@
 pub mod cexpr;
 pub mod cuda;
 pub mod names;
+pub mod rust;
 
 pub use cuda::{Param, ParamKind};
