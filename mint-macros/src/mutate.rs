@@ -471,7 +471,8 @@ fn mutated_regions_expand_or_give_a_compile_error_and_never_panic() {
 }
 
 /// Seeds 5705 and 18559: a tile of 1048576 × 1048576 overflowed the thread count's `u32`
-/// product in `baseline::config::resolve` (a panic in the macro); now a compile error.
+/// product in `baseline::config::resolve` (a panic in the macro), and seed 18211's three
+/// entries of 2^32 - 1 a `u64` one; now a compile error.
 #[test]
 fn a_huge_tile_is_a_compile_error() {
     let item: TokenStream = quote::quote! {
@@ -482,6 +483,14 @@ fn a_huge_tile_is_a_compile_error() {
             for y in 0..ny {
                 for x in 0..nx {
                     a[[y, x]] = 1.0;
+                }
+            }
+            #[mint::r#for(nest(all), tile(4294967295, 4294967295, 4294967295))]
+            for z in 0..1 {
+                for y in 0..ny {
+                    for x in 0..nx {
+                        a[[y, x]] = 2.0;
+                    }
                 }
             }
             copy!(a, from_device);

@@ -169,8 +169,11 @@ pub fn resolve(kernel: &Kernel, target: &Target) -> DiagResult<LaunchConfig> {
         chunk[0] = v;
     }
     let block = [tile[0] / chunk[0], tile[1] / chunk[1], tile[2] / chunk[2]];
-    // in u64: a huge tile must not overflow the product (found by the macro mutation fuzz)
-    let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
+    // saturating: a huge tile must not overflow the product (found by the macro mutation
+    // fuzz, seeds 5705, 18559 and, with three entries of 2^32 - 1, 18211)
+    let threads: u64 = block
+        .iter()
+        .fold(1u64, |p, &b| p.saturating_mul(u64::from(b)));
     if threads > u64::from(target.max_threads_per_block) {
         return err(format!(
             "tile/chunksize gives {}×{}×{} = {threads} threads per block, more than the \
