@@ -15,19 +15,12 @@ use quote::ToTokens;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-/// SplitMix64, seeded per case so that a failing case can be rerun alone.
-struct Rng(u64);
+/// The generator's SplitMix64, seeded per case so that a failing case can be rerun alone.
+struct Rng(mint_translator::generate::Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 
@@ -381,7 +374,7 @@ fn mutate(ts: TokenStream, rng: &mut Rng) -> TokenStream {
 
 /// The mutated attribute and item of case `seed`.
 fn case(corpus: &[Entry], seed: u64) -> (Entry, TokenStream, TokenStream) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng(mint_translator::generate::Rng(seed));
     let e = corpus[rng.below(corpus.len())].clone();
     let (mut attr, mut item) = (e.attr.clone(), e.item.clone());
     for _ in 0..1 + rng.below(3) {
