@@ -190,10 +190,15 @@ fn close(got: Value, want: Value, scale: f64) -> bool {
 }
 
 /// How case `c` differs between the GPU and the interpreter, or `None` when it does not.
-fn differs(gpu: mint::Device, c: &generate::Case) -> Option<String> {
+/// A generated case that does not type-check or run in the interpreter is a failure; a
+/// shrinking `candidate` that does not (an index simplified out of bounds, a division by a
+/// literal 0) is just no failing case.
+fn differs(gpu: mint::Device, c: &generate::Case, candidate: bool) -> Option<String> {
     let seed = c.seed;
     let mut k = c.kernel.clone();
-    mint_translator::check(&mut k).ok()?;
+    if let Err(e) = mint_translator::check(&mut k) {
+        return (!candidate).then(|| format!("seed {seed}: does not type-check: {e:?}"));
+    }
     let mut want = c.arrays.clone();
     let red_want = interp::run(
         &k,
@@ -203,10 +208,13 @@ fn differs(gpu: mint::Device, c: &generate::Case) -> Option<String> {
             bounds: &c.bounds,
             reduction: c.reduction,
         },
-    )
-    // a generated case always runs; a shrinking candidate that does not (an index
-    // simplified out of bounds, a division by a literal 0) is no failing case
-    .ok()?;
+    );
+    let red_want = match red_want {
+        Ok(r) => r,
+        Err(e) => {
+            return (!candidate).then(|| format!("seed {seed}: the interpreter fails: {e}"));
+        }
+    };
     let fail = |what: String| {
         Some(format!(
             "seed {seed} ({:?}, tile {:?} chunk {:?}): {what}\n{}",
@@ -266,7 +274,7 @@ fn generated_kernels_on_the_gpu_equal_the_interpreter() {
     let (first, n) = cases();
     let failures: Vec<String> = (first..first + n)
         .into_par_iter()
-        .filter_map(|seed| differs(gpu, &generate::case(seed)))
+        .filter_map(|seed| differs(gpu, &generate::case(seed), false))
         .collect();
     let seeds: Vec<&str> = failures
         .iter()
@@ -281,7 +289,7 @@ fn generated_kernels_on_the_gpu_equal_the_interpreter() {
             .expect("seed");
         let c = generate::case(seed);
         let small = shrink::shrink(&c, 400, &mut |d| {
-            !d.kernel.arrays.is_empty() && differs(gpu, d).is_some()
+            !d.kernel.arrays.is_empty() && differs(gpu, d, true).is_some()
         });
         panic!(
             "{} of {n} generated kernels differ on the GPU:\n{}\nthe first in full:\n{}\n\

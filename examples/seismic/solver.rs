@@ -261,27 +261,9 @@ fn time_loop(
         // receivers: trilinear interpolation of each component on its staggered grid
         #[mint::r#for(tile(32))]
         for r in 0..nrec {
-            let ka = rcv.idx[[r, 0]] as usize;
-            let ja = rcv.idx[[r, 1]] as usize;
-            let ia = rcv.idx[[r, 2]] as usize;
-            let fz = rcv.frac[[r, 0]];
-            let fy = rcv.frac[[r, 1]];
-            let fx = rcv.frac[[r, 2]];
-            out.seis[[step, r, 0]] = trilinear(&w.u1, ka, ja, ia, fz, fy, fx);
-            let kb = rcv.idx[[r, 3]] as usize;
-            let jb = rcv.idx[[r, 4]] as usize;
-            let ib = rcv.idx[[r, 5]] as usize;
-            let gz = rcv.frac[[r, 3]];
-            let gy = rcv.frac[[r, 4]];
-            let gx = rcv.frac[[r, 5]];
-            out.seis[[step, r, 1]] = trilinear(&w.v1, kb, jb, ib, gz, gy, gx);
-            let kc = rcv.idx[[r, 6]] as usize;
-            let jc = rcv.idx[[r, 7]] as usize;
-            let ic = rcv.idx[[r, 8]] as usize;
-            let hz = rcv.frac[[r, 6]];
-            let hy = rcv.frac[[r, 7]];
-            let hx = rcv.frac[[r, 8]];
-            out.seis[[step, r, 2]] = trilinear(&w.w1, kc, jc, ic, hz, hy, hx);
+            out.seis[[step, r, 0]] = trilinear(&w.u1, &rcv.idx, &rcv.frac, r, 0);
+            out.seis[[step, r, 1]] = trilinear(&w.v1, &rcv.idx, &rcv.frac, r, 1);
+            out.seis[[step, r, 2]] = trilinear(&w.w1, &rcv.idx, &rcv.frac, r, 2);
         }
         // peak ground velocity: the velocity at the surface points (i, j, k0)
         #[mint::r#for(nest(all), tile(32, 8))]

@@ -10,7 +10,7 @@
 //! sits half a cell before it. Both are in units of the grid spacing (the solver's
 //! coefficients carry dt/h).
 
-use ndarray::Array3;
+use ndarray::{Array2, Array3};
 
 /// Forward 4th-order difference along x: c1·(a[i+1] − a[i]) + c2·(a[i+2] − a[i−1]).
 #[mint::device]
@@ -54,11 +54,24 @@ pub fn dzm(a: &Array3<f32>, k: usize, j: usize, i: usize) -> f32 {
         + (-1.0 / 24.0) * (a[[k + 1, j, i]] - a[[k - 2, j, i]])
 }
 
-/// Trilinear interpolation of `a` in the cell whose lowest corner is `[k, j, i]`, at
-/// fractions `fz`, `fy`, `fx` (0..1) of a cell along z, y, x.
-#[allow(clippy::too_many_arguments)]
+/// Trilinear interpolation of `a` at receiver `r` for velocity component `c` (0, 1, 2 for
+/// u, v, w, each on its own staggered grid): `idx[[r, 3c..3c+3]]` is the lowest corner
+/// `[k, j, i]` of the cell holding the receiver and `frac[[r, 3c..3c+3]]` its fractions
+/// (0..1) of a cell along z, y, x ([`crate::model::Receivers`]).
 #[mint::device]
-pub fn trilinear(a: &Array3<f32>, k: usize, j: usize, i: usize, fz: f32, fy: f32, fx: f32) -> f32 {
+pub fn trilinear(
+    a: &Array3<f32>,
+    idx: &Array2<i32>,
+    frac: &Array2<f32>,
+    r: usize,
+    c: usize,
+) -> f32 {
+    let k = idx[[r, 3 * c]] as usize;
+    let j = idx[[r, 3 * c + 1]] as usize;
+    let i = idx[[r, 3 * c + 2]] as usize;
+    let fz = frac[[r, 3 * c]];
+    let fy = frac[[r, 3 * c + 1]];
+    let fx = frac[[r, 3 * c + 2]];
     (1.0 - fz)
         * ((1.0 - fy) * ((1.0 - fx) * a[[k, j, i]] + fx * a[[k, j, i + 1]])
             + fy * ((1.0 - fx) * a[[k, j + 1, i]] + fx * a[[k, j + 1, i + 1]]))

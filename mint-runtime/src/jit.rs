@@ -158,8 +158,9 @@ fn write_atomic(path: &Path, data: &[u8]) {
     }
 }
 
-/// The image of a cache entry whose checksum holds; `None` (and the file removed) for an
-/// entry that is truncated, corrupt or of an older format, which is then compiled again.
+/// The image of a cache entry whose checksum holds; `None` for a missing entry, and `None`
+/// with the file removed for one that is truncated, corrupt or of an older format (it is
+/// then compiled again).
 fn read_entry(path: &Path) -> Option<Vec<u8>> {
     let mut data = std::fs::read(path).ok()?;
     let ok = data.len() > 40 && {
@@ -208,14 +209,13 @@ pub fn compile_only(cc: (u32, u32), name: &str, source: &str) -> Result<usize> {
 fn compile_for(cc: (u32, u32), name: &str, source: &str) -> Result<Image> {
     dump(name, source);
     let (arch, is_cubin) = arch_for(cc);
-    let options = vec![
+    let mut options = vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),
         "-lineinfo".to_string(),
         "--fmad=true".to_string(),
     ];
     // extra NVRTC options for diagnosis (`-G`, `--ptxas-options=-O0`), part of the cache key
-    let mut options = options;
     if let Ok(extra) = std::env::var("MINT_NVRTC_OPTIONS") {
         options.extend(extra.split_whitespace().map(str::to_string));
     }
@@ -232,7 +232,6 @@ fn compile_for(cc: (u32, u32), name: &str, source: &str) -> Result<Image> {
     let ext = if is_cubin { "cubin" } else { "ptx" };
     let cached = cache_dir().map(|d| d.join(format!("{key}.{ext}")));
     if let Some(p) = &cached
-        && p.exists()
         && let Some(data) = read_entry(p)
     {
         CACHE_HITS.fetch_add(1, Ordering::Relaxed);
