@@ -123,7 +123,7 @@ pub fn backend() -> Result<Backend> {
 pub fn device_copy_bandwidth(bytes: usize, reps: usize) -> Result<f64> {
     match backend()? {
         Backend::Cuda(g) => mint_runtime::bandwidth::copy_bandwidth(&g, bytes, reps),
-        Backend::Cpu => Err(Error::NoDevice {
+        Backend::Cpu | Backend::CpuSplit(_) => Err(Error::NoDevice {
             requested: "copy bandwidth".into(),
             reason: "the current backend is the CPU".into(),
         }),

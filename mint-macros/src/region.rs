@@ -627,9 +627,24 @@ impl RegionGen {
                 clauses: &[#(#clause_vals),*],
             }
         };
-        // CPU: the original loops, the outermost spread over threads.
+        // CPU: the original loops, the outermost spread over threads, once on the host
+        // arrays or once per emulated device (`cpu:N`) on its part of them.
         let body = self.cpu_body(&k, body);
-        let mut inner = quote!(#body);
+        let innermost = match &red {
+            None => quote!({ __mint_dev.point(); #body }),
+            Some(r) => {
+                let var = self.ident(&r.var);
+                quote!({
+                    let __mint_saved = #var;
+                    __mint_dev.point();
+                    #body
+                    if !__mint_dev.counts() {
+                        #var = __mint_saved;
+                    }
+                })
+            }
+        };
+        let mut inner = innermost;
         for d in (1..depth).rev() {
             let (v, r) = (&vars[d], &ranges[d]);
             inner = quote!(for #v in #r { #inner });
@@ -646,16 +661,21 @@ impl RegionGen {
             None => {
                 let launch =
                     self.try_(quote!(__mint_region.launch(&__MINT_KERNEL, #args, #nowait)));
+                let cpu = self.try_(quote! {
+                    __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &::mint::__rt::cpu::CpuDev| {
+                        #(#views)*
+                        __mint_dev.par_for(#r0, |#v0| {
+                            #(#shadows)*
+                            #inner
+                        });
+                    })
+                });
                 parse_quote! {
                     {
                         #site
                         if __mint_region.is_cpu() {
                             #note
-                            #(#views)*
-                            ::mint::__rt::cpu::par_for(#r0, |#v0| {
-                                #(#shadows)*
-                                #inner
-                            });
+                            #cpu;
                         } else {
                             #(#elem_checks)*
                             #launch;
@@ -669,19 +689,24 @@ impl RegionGen {
                 let var = self.ident(&r.var);
                 let launch =
                     self.try_(quote!(__mint_region.launch_reduce::<#ty>(&__MINT_KERNEL, #args)));
+                let cpu = self.try_(quote! {
+                    __mint_region.cpu_reduce::<#ty>(&__MINT_KERNEL, &[#(#arrays_gpu),*], #op, |__mint_dev: &::mint::__rt::cpu::CpuDev| -> #ty {
+                        #(#views)*
+                        __mint_dev.par_reduce(#r0, #op, |#v0| -> #ty {
+                            #(#shadows)*
+                            #[allow(unused_mut)]
+                            let mut #var: #ty = ::mint::__rt::cpu::identity::<#ty>(#op);
+                            #inner
+                            #var
+                        })
+                    })
+                });
                 parse_quote! {
                     {
                         #site
                         let __mint_value: #ty = if __mint_region.is_cpu() {
                             #note
-                            #(#views)*
-                            ::mint::__rt::cpu::par_reduce(#r0, #op, |#v0| -> #ty {
-                                #(#shadows)*
-                                #[allow(unused_mut)]
-                                let mut #var: #ty = ::mint::__rt::cpu::identity::<#ty>(#op);
-                                #inner
-                                #var
-                            })
+                            #cpu
                         } else {
                             #(#elem_checks)*
                             #launch
@@ -725,14 +750,20 @@ impl RegionGen {
                 clauses: &[],
             }, false)
         });
+        let cpu = self.try_(quote! {
+            __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &::mint::__rt::cpu::CpuDev| {
+                #(#views)*
+                #(#shadows)*
+                __mint_dev.point();
+                #(#cpu_stmts)*
+            })
+        });
         Some(parse_quote! {
             {
                 #site
                 if __mint_region.is_cpu() {
                     #note
-                    #(#views)*
-                    #(#shadows)*
-                    #(#cpu_stmts)*
+                    #cpu;
                 } else {
                     #(#elem_checks)*
                     #launch;
@@ -1043,6 +1074,11 @@ impl RegionGen {
     /// The `static` kernel site.
     fn site(&self, k: &Kernel, spans: &[Span]) -> TokenStream {
         let json = serde_json::to_string(k).expect("IR serializes");
+        let slots: Vec<usize> = k
+            .arrays
+            .iter()
+            .map(|a| self.slot(&a.name).expect("checked"))
+            .collect();
         let name = &k.name;
         let line = spans.first().map(|s| location(*s).1).unwrap_or(0);
         let calls = self.calls.iter().map(|(n, p)| {
@@ -1051,7 +1087,8 @@ impl RegionGen {
         });
         quote! {
             static __MINT_KERNEL: ::mint::__rt::KernelSite =
-                ::mint::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json, &[#(#calls),*]);
+                ::mint::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json, &[#(#calls),*])
+                    .in_region(&__MINT_REGION, &[#(#slots),*]);
             ::mint::__rt::inventory::submit! { ::mint::__rt::SiteRef(&__MINT_KERNEL) }
         }
     }
@@ -1092,13 +1129,13 @@ impl RegionGen {
             // type follows the host array's (`auto_view`).
             let (view, view_mut) = if n == 0 {
                 (
-                    quote!(::mint::__rt::cpu::auto_view),
-                    quote!(::mint::__rt::cpu::auto_view_mut),
+                    quote!(::mint::__rt::cpu::auto_view_on),
+                    quote!(::mint::__rt::cpu::auto_view_mut_on),
                 )
             } else {
                 (
-                    quote!(::mint::__rt::cpu::view::<#n, _>),
-                    quote!(::mint::__rt::cpu::view_mut::<#n, _>),
+                    quote!(::mint::__rt::cpu::CpuDev::view::<#n, _>),
+                    quote!(::mint::__rt::cpu::CpuDev::view_mut::<#n, _>),
                 )
             };
             if a.written {
@@ -1107,10 +1144,10 @@ impl RegionGen {
                 } else {
                     quote!(&mut #host)
                 };
-                views.push(quote!(let #v = #view_mut(#borrow);));
+                views.push(quote!(let #v = #view_mut(__mint_dev, #i, #borrow);));
                 shadows.push(quote!(#[allow(unused_mut)] let mut #local = #v;));
             } else {
-                views.push(quote!(let #v = #view(&#host);));
+                views.push(quote!(let #v = #view(__mint_dev, #i, &#host);));
                 shadows.push(quote!(let #local = #v;));
             }
             if !a.elem_at_launch {

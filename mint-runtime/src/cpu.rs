@@ -15,9 +15,19 @@ use std::ops::{Index, IndexMut};
 /// A view of a host array of `N` dimensions that threads of the CPU backend share.
 /// Indexing is bounds-checked and panics like `ndarray` on an out-of-bounds index.
 pub struct CpuView<'a, T, const N: usize> {
+    /// Address of the element at index 0 along every axis. For a slab of an emulated
+    /// device (`MINT_DEVICE=cpu:N`) that plane is not held, so the pointer is only ever
+    /// offset back into the slab.
     ptr: *mut T,
+    /// Upper bound of each index (for a slab, along axis 0: the end of the planes held).
     shape: [usize; N],
     strides: [isize; N],
+    /// Lowest index held along axis 0 (0 except for a slab).
+    lo0: usize,
+    /// The array's extent along axis 0.
+    extent0: usize,
+    /// The slab this view reads, on an emulated device.
+    slab: Option<&'a SlabInfo>,
     _borrow: PhantomData<&'a T>,
 }
 
@@ -49,24 +59,145 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
             ptr: r.ptr,
             shape,
             strides,
+            lo0: 0,
+            extent0: shape[0],
+            slab: None,
             _borrow: PhantomData,
         }
     }
 
     #[inline(always)]
     fn offset(&self, i: [usize; N]) -> isize {
-        let mut ok = true;
+        let mut ok = i[0] >= self.lo0;
         let mut off = 0isize;
         for ((&i, &n), &s) in i.iter().zip(&self.shape).zip(&self.strides) {
             ok &= i < n;
             off += i as isize * s;
         }
         if !ok {
-            out_of_bounds(i, self.shape);
+            self.outside(i, false);
         }
         off
     }
+
+    #[cold]
+    #[inline(never)]
+    fn outside(&self, i: [usize; N], write: bool) -> ! {
+        let mut global = self.shape;
+        global[0] = self.extent0;
+        match self.slab {
+            Some(s) if i.iter().zip(&global).all(|(i, n)| i < n) => {
+                std::panic::panic_any(SlabFault {
+                    array: s.array,
+                    kernel: s.kernel,
+                    device: s.device,
+                    index: i.to_vec(),
+                    held: s.held,
+                    owned: s.owned,
+                    write,
+                })
+            }
+            _ => out_of_bounds(i, global),
+        }
+    }
+
+    /// The element at `i` under owner-computes (see [`crate::decomp::Mode::Owner`]).
+    #[inline]
+    fn owner_elem(&self, s: &SlabInfo, i: [usize; N], write: bool) -> *mut T {
+        let z = i[0];
+        let skipping = POINT.with(|p| {
+            let mut st = p.get();
+            if s.distributed {
+                let owned = s.owned.0 <= z && z < s.owned.1;
+                if st.first.is_none() {
+                    st.first = Some(owned);
+                }
+                // A plane this device does not hold: the iteration belongs to another
+                // device, unless this one owns the plane of its first distributed
+                // reference, in which case the read is an error (below, in `offset`).
+                if !write
+                    && !(s.held.0 <= z && z < s.held.1)
+                    && z < self.extent0
+                    && st.first != Some(true)
+                {
+                    st.skip = true;
+                }
+                p.set(st);
+                if write && !owned {
+                    return true;
+                }
+                if write && st.skip {
+                    // The owner of this plane could not read what the iteration needs.
+                    std::panic::panic_any(SlabFault {
+                        array: s.array,
+                        kernel: s.kernel,
+                        device: s.device,
+                        index: i.to_vec(),
+                        held: s.held,
+                        owned: s.owned,
+                        write: true,
+                    })
+                }
+            }
+            st.skip
+        });
+        if skipping {
+            return if write {
+                SINK.with(|c| c.get() as *mut T)
+            } else {
+                ZERO.as_ptr() as *mut T
+            };
+        }
+        let off = self.offset(i);
+        self.ptr.wrapping_offset(off)
+    }
 }
+
+/// What the CPU backend's view of a slab knows about it, for owner-computes and errors.
+#[derive(Clone, Debug)]
+pub struct SlabInfo {
+    pub array: &'static str,
+    pub kernel: &'static str,
+    pub device: usize,
+    /// `[lo, hi)` of the planes the device holds, and of those it owns.
+    pub held: (usize, usize),
+    pub owned: (usize, usize),
+    /// The array is distributed (otherwise replicated).
+    pub distributed: bool,
+    /// The kernel runs under owner-computes.
+    pub owner: bool,
+}
+
+/// The panic payload of an access outside what an emulated device holds; the region
+/// turns it into [`crate::Error::OutsideSlab`]. `write`: the device owns the plane it
+/// writes, but the iteration read, before, a plane the device does not hold.
+#[derive(Clone, Debug)]
+pub struct SlabFault {
+    pub array: &'static str,
+    pub kernel: &'static str,
+    pub device: usize,
+    pub index: Vec<usize>,
+    pub held: (usize, usize),
+    pub owned: (usize, usize),
+    pub write: bool,
+}
+
+/// Owner-computes state of the iteration a thread is running.
+#[derive(Clone, Copy, Default)]
+struct PointState {
+    /// Whether this device owns the plane of the iteration's first distributed reference.
+    first: Option<bool>,
+    /// The iteration read a plane this device does not hold: the rest of it has no effect.
+    skip: bool,
+}
+
+thread_local! {
+    static POINT: std::cell::Cell<PointState> = const { std::cell::Cell::new(PointState { first: None, skip: false }) };
+    static SINK: std::cell::Cell<*mut u64> = std::cell::Cell::new(Box::leak(Box::new(0u64)));
+}
+
+/// What a skipped iteration reads from a plane its device does not hold.
+static ZERO: [u64; 1] = [0];
 
 #[cold]
 #[inline(never)]
@@ -88,9 +219,16 @@ impl<T: Element, const N: usize> Index<[usize; N]> for CpuView<'_, T, N> {
     type Output = T;
     #[inline(always)]
     fn index(&self, i: [usize; N]) -> &T {
+        if let Some(s) = self.slab
+            && s.owner
+        {
+            // SAFETY: a checked element of the slab, or the shared zero.
+            return unsafe { &*self.owner_elem(s, i, false) };
+        }
         let off = self.offset(i);
-        // SAFETY: `offset` checked every index against the shape of the borrowed array.
-        unsafe { &*self.ptr.offset(off) }
+        // SAFETY: `offset` checked every index against the shape of the borrowed array
+        // (for a slab: against the planes held, so the element is inside the slab).
+        unsafe { &*self.ptr.wrapping_offset(off) }
     }
 }
 
@@ -103,11 +241,15 @@ pub trait AutoView {
     where
         Self: 'a;
     fn auto_view(&self) -> Self::View<'_>;
+    /// The view on `dev` of the kernel's array `i` (see [`CpuDev::view`]).
+    fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> Self::View<'a>;
 }
 
 /// [`AutoView`] for arrays written through the view.
 pub trait AutoViewMut: AutoView {
     fn auto_view_mut(&mut self) -> Self::View<'_>;
+    /// The writable view on `dev` of the kernel's array `i`.
+    fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> Self::View<'a>;
 }
 
 macro_rules! auto_view_nd {
@@ -118,40 +260,45 @@ macro_rules! auto_view_nd {
             fn auto_view(&self) -> CpuView<'_, T, $n> {
                 CpuView::from_raw(self.raw())
             }
+            fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, $n> {
+                dev.view::<$n, _>(i, self)
+            }
         }
         impl<S: ndarray::DataMut<Elem = T>, T: Element> AutoViewMut for ndarray::ArrayBase<S, $ix> {
             fn auto_view_mut(&mut self) -> CpuView<'_, T, $n> {
                 CpuView::from_raw(self.raw_mut())
+            }
+            fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, $n> {
+                dev.view_mut::<$n, _>(i, self)
             }
         }
     )*};
 }
 auto_view_nd!(ndarray::Ix1 => 1, ndarray::Ix2 => 2, ndarray::Ix3 => 3);
 
-impl<T: Element> AutoView for [T] {
-    type Elem = T;
-    type View<'a> = CpuView<'a, T, 1>;
-    fn auto_view(&self) -> CpuView<'_, T, 1> {
-        CpuView::from_raw(self.raw())
-    }
+macro_rules! auto_view_1d {
+    ($($t:ty),*) => {$(
+        impl<T: Element> AutoView for $t {
+            type Elem = T;
+            type View<'a> = CpuView<'a, T, 1> where Self: 'a;
+            fn auto_view(&self) -> CpuView<'_, T, 1> {
+                CpuView::from_raw(self.raw())
+            }
+            fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, 1> {
+                dev.view::<1, _>(i, self)
+            }
+        }
+        impl<T: Element> AutoViewMut for $t {
+            fn auto_view_mut(&mut self) -> CpuView<'_, T, 1> {
+                CpuView::from_raw(self.raw_mut())
+            }
+            fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, 1> {
+                dev.view_mut::<1, _>(i, self)
+            }
+        }
+    )*};
 }
-impl<T: Element> AutoViewMut for [T] {
-    fn auto_view_mut(&mut self) -> CpuView<'_, T, 1> {
-        CpuView::from_raw(self.raw_mut())
-    }
-}
-impl<T: Element> AutoView for Vec<T> {
-    type Elem = T;
-    type View<'a> = CpuView<'a, T, 1>;
-    fn auto_view(&self) -> CpuView<'_, T, 1> {
-        CpuView::from_raw(self.raw())
-    }
-}
-impl<T: Element> AutoViewMut for Vec<T> {
-    fn auto_view_mut(&mut self) -> CpuView<'_, T, 1> {
-        CpuView::from_raw(self.raw_mut())
-    }
-}
+auto_view_1d!([T], Vec<T>);
 impl<A: AutoView + ?Sized> AutoView for &A {
     type Elem = A::Elem;
     type View<'a>
@@ -160,6 +307,9 @@ impl<A: AutoView + ?Sized> AutoView for &A {
         Self: 'a;
     fn auto_view(&self) -> A::View<'_> {
         (**self).auto_view()
+    }
+    fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> A::View<'a> {
+        (**self).auto_view_on(dev, i)
     }
 }
 impl<A: AutoView + ?Sized> AutoView for &mut A {
@@ -171,10 +321,16 @@ impl<A: AutoView + ?Sized> AutoView for &mut A {
     fn auto_view(&self) -> A::View<'_> {
         (**self).auto_view()
     }
+    fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> A::View<'a> {
+        (**self).auto_view_on(dev, i)
+    }
 }
 impl<A: AutoViewMut + ?Sized> AutoViewMut for &mut A {
     fn auto_view_mut(&mut self) -> A::View<'_> {
         (**self).auto_view_mut()
+    }
+    fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> A::View<'a> {
+        (**self).auto_view_mut_on(dev, i)
     }
 }
 
@@ -188,12 +344,36 @@ pub fn auto_view_mut<A: AutoViewMut + ?Sized>(a: &mut A) -> A::View<'_> {
     a.auto_view_mut()
 }
 
+/// [`auto_view`] on an emulated device: the view of the kernel's array `i` on `dev`.
+pub fn auto_view_on<'a, A: AutoView + ?Sized>(
+    dev: &'a CpuDev<'_>,
+    i: usize,
+    a: &'a A,
+) -> A::View<'a> {
+    a.auto_view_on(dev, i)
+}
+
+/// [`auto_view_mut`] on an emulated device.
+pub fn auto_view_mut_on<'a, A: AutoViewMut + ?Sized>(
+    dev: &'a CpuDev<'_>,
+    i: usize,
+    a: &'a mut A,
+) -> A::View<'a> {
+    a.auto_view_mut_on(dev, i)
+}
+
 impl<T: Element, const N: usize> IndexMut<[usize; N]> for CpuView<'_, T, N> {
     #[inline(always)]
     fn index_mut(&mut self, i: [usize; N]) -> &mut T {
+        if let Some(s) = self.slab
+            && s.owner
+        {
+            // SAFETY: a checked element of the slab, or this thread's sink.
+            return unsafe { &mut *self.owner_elem(s, i, true) };
+        }
         let off = self.offset(i);
         // SAFETY: as for `index`; the view was made from a mutable borrow.
-        unsafe { &mut *self.ptr.offset(off) }
+        unsafe { &mut *self.ptr.wrapping_offset(off) }
     }
 }
 
@@ -211,6 +391,200 @@ impl<T: Element> IndexMut<usize> for CpuView<'_, T, 1> {
         &mut self[[i]]
     }
 }
+
+/// One device as a kernel's CPU version sees it (the generated code's `__mint_dev`): the
+/// host arrays themselves on the plain CPU backend, or one emulated device's slabs and
+/// replicas under `MINT_DEVICE=cpu:N`, with the outermost parallel loop clipped to the
+/// iterations it owns.
+pub struct CpuDev<'r> {
+    pub(crate) split: Option<DevSplit<'r>>,
+}
+
+/// An emulated device running one kernel.
+pub(crate) struct DevSplit<'r> {
+    pub mode: crate::decomp::Mode,
+    pub owned: (usize, usize),
+    /// Per kernel array.
+    pub arrays: Vec<PartView>,
+    pub _region: PhantomData<&'r mut ()>,
+}
+
+/// One array's storage on an emulated device.
+pub(crate) struct PartView {
+    /// The first element held.
+    pub ptr: *mut u8,
+    pub elem: mint_translator::ir::ScalarTy,
+    /// The whole array's shape, `[z, y, x]` padded to three axes.
+    pub shape: [usize; 3],
+    pub ndim: usize,
+    pub info: SlabInfo,
+}
+
+// SAFETY: the parts are the region's, which the kernel run borrows mutably; threads
+// touch distinct elements as on the host arrays.
+unsafe impl Sync for DevSplit<'_> {}
+unsafe impl Send for DevSplit<'_> {}
+
+impl CpuDev<'static> {
+    /// The plain CPU backend: kernels run on the host arrays.
+    pub const HOST: CpuDev<'static> = CpuDev { split: None };
+}
+
+impl<'r> CpuDev<'r> {
+    /// The view of the kernel's array `i`: `host` itself, or this device's part of it.
+    pub fn view<'a, const N: usize, A: HostArray + ?Sized>(
+        &'a self,
+        i: usize,
+        host: &'a A,
+    ) -> CpuView<'a, A::Elem, N> {
+        match &self.split {
+            None => CpuView::from_raw(host.raw()),
+            Some(s) => s.view(i),
+        }
+    }
+
+    /// The writable view of the kernel's array `i`.
+    pub fn view_mut<'a, const N: usize, A: HostArrayMut + ?Sized>(
+        &'a self,
+        i: usize,
+        host: &'a mut A,
+    ) -> CpuView<'a, A::Elem, N> {
+        match &self.split {
+            None => CpuView::from_raw(host.raw_mut()),
+            Some(s) => s.view(i),
+        }
+    }
+
+    /// `range` clipped to the iterations this device runs.
+    pub fn range<R: ClipRange>(&self, range: R) -> R {
+        match &self.split {
+            Some(DevSplit {
+                mode: crate::decomp::Mode::Split { clip },
+                owned,
+                ..
+            }) => {
+                let (lo, hi) = range.bounds();
+                let (a, b) = crate::decomp::clip_range(lo, hi, *owned, *clip);
+                range.clip(a, b)
+            }
+            _ => range,
+        }
+    }
+
+    /// Whether kernels run under owner-computes on this device.
+    fn owner(&self) -> bool {
+        matches!(
+            &self.split,
+            Some(DevSplit {
+                mode: crate::decomp::Mode::Owner,
+                ..
+            })
+        )
+    }
+
+    /// Starts one iteration (one point of the parallel loops, or a `single` block).
+    #[inline(always)]
+    pub fn point(&self) {
+        if self.owner() {
+            POINT.with(|p| p.set(PointState::default()));
+        }
+    }
+
+    /// Whether the iteration just run counts on this device, for a reduction: always,
+    /// except under owner-computes, where it counts on the device that owns the plane of
+    /// its first distributed reference, if that device could run it.
+    #[inline(always)]
+    pub fn counts(&self) -> bool {
+        if !self.owner() {
+            return true;
+        }
+        let st = POINT.with(|p| p.get());
+        !st.skip && st.first != Some(false)
+    }
+
+    /// [`par_for`] over this device's part of `range`.
+    pub fn par_for<R>(&self, range: R, f: impl Fn(<R as IntoParallelIterator>::Item) + Sync + Send)
+    where
+        R: IntoParallelIterator + ClipRange,
+    {
+        par_for(self.range(range), f)
+    }
+
+    /// [`par_reduce`] over this device's part of `range`.
+    pub fn par_reduce<R, T>(
+        &self,
+        range: R,
+        op: RedOp,
+        f: impl Fn(<R as IntoParallelIterator>::Item) -> T + Sync + Send,
+    ) -> T
+    where
+        R: IntoParallelIterator + ClipRange,
+        T: Reducible,
+    {
+        par_reduce(self.range(range), op, f)
+    }
+}
+
+impl DevSplit<'_> {
+    fn view<'a, T: Element, const N: usize>(&'a self, i: usize) -> CpuView<'a, T, N> {
+        let p = &self.arrays[i];
+        assert!(
+            p.ndim == N && p.elem == T::TY,
+            "array `{}`: the emulated device holds {} of {} dimensions, the kernel indexes {} of {N}",
+            p.info.array,
+            p.elem,
+            p.ndim,
+            T::TY
+        );
+        let mut shape = [0; N];
+        shape.copy_from_slice(&p.shape[3 - N..]);
+        let mut strides = [0isize; N];
+        let mut st = 1isize;
+        for d in (0..N).rev() {
+            strides[d] = st;
+            st *= shape[d] as isize;
+        }
+        let extent0 = shape[0];
+        let (lo0, hi0) = p.info.held;
+        shape[0] = hi0;
+        CpuView {
+            ptr: (p.ptr as *mut T).wrapping_offset(-(lo0 as isize) * strides[0]),
+            shape,
+            strides,
+            lo0,
+            extent0,
+            slab: Some(&p.info),
+            _borrow: PhantomData,
+        }
+    }
+}
+
+/// Ranges of a parallel loop that [`CpuDev::range`] can clip, keeping their type.
+pub trait ClipRange: Sized {
+    /// `[lo, hi)` of the range.
+    fn bounds(&self) -> (i64, i64);
+    /// The range `[lo, hi)` in this type (`lo <= hi`, both within the original range).
+    fn clip(self, lo: i64, hi: i64) -> Self;
+}
+
+macro_rules! clip_range {
+    ($($t:ty),*) => {$(
+        impl ClipRange for std::ops::Range<$t> {
+            fn bounds(&self) -> (i64, i64) { (self.start as i64, self.end as i64) }
+            fn clip(self, lo: i64, hi: i64) -> Self { lo as $t..hi as $t }
+        }
+        impl ClipRange for std::ops::RangeInclusive<$t> {
+            fn bounds(&self) -> (i64, i64) {
+                if self.is_empty() { (0, 0) } else { (*self.start() as i64, *self.end() as i64 + 1) }
+            }
+            #[allow(clippy::reversed_empty_ranges)]
+            fn clip(self, lo: i64, hi: i64) -> Self {
+                if hi <= lo { 1 as $t..=0 as $t } else { lo as $t..=(hi - 1) as $t }
+            }
+        }
+    )*};
+}
+clip_range!(usize, isize, i32, i64, u32, u64, i16, u16, i8, u8);
 
 /// Runs `f` for every index of the outermost parallel loop, spread over threads.
 pub fn par_for<R>(range: R, f: impl Fn(R::Item) + Sync + Send)

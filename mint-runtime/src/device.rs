@@ -10,16 +10,31 @@ use std::sync::{Arc, Mutex, Once, OnceLock};
 /// Where a region runs.
 ///
 /// `MINT_DEVICE` selects it for the process: `auto` (default: CUDA device 0 when a driver,
-/// NVRTC and a device exist, else the CPU; the choice is logged once), `cpu`, `cuda`
-/// (device 0, an error if absent), `cuda:N`. [`with_device`] overrides it for one thread.
+/// NVRTC and a device exist, else the CPU; the choice is logged once), `cpu`, `cpu:N`
+/// (N emulated devices), `cuda` (device 0, an error if absent), `cuda:N`, `cuda:0,1,..`
+/// and `cuda:all` (several GPUs). [`with_device`] overrides it for one thread.
+///
+/// On several devices a region's arrays are split into slabs along their slowest axis
+/// (see [`crate::decomp`] and the README's "Several devices"); results are bitwise those
+/// of one device, except the sums and products of `reduction`s, which combine the
+/// devices' partial values in device order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Device {
     /// CUDA device 0 if present, otherwise the CPU.
     Auto,
     /// The CPU backend (rayon threads).
     Cpu,
+    /// The CPU backend emulating `N` devices (`cpu:N`): each holds its own slabs and
+    /// replicas in host memory, and halos are exchanged by memcpy, exactly as on `N`
+    /// GPUs. For testing decompositions without GPUs; `Cpus(1)` is one emulated device
+    /// (host arrays are touched only by `copy!`, as on a GPU).
+    Cpus(usize),
     /// CUDA device `N`; an error if it is not there.
     Cuda(usize),
+    /// The CUDA devices whose ordinals are the set bits (`cuda:0,1` is `0b11`).
+    CudaSet(u64),
+    /// Every CUDA device of the machine (`cuda:all`).
+    CudaAll,
 }
 
 impl Device {
@@ -33,11 +48,32 @@ impl Device {
             "" | "auto" => Ok(Device::Auto),
             "cpu" => Ok(Device::Cpu),
             "cuda" | "gpu" => Ok(Device::Cuda(0)),
-            _ => t
-                .strip_prefix("cuda:")
-                .and_then(|n| n.parse().ok())
-                .map(Device::Cuda)
-                .ok_or_else(|| Error::BadDeviceSpec { value: s.into() }),
+            "cuda:all" | "gpu:all" => Ok(Device::CudaAll),
+            _ => {
+                let bad = || Error::BadDeviceSpec { value: s.into() };
+                if let Some(n) = t.strip_prefix("cpu:") {
+                    return match n.trim().parse::<usize>() {
+                        Ok(n) if (1..=1024).contains(&n) => Ok(Device::Cpus(n)),
+                        _ => Err(bad()),
+                    };
+                }
+                let list = t.strip_prefix("cuda:").ok_or_else(bad)?;
+                let mut mask = 0u64;
+                let mut first = None;
+                for part in list.split(',') {
+                    let n: u32 = part.trim().parse().map_err(|_| bad())?;
+                    if n >= 64 || mask & (1 << n) != 0 {
+                        return Err(bad());
+                    }
+                    mask |= 1 << n;
+                    first.get_or_insert(n as usize);
+                }
+                match (mask.count_ones(), first) {
+                    (1, Some(n)) => Ok(Device::Cuda(n)),
+                    (_, Some(_)) => Ok(Device::CudaSet(mask)),
+                    _ => Err(bad()),
+                }
+            }
         }
     }
 
@@ -84,7 +120,10 @@ pub fn requested_device() -> Result<Device> {
 /// Whether `MINT_DEVICE` demands CUDA (`cuda` or `cuda:N`): tests that need a GPU then
 /// fail instead of skipping when none is found.
 pub fn cuda_required() -> bool {
-    matches!(Device::from_env(), Ok(Device::Cuda(_)))
+    matches!(
+        Device::from_env(),
+        Ok(Device::Cuda(_) | Device::CudaSet(_) | Device::CudaAll)
+    )
 }
 
 /// Why CUDA cannot be used on this machine, or the number of devices.
@@ -234,6 +273,8 @@ impl Gpu {
 #[derive(Clone, Debug)]
 pub enum Backend {
     Cpu,
+    /// The CPU backend emulating this many devices (`cpu:N`).
+    CpuSplit(usize),
     Cuda(Arc<Gpu>),
 }
 
@@ -242,6 +283,10 @@ impl Backend {
     pub fn describe(&self) -> String {
         match self {
             Backend::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
+            Backend::CpuSplit(n) => format!(
+                "CPU emulating {n} device(s) ({} threads)",
+                rayon::current_num_threads()
+            ),
             Backend::Cuda(g) => format!("{g:?}"),
         }
     }
@@ -263,6 +308,25 @@ pub fn backend() -> Result<Backend> {
     };
     match requested_device()? {
         Device::Cpu => Ok(Backend::Cpu),
+        Device::Cpus(n) => Ok(Backend::CpuSplit(n)),
+        Device::CudaSet(_) | Device::CudaAll => {
+            let requested = match requested_device()? {
+                Device::CudaAll => "cuda:all".to_string(),
+                Device::CudaSet(m) => format!(
+                    "cuda:{}",
+                    (0..64)
+                        .filter(|i| m & (1 << i) != 0)
+                        .map(|i: u32| i.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                _ => unreachable!(),
+            };
+            Err(Error::NoDevice {
+                requested,
+                reason: "regions run on one CUDA device in this version; several GPUs are emulated on the CPU with MINT_DEVICE=cpu:N (the CUDA transport is not built yet)".into(),
+            })
+        }
         Device::Cuda(n) => {
             let g = Gpu::get(n)?;
             log(format!("running on {g:?}"));
@@ -310,6 +374,17 @@ mod tests {
             Device::parse("cuda:x"),
             Err(Error::BadDeviceSpec { .. })
         ));
+        assert_eq!(Device::parse("cpu:3").unwrap(), Device::Cpus(3));
+        assert_eq!(Device::parse("cuda:0,1").unwrap(), Device::CudaSet(0b11));
+        assert_eq!(
+            Device::parse("cuda: 2 , 5").unwrap(),
+            Device::CudaSet(0b100100)
+        );
+        assert_eq!(Device::parse("cuda:1,").ok(), None);
+        assert_eq!(Device::parse("cuda:1,1").ok(), None);
+        assert_eq!(Device::parse("cuda:all").unwrap(), Device::CudaAll);
+        assert_eq!(Device::parse("cpu:0").ok(), None);
+        assert_eq!(Device::parse("cpu:x").ok(), None);
     }
 
     #[test]

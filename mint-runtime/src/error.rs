@@ -14,8 +14,11 @@ pub enum Error {
     #[error("no CUDA device for `{requested}`: {reason}")]
     NoDevice { requested: String, reason: String },
 
-    /// `MINT_DEVICE` holds something other than `auto`, `cpu`, `cuda` or `cuda:N`.
-    #[error("MINT_DEVICE={value:?} is not understood; use auto, cpu, cuda or cuda:N")]
+    /// `MINT_DEVICE` holds something other than `auto`, `cpu`, `cpu:N`, `cuda`, `cuda:N`,
+    /// `cuda:N,M,..` or `cuda:all`.
+    #[error(
+        "MINT_DEVICE={value:?} is not understood; use auto, cpu, cpu:N (N emulated devices), cuda, cuda:N, cuda:0,1,.. or cuda:all"
+    )]
     BadDeviceSpec { value: String },
 
     /// A shape given to `copy!`, or the host array's shape, disagrees with the device
@@ -83,6 +86,29 @@ pub enum Error {
     Translate {
         kernel: String,
         location: String,
+        message: String,
+    },
+
+    /// A kernel cannot run on a region split over several devices (`MINT_DEVICE=cpu:N`,
+    /// `cuda:0,1`): see the README's "Several devices" for what a split kernel may write.
+    #[error("kernel `{kernel}` from {location} cannot be split over several devices: {message}")]
+    Decompose {
+        kernel: String,
+        location: String,
+        message: String,
+    },
+
+    /// On a region split over several devices, a kernel reached a plane of a distributed
+    /// array that the device running it does not hold (owner-computes: a device reads
+    /// only what it holds, its planes and their ghost planes).
+    #[error("kernel `{kernel}` from {location}, array `{array}` on device {device}: {message}")]
+    OutsideSlab {
+        array: String,
+        kernel: String,
+        location: String,
+        /// The index, slowest first.
+        index: Vec<usize>,
+        device: usize,
         message: String,
     },
 

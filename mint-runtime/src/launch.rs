@@ -15,6 +15,7 @@ use crate::stats;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaFunction, result as drv};
 use cudarc::nvrtc::Ptx;
+use mint_translator::analyzer::slabs::SlabRef;
 use mint_translator::emit::ParamKind;
 use mint_translator::emit::cuda::FINISH_THREADS;
 use mint_translator::ir::{Kernel, ScalarTy};
@@ -45,6 +46,14 @@ pub struct KernelSite {
     /// For a kernel whose types are bound at launch: the types of its latest launch
     /// (see [`VariantKey::types`]), which [`KernelSite::translate`] uses.
     last_types: Mutex<Option<Bound>>,
+    /// The region the kernel belongs to (a region split over several devices plans its
+    /// slabs from all its kernels).
+    pub region: Option<&'static crate::region::RegionInfo>,
+    /// The region slot of each of the kernel's arrays, in the kernel's order.
+    pub slots: &'static [usize],
+    /// The kernel with its device functions inlined, and its references' slowest
+    /// subscripts ([`mint_translator::analyzer::slabs`]).
+    inlined: OnceLock<std::result::Result<(Kernel, Vec<SlabRef>), String>>,
 }
 
 /// The types a launch binds in a kernel whose types are bound at launch
@@ -100,7 +109,64 @@ impl KernelSite {
             variants: Mutex::new(Vec::new()),
             calls,
             last_types: Mutex::new(None),
+            region: None,
+            slots: &[],
+            inlined: OnceLock::new(),
         }
+    }
+
+    /// The same site, belonging to `region`, its arrays in region slots `slots` (the
+    /// macros write `KernelSite::new(..).in_region(&__MINT_REGION, &[..])`).
+    pub const fn in_region(
+        mut self,
+        region: &'static crate::region::RegionInfo,
+        slots: &'static [usize],
+    ) -> KernelSite {
+        self.region = Some(region);
+        self.slots = slots;
+        self
+    }
+
+    fn inlined_pair(&self) -> Result<&(Kernel, Vec<SlabRef>)> {
+        self.inlined
+            .get_or_init(|| {
+                let kernel = self.kernel().map_err(|e| e.to_string())?;
+                let k = if mint_translator::inline::has_calls(&kernel.body) {
+                    let (calls, lib) = self.library().map_err(|e| e.to_string())?;
+                    mint_translator::inline(kernel, &calls, &lib).map_err(|d| {
+                        d.iter()
+                            .map(|d| d.message.clone())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })?
+                } else {
+                    kernel.clone()
+                };
+                let refs = mint_translator::analyzer::slabs::slab_refs(&k);
+                Ok((k, refs))
+            })
+            .as_ref()
+            .map_err(|m| Error::Translate {
+                kernel: self.name.into(),
+                location: self.location(),
+                message: m.clone(),
+            })
+    }
+
+    /// The kernel with its device functions inlined (types not bound).
+    ///
+    /// # Errors
+    /// [`Error::Translate`] when the IR cannot be read or a call cannot be inlined.
+    pub fn inlined(&self) -> Result<&Kernel> {
+        self.inlined_pair().map(|p| &p.0)
+    }
+
+    /// The slowest subscripts of the inlined kernel's references, for a decomposition.
+    ///
+    /// # Errors
+    /// As [`KernelSite::inlined`].
+    pub fn slab_refs(&self) -> Result<&Vec<SlabRef>> {
+        self.inlined_pair().map(|p| &p.1)
     }
 
     /// Whether the kernel's types are bound at launch ([`Kernel::types_at_launch`]).

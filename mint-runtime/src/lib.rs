@@ -9,6 +9,7 @@
 pub mod array;
 pub mod bandwidth;
 pub mod cpu;
+pub mod decomp;
 pub mod device;
 pub mod error;
 pub mod host;
@@ -16,6 +17,7 @@ pub mod jit;
 pub mod launch;
 pub mod raw;
 pub mod region;
+pub mod split;
 pub mod stats;
 
 pub use device::{Backend, Device, Gpu, backend, cuda_available, cuda_required, with_device};

@@ -2,12 +2,15 @@
 //! Sec. 4.2.1), transfers, swaps, launches, `barrier!()`, and region exit.
 
 use crate::array::DeviceArray;
+use crate::cpu::{CpuDev, Reducible};
 use crate::device::{Backend, Gpu, backend};
 use crate::error::{Error, Result};
 use crate::host::{Element, HostArray, HostArrayMut, ScalarValue};
 use crate::launch::{self, KernelSite, LaunchArgs, LaunchCtx, Pending};
+use crate::split::Split;
 use crate::stats;
 use cudarc::driver::{result as drv, sys};
+use mint_translator::ir::RedOp;
 use std::sync::Arc;
 
 /// An array the region's `copy!`s name, as the macros describe it.
@@ -39,6 +42,8 @@ pub struct Region {
     outstanding: bool,
     events: Vec<sys::CUevent>,
     pending: Vec<Pending>,
+    /// The arrays on several emulated devices (`cpu:N`).
+    split: Option<Split>,
 }
 
 impl std::fmt::Debug for Region {
@@ -75,7 +80,12 @@ impl Region {
         if let Backend::Cuda(g) = &backend {
             g.bind()?;
         }
+        let split = match &backend {
+            Backend::CpuSplit(n) => Some(Split::new(info, *n)?),
+            _ => None,
+        };
         Ok(Region {
+            split,
             info,
             backend,
             slots: (0..info.arrays.len()).map(|_| None).collect(),
@@ -87,7 +97,7 @@ impl Region {
 
     /// Whether this region runs on the CPU backend.
     pub fn is_cpu(&self) -> bool {
-        matches!(self.backend, Backend::Cpu)
+        matches!(self.backend, Backend::Cpu | Backend::CpuSplit(_))
     }
 
     /// The backend this region runs on.
@@ -98,7 +108,7 @@ impl Region {
     fn gpu(&self) -> Option<&Arc<Gpu>> {
         match &self.backend {
             Backend::Cuda(g) => Some(g),
-            Backend::Cpu => None,
+            Backend::Cpu | Backend::CpuSplit(_) => None,
         }
     }
 
@@ -127,6 +137,12 @@ impl Region {
                 s,
                 &raw.user_shape(),
             )?;
+        }
+        if let Some(split) = &mut self.split {
+            if !raw.standard {
+                return Err(Error::NotStandardLayout { array: name.into() });
+            }
+            return split.copy_to(slot, name, &raw);
         }
         let Some(gpu) = self.gpu().cloned() else {
             return Ok(());
@@ -179,6 +195,12 @@ impl Region {
                 &raw.user_shape(),
             )?;
         }
+        if let Some(split) = &self.split {
+            if !raw.standard {
+                return Err(Error::NotStandardLayout { array: name.into() });
+            }
+            return split.copy_from(slot, name, &raw);
+        }
         if self.is_cpu() {
             return Ok(());
         }
@@ -204,8 +226,53 @@ impl Region {
     /// `std::mem::swap(a, b)` of two device-resident arrays in host code: their device
     /// arrays are swapped too, so each name keeps following its data.
     pub fn swap(&mut self, a: usize, b: usize) {
-        if a != b && !self.is_cpu() {
+        if a == b {
+            return;
+        }
+        if let Some(split) = &mut self.split {
+            split.swap(a, b);
+        } else if !self.is_cpu() {
             self.slots.swap(a, b);
+        }
+    }
+
+    /// Runs a kernel's CPU version: `f` once on the host arrays (`cpu`), or once per
+    /// emulated device (`cpu:N`) after refreshing the ghost planes it reads.
+    /// `slots[i]` is the region slot of the kernel's array `i`.
+    ///
+    /// # Errors
+    /// On emulated devices: [`Error::NotOnDevice`], [`Error::Decompose`],
+    /// [`Error::OutsideSlab`].
+    pub fn cpu_run(
+        &mut self,
+        site: &'static KernelSite,
+        slots: &[usize],
+        mut f: impl FnMut(&CpuDev),
+    ) -> Result<()> {
+        match &mut self.split {
+            None => {
+                f(&CpuDev::HOST);
+                Ok(())
+            }
+            Some(s) => s.run(site, slots, f).map(|_| ()),
+        }
+    }
+
+    /// [`Region::cpu_run`] for a reduction kernel: `f` returns a device's value; the
+    /// devices' values are combined in device order.
+    ///
+    /// # Errors
+    /// As [`Region::cpu_run`].
+    pub fn cpu_reduce<T: Reducible>(
+        &mut self,
+        site: &'static KernelSite,
+        slots: &[usize],
+        op: RedOp,
+        mut f: impl FnMut(&CpuDev) -> T,
+    ) -> Result<T> {
+        match &mut self.split {
+            None => Ok(f(&CpuDev::HOST)),
+            Some(s) => s.reduce(site, slots, op, f),
         }
     }
 

@@ -4,14 +4,25 @@
 use mint::Device;
 use ndarray::{ArrayBase, Data, Dimension};
 
-/// The backends to run a test on: the CPU always, CUDA device 0 when present. With
-/// `MINT_DEVICE=cuda` a missing device is a failure, not a skip.
+/// The backends to run a test on: the CPU always, the CPU emulating 2, 3 and 4 devices
+/// (the decomposition over several devices, bitwise equal to one device), CUDA device 0
+/// when present. With `MINT_DEVICE=cuda` a missing device is a failure, not a skip.
 pub fn backends() -> Vec<Device> {
     let mut v = vec![Device::Cpu];
+    v.extend(SPLITS);
     if let Some(d) = gpu() {
         v.push(d)
     }
     v
+}
+
+/// The emulated multi-device backends the tests run: 2, 3 and 4 devices.
+pub const SPLITS: [Device; 3] = [Device::Cpus(2), Device::Cpus(3), Device::Cpus(4)];
+
+/// Whether `d` runs the CPU versions of the kernels (one device or several emulated), so
+/// results equal the serial loops' bit for bit.
+pub fn is_cpu(d: Device) -> bool {
+    matches!(d, Device::Cpu | Device::Cpus(_))
 }
 
 /// CUDA device 0, or `None` after printing why the CUDA part is skipped.

@@ -4,6 +4,7 @@
 pub mod categories;
 pub mod refs;
 pub mod select;
+pub mod slabs;
 
 use crate::baseline::config::LaunchConfig;
 use crate::ir::Kernel;

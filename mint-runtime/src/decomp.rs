@@ -1,0 +1,325 @@
+//! Domain decomposition of a region over several devices (issue #12): slabs along the
+//! slowest axis, ghost widths from the stencil analyzer, and how each kernel runs on a
+//! slab.
+//!
+//! The rules, which `README.md` ("Several devices") states for users:
+//!
+//! - The region's **rank** R is the largest number of subscripts of any array reference
+//!   in its kernels. Arrays of rank R (R ≥ 2) whose slowest extent is the region's are
+//!   **distributed**: split into contiguous **slabs** of planes along that axis (z for
+//!   3-D, y for 2-D), one per device, the first `extent % devices` devices holding one
+//!   plane more. Every other array is **replicated** on every device.
+//! - Each slab carries **ghost planes** on both sides, as many as the widest reach of any
+//!   kernel of the region along the slowest axis ([`region_ghost`], from
+//!   [`mint_translator::analyzer::slabs`]).
+//! - A kernel whose outermost parallel index is the slowest subscript of its distributed
+//!   references (`u[[z + c, y, x]]`) is **split**: each device runs the iterations whose
+//!   writes land in the planes it owns ([`Mode::Split`]).
+//! - Any other kernel that touches a distributed array runs under **owner-computes**
+//!   ([`Mode::Owner`]): every device runs every iteration, the first reference of an
+//!   iteration to a distributed array decides its device (the one owning that plane), and
+//!   on the other devices the rest of the iteration has no effect.
+//! - A kernel that touches no distributed array runs on every device alike
+//!   ([`Mode::Everywhere`]), which keeps the replicas equal.
+
+use mint_translator::analyzer::slabs::{SlabRef, Slow};
+use mint_translator::ir::Kernel;
+
+/// Slabs of one extent over `devices` devices with `ghost` ghost planes on each side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slabs {
+    /// Planes along the slowest axis.
+    pub extent: usize,
+    /// Ghost planes on each side of a slab.
+    pub ghost: usize,
+    /// `[lo, hi)` of the planes each device owns, in device order; they tile `0..extent`.
+    pub owned: Vec<(usize, usize)>,
+}
+
+impl Slabs {
+    /// Splits `extent` planes over `devices` devices: the first `extent % devices` devices
+    /// own one plane more than the others.
+    pub fn new(extent: usize, devices: usize, ghost: usize) -> Slabs {
+        let devices = devices.max(1);
+        let (base, rem) = (extent / devices, extent % devices);
+        let mut lo = 0;
+        let owned = (0..devices)
+            .map(|d| {
+                let n = base + usize::from(d < rem);
+                let r = (lo, lo + n);
+                lo += n;
+                r
+            })
+            .collect();
+        Slabs {
+            extent,
+            ghost,
+            owned,
+        }
+    }
+
+    pub fn devices(&self) -> usize {
+        self.owned.len()
+    }
+
+    /// `[lo, hi)` of the planes device `d` holds: the planes it owns and its ghost planes,
+    /// within `0..extent`.
+    pub fn held(&self, d: usize) -> (usize, usize) {
+        let (lo, hi) = self.owned[d];
+        (
+            lo.saturating_sub(self.ghost),
+            (hi + self.ghost).min(self.extent),
+        )
+    }
+
+    /// The device that owns plane `p` (`p < extent`).
+    pub fn owner(&self, p: usize) -> usize {
+        self.owned
+            .iter()
+            .position(|&(lo, hi)| lo <= p && p < hi)
+            .unwrap_or(self.owned.len() - 1)
+    }
+
+    /// The runs of ghost planes device `d` refreshes from their owners: `(from, lo, hi)`.
+    pub fn ghost_sources(&self, d: usize) -> Vec<(usize, usize, usize)> {
+        let (own_lo, own_hi) = self.owned[d];
+        let (held_lo, held_hi) = self.held(d);
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for p in (held_lo..own_lo).chain(own_hi..held_hi) {
+            let from = self.owner(p);
+            match runs.last_mut() {
+                Some(r) if r.0 == from && r.2 == p => r.2 = p + 1,
+                _ => runs.push((from, p, p + 1)),
+            }
+        }
+        runs
+    }
+}
+
+/// How a kernel runs on a region split over several devices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The outermost parallel loop is clipped on each device to `[lo - clip, hi - clip)`
+    /// of the planes `[lo, hi)` it owns, so that its writes `a[[z + clip, ..]]` land in
+    /// owned planes.
+    Split { clip: i64 },
+    /// Owner-computes: every device runs every iteration; an iteration takes effect only
+    /// on the device owning the plane of its first distributed reference.
+    Owner,
+    /// No distributed array: every device runs the whole kernel.
+    Everywhere,
+}
+
+/// How one kernel runs on a split region, given which of its arrays are distributed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelPlan {
+    pub mode: Mode,
+    /// Per kernel array: the kernel reads it beyond the planes an iteration owns, so its
+    /// ghost planes must be current before the kernel runs.
+    pub reads_ghosts: Vec<bool>,
+    /// Per kernel array: the kernel writes it.
+    pub writes: Vec<bool>,
+}
+
+/// The ghost width a region's slabs need: the widest reach along the slowest axis of any
+/// of its kernels, taking the arrays with `rank` subscripts as distributed.
+///
+/// A split kernel that writes `a[[z + c, ..]]` and reads `b[[z + r, ..]]` reaches
+/// `|r - c|`. An owner-computes kernel whose first distributed reference is
+/// `a[[e + c0, ..]]` and which also references `b[[e + c1, ..]]` (the same base `e`)
+/// reaches `|c1 - c0|`: the neighbours of a receiver's interpolation, for example.
+/// References whose distance cannot be known are checked at run time.
+pub fn region_ghost(kernels: &[Vec<SlabRef>], rank: u8) -> usize {
+    let mut g = 0i64;
+    for refs in kernels {
+        let dist: Vec<&SlabRef> = refs.iter().filter(|r| r.subscripts == rank).collect();
+        if dist.is_empty() {
+            continue;
+        }
+        if dist.iter().any(|r| matches!(r.slow, Slow::Outer(_))) {
+            let clip = dist
+                .iter()
+                .find_map(|r| match r.slow {
+                    Slow::Outer(c) if r.write => Some(c),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            for r in &dist {
+                if let Slow::Outer(c) = r.slow
+                    && !r.write
+                {
+                    g = g.max((c - clip).abs());
+                }
+            }
+        } else if let Slow::Other { base, offset } = &dist[0].slow {
+            for r in &dist[1..] {
+                if let Slow::Other { base: b, offset: o } = &r.slow
+                    && b == base
+                {
+                    g = g.max((o - offset).abs());
+                }
+            }
+        }
+    }
+    g as usize
+}
+
+/// Plans `kernel` (device functions inlined) on a split region. `distributed[i]` says
+/// whether the kernel's array `i` is distributed.
+///
+/// # Errors
+/// A message when the kernel cannot run split: its writes to distributed arrays are at
+/// different offsets from the outermost parallel index, or at a plane that does not move
+/// with it.
+pub fn plan_kernel(
+    kernel: &Kernel,
+    refs: &[SlabRef],
+    distributed: &[bool],
+) -> std::result::Result<KernelPlan, String> {
+    let is_dist = |name: &str| {
+        kernel
+            .array_index(name)
+            .is_some_and(|i| distributed.get(i).copied().unwrap_or(false))
+    };
+    let dist: Vec<&SlabRef> = refs.iter().filter(|r| is_dist(&r.array)).collect();
+    let n = kernel.arrays.len();
+    let mut reads_ghosts = vec![false; n];
+    let writes: Vec<bool> = kernel.arrays.iter().map(|a| a.written).collect();
+    let mode = if dist.is_empty() {
+        Mode::Everywhere
+    } else if dist.iter().any(|r| matches!(r.slow, Slow::Outer(_))) {
+        let mut clip = None;
+        for r in dist.iter().filter(|r| r.write) {
+            match (&r.slow, clip) {
+                (Slow::Outer(c), None) => clip = Some(*c),
+                (Slow::Outer(c), Some(k)) if *c == k => {}
+                (Slow::Outer(c), Some(k)) => {
+                    return Err(format!(
+                        "it writes distributed arrays at two offsets from its outermost parallel index ({k:+} and {c:+}); a slab decomposition clips that loop so that each device writes only planes it owns, which needs one offset"
+                    ));
+                }
+                (Slow::Other { .. }, _) => {
+                    return Err(format!(
+                        "it writes the distributed array `{}` at a slowest index that is not its outermost parallel index plus a constant, while other references follow that index; write such planes in a separate loop nest",
+                        r.array
+                    ));
+                }
+            }
+        }
+        let clip = clip.unwrap_or(0);
+        for r in dist.iter().filter(|r| !r.write) {
+            let beyond = match r.slow {
+                Slow::Outer(c) => c != clip,
+                Slow::Other { .. } => true,
+            };
+            if beyond && let Some(i) = kernel.array_index(&r.array) {
+                reads_ghosts[i] = true;
+            }
+        }
+        Mode::Split { clip }
+    } else {
+        for r in dist.iter().filter(|r| !r.write) {
+            if let Some(i) = kernel.array_index(&r.array) {
+                reads_ghosts[i] = true;
+            }
+        }
+        Mode::Owner
+    };
+    Ok(KernelPlan {
+        mode,
+        reads_ghosts,
+        writes,
+    })
+}
+
+/// The half-open range of the outermost parallel loop `[lo, hi)` that device `d` runs
+/// under `clip`: the iterations whose writes land in the planes `owned` it owns.
+pub fn clip_range(lo: i64, hi: i64, owned: (usize, usize), clip: i64) -> (i64, i64) {
+    let a = lo.max(owned.0 as i64 - clip);
+    let b = hi.min(owned.1 as i64 - clip);
+    if b <= a { (a, a) } else { (a, b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mint_translator::analyzer::slabs::slab_refs;
+    use mint_translator::testing::kernel;
+
+    #[test]
+    fn slabs_tile_the_extent_with_the_remainder_first() {
+        let s = Slabs::new(10, 3, 2);
+        assert_eq!(s.owned, vec![(0, 4), (4, 7), (7, 10)]);
+        assert_eq!(s.held(0), (0, 6));
+        assert_eq!(s.held(1), (2, 9));
+        assert_eq!(s.held(2), (5, 10));
+        assert_eq!(
+            (0..10).map(|p| s.owner(p)).collect::<Vec<_>>(),
+            vec![0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
+        );
+        assert_eq!(s.ghost_sources(1), vec![(0, 2, 4), (2, 7, 9)]);
+        // A slab thinner than the ghost width takes its ghosts from several devices.
+        let t = Slabs::new(5, 4, 2);
+        assert_eq!(t.owned, vec![(0, 2), (2, 3), (3, 4), (4, 5)]);
+        assert_eq!(t.ghost_sources(2), vec![(0, 1, 2), (1, 2, 3), (3, 4, 5)]);
+    }
+
+    #[test]
+    fn a_seven_point_stencil_is_split_with_one_ghost_plane() {
+        let k = kernel(
+            "h_0",
+            "arrays: u f64 3, v f64 3
+             nest: z 1..n, y 1..n, x 1..n
+             v[z][y][x] = u[z-1][y][x] + u[z+1][y][x] + u[z][y][x];",
+        );
+        let refs = slab_refs(&k);
+        assert_eq!(region_ghost(&[refs.clone()], 3), 1);
+        let p = plan_kernel(&k, &refs, &[true, true]).unwrap();
+        assert_eq!(p.mode, Mode::Split { clip: 0 });
+        assert_eq!(p.reads_ghosts, vec![true, false]);
+        // Replicated arrays only: every device runs it.
+        let p = plan_kernel(&k, &refs, &[false, false]).unwrap();
+        assert_eq!(p.mode, Mode::Everywhere);
+    }
+
+    #[test]
+    fn writes_at_an_offset_clip_the_loop_and_shift_the_reach() {
+        let k = kernel(
+            "s_0",
+            "arrays: u f64 3
+             nest: z 0..n, y 0..n, x 0..n
+             u[z+1][y][x] = u[z][y][x];",
+        );
+        let refs = slab_refs(&k);
+        assert_eq!(region_ghost(&[refs.clone()], 3), 1);
+        let p = plan_kernel(&k, &refs, &[true]).unwrap();
+        assert_eq!(p.mode, Mode::Split { clip: 1 });
+        assert_eq!(clip_range(0, 9, (4, 7), 1), (3, 6));
+        assert_eq!(clip_range(0, 2, (4, 7), 1), (3, 3), "empty");
+        let two = kernel(
+            "s_1",
+            "arrays: u f64 3
+             nest: z 0..n, y 0..n, x 0..n
+             u[z+1][y][x] = 1.0;
+             u[z][y][x] = 2.0;",
+        );
+        let e = plan_kernel(&two, &slab_refs(&two), &[true]).unwrap_err();
+        assert!(e.contains("two offsets"), "{e}");
+    }
+
+    #[test]
+    fn indirect_references_run_owner_computes_and_reach_their_neighbours() {
+        let k = kernel(
+            "r_0",
+            "arrays: u f64 3, s i64 1, out f64 1
+             nest: i 0..n
+             let k = s[i] as usize;
+             out[i] = u[k][0][0] + u[k + 1][0][0];",
+        );
+        let refs = slab_refs(&k);
+        assert_eq!(region_ghost(&[refs.clone()], 3), 1);
+        let p = plan_kernel(&k, &refs, &[true, false, false]).unwrap();
+        assert_eq!(p.mode, Mode::Owner);
+        assert_eq!(p.reads_ghosts, vec![true, false, false]);
+    }
+}

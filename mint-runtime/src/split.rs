@@ -1,0 +1,552 @@
+//! A region's arrays on several emulated devices (`MINT_DEVICE=cpu:N`): each device's
+//! slabs and replicas in its own host memory, scatter at `copy!(x, to_device)`, gather
+//! and the merge of replicas at `copy!(x, from_device)`, and halo exchange by memcpy.
+//!
+//! The decomposition itself (which arrays are distributed, slabs, ghost widths, how each
+//! kernel runs) is [`crate::decomp`]'s; this module only moves bytes. The CUDA backend
+//! over several GPUs follows the same decomposition with device memory.
+
+use crate::cpu::{CpuDev, DevSplit, PartView, Reducible, SlabFault, SlabInfo};
+use crate::decomp::{self, KernelPlan, Mode, Slabs};
+use crate::error::{Error, Result};
+use crate::host::{Element, RawArray};
+use crate::launch::KernelSite;
+use crate::region::RegionInfo;
+use mint_translator::ir::{RedOp, ScalarTy};
+use std::collections::HashMap;
+use std::marker::PhantomData;
+
+/// One array of a split region.
+pub(crate) struct SplitArray {
+    pub name: &'static str,
+    pub elem: ScalarTy,
+    /// `[z, y, x]`, padded to three axes.
+    pub shape: [usize; 3],
+    pub ndim: usize,
+    /// The slabs of a distributed array; `None` for a replicated one.
+    pub slabs: Option<Slabs>,
+    /// Each device's storage: the planes it holds, or the whole array.
+    pub parts: Vec<Vec<u64>>,
+    /// A kernel wrote the array since its ghost planes were last refreshed.
+    pub stale: bool,
+    /// For a replicated array: its bytes as last copied to the devices, which the merge
+    /// at `copy!(.., from_device)` compares each device's copy with.
+    pub snapshot: Vec<u8>,
+}
+
+impl SplitArray {
+    fn esz(&self) -> usize {
+        self.elem.size_bytes() as usize
+    }
+    fn user_shape(&self) -> Vec<usize> {
+        self.shape[3 - self.ndim..].to_vec()
+    }
+    fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    /// Bytes of one plane along the slowest axis.
+    fn plane_bytes(&self) -> usize {
+        self.user_shape()[1..].iter().product::<usize>() * self.esz()
+    }
+    fn held(&self, d: usize) -> (usize, usize) {
+        match &self.slabs {
+            Some(s) => s.held(d),
+            None => (0, self.user_shape()[0]),
+        }
+    }
+    fn owned(&self, d: usize) -> (usize, usize) {
+        match &self.slabs {
+            Some(s) => s.owned[d],
+            None => (0, self.user_shape()[0]),
+        }
+    }
+}
+
+fn bytes(v: &[u64]) -> &[u8] {
+    // SAFETY: u64 storage viewed as bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len() * 8) }
+}
+fn bytes_mut(v: &mut [u64]) -> &mut [u8] {
+    // SAFETY: as above.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, v.len() * 8) }
+}
+
+/// The split state of a region on `devices` emulated devices.
+pub(crate) struct Split {
+    pub devices: usize,
+    /// The rank of the arrays the slabs split (0 or 1: nothing is split).
+    pub rank: u8,
+    pub ghost: usize,
+    /// The slowest extent of the distributed arrays: that of the first array of rank
+    /// `rank` copied to the devices.
+    pub extent: Option<usize>,
+    pub slots: Vec<Option<SplitArray>>,
+    info: &'static RegionInfo,
+    plans: HashMap<(usize, Vec<bool>), KernelPlan>,
+    /// Per region slot: why the array is replicated whatever its shape (no kernel writes
+    /// it, and some kernel reads it at planes no ghost width bounds).
+    replicate: Vec<Option<String>>,
+}
+
+/// The region's kernels, for the decomposition: every kernel site that names `info`.
+fn region_kernels(info: &'static RegionInfo) -> Vec<&'static KernelSite> {
+    crate::launch::kernel_sites()
+        .filter(|s| s.region.is_some_and(|r| std::ptr::eq(r, info)))
+        .collect()
+}
+
+impl Split {
+    /// # Errors
+    /// [`Error::Translate`] when a kernel's IR cannot be read or inlined.
+    pub fn new(info: &'static RegionInfo, devices: usize) -> Result<Split> {
+        let mut refs = Vec::new();
+        let n = info.arrays.len();
+        let mut written = vec![false; n];
+        let mut unbounded: Vec<Option<&'static str>> = vec![None; n];
+        for site in region_kernels(info) {
+            let kernel = site.inlined()?;
+            let r = site.slab_refs()?;
+            for (i, &slot) in site.slots.iter().enumerate() {
+                let (Some(a), true) = (kernel.arrays.get(i), slot < n) else {
+                    continue;
+                };
+                written[slot] |= a.written;
+                if r.iter().any(|r| r.array == a.name && r.varying && !r.write) {
+                    unbounded[slot].get_or_insert(site.name);
+                }
+            }
+            refs.push(r.clone());
+        }
+        let replicate = (0..n)
+            .map(|s| match unbounded[s] {
+                Some(k) if !written[s] => Some(format!(
+                    "no kernel writes it, and kernel {k} reads it along the slowest axis with an index that changes within an iteration (a serial loop), which no ghost width bounds"
+                )),
+                _ => None,
+            })
+            .collect();
+        let rank = refs
+            .iter()
+            .map(|r| mint_translator::analyzer::slabs::rank(r))
+            .max()
+            .unwrap_or(0);
+        let ghost = if rank >= 2 {
+            decomp::region_ghost(&refs, rank)
+        } else {
+            0
+        };
+        Ok(Split {
+            devices,
+            rank,
+            ghost,
+            extent: None,
+            slots: (0..info.arrays.len()).map(|_| None).collect(),
+            info,
+            plans: HashMap::new(),
+            replicate,
+        })
+    }
+
+    /// Slabs for an array of this shape, or why it is replicated.
+    fn classify(
+        &mut self,
+        slot: usize,
+        ndim: usize,
+        shape: &[usize],
+    ) -> std::result::Result<Slabs, String> {
+        if let Some(why) = &self.replicate[slot] {
+            return Err(why.clone());
+        }
+        if self.rank < 2 {
+            return Err(format!(
+                "the region's kernels index arrays with at most {} subscript(s); slabs split arrays of 2 or 3 dimensions",
+                self.rank
+            ));
+        }
+        if ndim != self.rank as usize {
+            return Err(format!(
+                "it has {ndim} dimension(s) and the region's slabs split its {}-D arrays",
+                self.rank
+            ));
+        }
+        let e = shape[0];
+        match self.extent {
+            None => self.extent = Some(e),
+            Some(n) if n != e => {
+                return Err(format!(
+                    "its slowest extent {e} differs from the {n} planes the region's slabs split"
+                ));
+            }
+            _ => {}
+        }
+        Ok(Slabs::new(e, self.devices, self.ghost))
+    }
+
+    /// `copy!(x, to_device)`: allocates the devices' parts on first use and copies the
+    /// planes each device holds (all of a replicated array).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the host array's shape differs from the parts'.
+    pub fn copy_to<T: Element>(
+        &mut self,
+        slot: usize,
+        name: &'static str,
+        raw: &RawArray<T>,
+    ) -> Result<()> {
+        if let Some(a) = &self.slots[slot] {
+            if a.user_shape() != raw.user_shape() || a.elem != T::TY {
+                return Err(Error::ShapeMismatch {
+                    array: name.into(),
+                    what: "the host array's shape differs from its device array's".into(),
+                    expected: a.user_shape(),
+                    found: raw.user_shape(),
+                });
+            }
+        } else {
+            let user = raw.user_shape();
+            let slabs = match self.classify(slot, raw.ndim, &user) {
+                Ok(s) => Some(s),
+                Err(why) => {
+                    report_replicated(self.info, name, &why);
+                    None
+                }
+            };
+            if let Some(s) = &slabs {
+                report_distributed(self.info, name, s);
+            }
+            let mut a = SplitArray {
+                name,
+                elem: T::TY,
+                shape: raw.shape,
+                ndim: raw.ndim,
+                slabs,
+                parts: Vec::new(),
+                stale: false,
+                snapshot: Vec::new(),
+            };
+            for d in 0..self.devices {
+                let (lo, hi) = a.held(d);
+                let n = (hi - lo) * a.plane_bytes();
+                a.parts.push(vec![0u64; n.div_ceil(8)]);
+            }
+            self.slots[slot] = Some(a);
+        }
+        let a = self.slots[slot].as_mut().expect("allocated");
+        let total = a.len() * a.esz();
+        // SAFETY: a standard-layout host array of `total` bytes (checked by the caller).
+        let host = unsafe { std::slice::from_raw_parts(raw.ptr as *const u8, total) };
+        let pb = a.plane_bytes();
+        for d in 0..self.devices {
+            let (lo, hi) = a.held(d);
+            bytes_mut(&mut a.parts[d])[..(hi - lo) * pb].copy_from_slice(&host[lo * pb..hi * pb]);
+        }
+        if a.slabs.is_none() {
+            a.snapshot = host.to_vec();
+        }
+        a.stale = false;
+        Ok(())
+    }
+
+    /// `copy!(x, from_device)`: each device's owned planes of a distributed array; for a
+    /// replicated array, the merge of the devices' copies: every element takes the value
+    /// of the last device (in device order) whose copy differs from what was last copied
+    /// to the devices, or that value if no device changed it.
+    ///
+    /// # Errors
+    /// [`Error::NotOnDevice`], [`Error::ShapeMismatch`].
+    pub fn copy_from<T: Element>(&self, slot: usize, name: &str, raw: &RawArray<T>) -> Result<()> {
+        let Some(a) = &self.slots[slot] else {
+            return Err(Error::NotOnDevice {
+                array: name.into(),
+                when: format!("`copy!({name}, from_device)` runs"),
+            });
+        };
+        if a.user_shape() != raw.user_shape() || a.elem != T::TY {
+            return Err(Error::ShapeMismatch {
+                array: name.into(),
+                what: "the host array's shape differs from its device array's".into(),
+                expected: a.user_shape(),
+                found: raw.user_shape(),
+            });
+        }
+        let total = a.len() * a.esz();
+        let pb = a.plane_bytes();
+        let out: Vec<u8> = match &a.slabs {
+            Some(s) => {
+                let mut out = vec![0u8; total];
+                for d in 0..self.devices {
+                    let (lo, hi) = s.owned[d];
+                    let h = s.held(d).0;
+                    out[lo * pb..hi * pb]
+                        .copy_from_slice(&bytes(&a.parts[d])[(lo - h) * pb..(hi - h) * pb]);
+                }
+                out
+            }
+            None => {
+                let esz = a.esz();
+                let mut out = a.snapshot.clone();
+                for part in &a.parts {
+                    let p = &bytes(part)[..total];
+                    for e in (0..total).step_by(esz) {
+                        if p[e..e + esz] != a.snapshot[e..e + esz] {
+                            out[e..e + esz].copy_from_slice(&p[e..e + esz]);
+                        }
+                    }
+                }
+                out
+            }
+        };
+        // SAFETY: a standard-layout, writable host array of `total` bytes (checked by the
+        // caller); nothing above can fail once we get here.
+        unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), raw.ptr as *mut u8, total) };
+        Ok(())
+    }
+
+    /// `std::mem::swap` of two arrays: on every device.
+    pub fn swap(&mut self, a: usize, b: usize) {
+        self.slots.swap(a, b);
+    }
+
+    /// Refreshes the ghost planes of slot `slot` from their owners.
+    fn exchange(&mut self, slot: usize) {
+        let Some(a) = self.slots[slot].as_mut() else {
+            return;
+        };
+        let Some(s) = a.slabs.clone() else { return };
+        let pb = a.plane_bytes();
+        for d in 0..self.devices {
+            let dst_lo = s.held(d).0;
+            for (from, lo, hi) in s.ghost_sources(d) {
+                let src_lo = s.held(from).0;
+                let src = bytes(&a.parts[from])[(lo - src_lo) * pb..(hi - src_lo) * pb].to_vec();
+                bytes_mut(&mut a.parts[d])[(lo - dst_lo) * pb..(hi - dst_lo) * pb]
+                    .copy_from_slice(&src);
+            }
+        }
+        a.stale = false;
+    }
+
+    /// The plan of `site` with these slots, after refreshing the ghosts it reads.
+    fn prepare(&mut self, site: &'static KernelSite, slots: &[usize]) -> Result<KernelPlan> {
+        let kernel = site.inlined()?;
+        let mut dist = Vec::with_capacity(slots.len());
+        for (i, &slot) in slots.iter().enumerate() {
+            match self.slots.get(slot).and_then(|s| s.as_ref()) {
+                Some(a) => dist.push(a.slabs.is_some()),
+                None => {
+                    return Err(Error::NotOnDevice {
+                        array: kernel
+                            .arrays
+                            .get(i)
+                            .map(|a| a.name.clone())
+                            .unwrap_or_default(),
+                        when: format!("kernel `{}` at {} is launched", site.name, site.location()),
+                    });
+                }
+            }
+        }
+        let key = (site as *const KernelSite as usize, dist.clone());
+        let plan = match self.plans.get(&key) {
+            Some(p) => p.clone(),
+            None => {
+                let p = decomp::plan_kernel(kernel, site.slab_refs()?, &dist).map_err(|m| {
+                    Error::Decompose {
+                        kernel: site.name.into(),
+                        location: site.location(),
+                        message: m,
+                    }
+                })?;
+                if crate::stats::report_enabled() {
+                    eprintln!(
+                        "mint report: decomposition: kernel {} ({}) runs {}",
+                        site.name,
+                        site.location(),
+                        match p.mode {
+                            Mode::Split { clip: 0 } =>
+                                "split: each device its own planes".to_string(),
+                            Mode::Split { clip } => format!(
+                                "split: each device the iterations writing its own planes (offset {clip:+})"
+                            ),
+                            Mode::Owner => "owner-computes on every device".to_string(),
+                            Mode::Everywhere =>
+                                "on every device alike (no distributed array)".to_string(),
+                        }
+                    );
+                }
+                self.plans.insert(key, p.clone());
+                p
+            }
+        };
+        for (i, &slot) in slots.iter().enumerate() {
+            if plan.reads_ghosts[i] && self.slots[slot].as_ref().is_some_and(|a| a.stale) {
+                self.exchange(slot);
+            }
+        }
+        Ok(plan)
+    }
+
+    fn dev(
+        &mut self,
+        site: &'static KernelSite,
+        plan: &KernelPlan,
+        slots: &[usize],
+        d: usize,
+    ) -> CpuDev<'_> {
+        let owner = plan.mode == Mode::Owner;
+        let mut arrays = Vec::with_capacity(slots.len());
+        let mut owned = (0, 0);
+        for &slot in slots {
+            let a = self.slots[slot].as_mut().expect("checked in prepare");
+            if a.slabs.is_some() {
+                owned = a.owned(d);
+            }
+            arrays.push(PartView {
+                ptr: a.parts[d].as_mut_ptr() as *mut u8,
+                elem: a.elem,
+                shape: a.shape,
+                ndim: a.ndim,
+                info: SlabInfo {
+                    array: a.name,
+                    kernel: site.name,
+                    device: d,
+                    held: a.held(d),
+                    owned: a.owned(d),
+                    distributed: a.slabs.is_some(),
+                    owner,
+                },
+            });
+        }
+        if owned == (0, 0)
+            && let Some(e) = self.extent
+        {
+            owned = Slabs::new(e, self.devices, self.ghost).owned[d];
+        }
+        CpuDev {
+            split: Some(DevSplit {
+                mode: plan.mode,
+                owned,
+                arrays,
+                _region: PhantomData,
+            }),
+        }
+    }
+
+    fn finish(&mut self, plan: &KernelPlan, slots: &[usize]) {
+        for (i, &slot) in slots.iter().enumerate() {
+            if plan.writes[i]
+                && let Some(a) = self.slots[slot].as_mut()
+            {
+                a.stale = true;
+            }
+        }
+    }
+
+    /// Runs a kernel's CPU version on every device in turn.
+    ///
+    /// # Errors
+    /// [`Error::Decompose`]; [`Error::OutsideSlab`] when a device reads a plane it does
+    /// not hold; [`Error::NotOnDevice`].
+    pub fn run<R>(
+        &mut self,
+        site: &'static KernelSite,
+        slots: &[usize],
+        mut f: impl FnMut(&CpuDev) -> R,
+    ) -> Result<Vec<R>> {
+        let plan = self.prepare(site, slots)?;
+        let mut out = Vec::with_capacity(self.devices);
+        for d in 0..self.devices {
+            let dev = self.dev(site, &plan, slots, d);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&dev)));
+            match r {
+                Ok(v) => out.push(v),
+                Err(p) => match p.downcast::<SlabFault>() {
+                    Ok(fault) => return Err(fault_error(&fault, site)),
+                    Err(p) => std::panic::resume_unwind(p),
+                },
+            }
+        }
+        self.finish(&plan, slots);
+        Ok(out)
+    }
+
+    /// Runs a reduction kernel on every device and combines the devices' values in device
+    /// order (split and owner-computes kernels), or takes device 0's (a kernel on
+    /// replicated arrays only, which every device runs whole).
+    ///
+    /// # Errors
+    /// As [`Split::run`].
+    pub fn reduce<T: Reducible>(
+        &mut self,
+        site: &'static KernelSite,
+        slots: &[usize],
+        op: RedOp,
+        f: impl FnMut(&CpuDev) -> T,
+    ) -> Result<T> {
+        let everywhere = self.prepare(site, slots)?.mode == Mode::Everywhere;
+        let vals = self.run(site, slots, f)?;
+        if everywhere {
+            return Ok(vals[0]);
+        }
+        let mut it = vals.into_iter();
+        let first = it.next().unwrap_or_else(|| T::red_identity(op));
+        Ok(it.fold(first, |a, b| T::red_combine(op, a, b)))
+    }
+}
+
+fn fault_error(f: &SlabFault, site: &KernelSite) -> Error {
+    let message = if f.write {
+        format!(
+            "device {} owns plane {} but the iteration writing it read, before, a plane outside the planes {}..{} the device holds; widen the ghost planes by referencing the neighbours from a split kernel, or read fewer planes per iteration",
+            f.device, f.index[0], f.held.0, f.held.1
+        )
+    } else {
+        format!(
+            "it reads index {:?}, outside the planes {}..{} device {} holds (it owns {}..{})",
+            f.index, f.held.0, f.held.1, f.device, f.owned.0, f.owned.1
+        )
+    };
+    Error::OutsideSlab {
+        array: f.array.into(),
+        kernel: site.name.into(),
+        location: site.location(),
+        index: f.index.clone(),
+        device: f.device,
+        message,
+    }
+}
+
+fn once_per_process(info: &'static RegionInfo, name: &str) -> bool {
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<std::collections::HashSet<(usize, String)>>> = OnceLock::new();
+    SEEN.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((info as *const RegionInfo as usize, name.to_string()))
+}
+
+fn report_distributed(info: &'static RegionInfo, name: &str, s: &Slabs) {
+    if crate::stats::report_enabled() && once_per_process(info, name) {
+        let slabs: Vec<String> = s
+            .owned
+            .iter()
+            .enumerate()
+            .map(|(d, (lo, hi))| format!("device {d}: planes {lo}..{hi}"))
+            .collect();
+        eprintln!(
+            "mint report: decomposition of {}: `{name}` distributed in {} slabs along its slowest axis ({}), {} ghost plane(s) each side",
+            info.name,
+            s.devices(),
+            slabs.join(", "),
+            s.ghost
+        );
+    }
+}
+
+fn report_replicated(info: &'static RegionInfo, name: &str, why: &str) {
+    if crate::stats::report_enabled() && once_per_process(info, name) {
+        eprintln!(
+            "mint report: decomposition of {}: `{name}` replicated on every device: {why}",
+            info.name
+        );
+    }
+}
