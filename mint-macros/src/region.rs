@@ -629,7 +629,7 @@ impl RegionGen {
         };
         // CPU: the original loops, the outermost spread over threads, once on the host
         // arrays or once per emulated device (`cpu:N`) on its part of them.
-        let body = self.cpu_body(&k, body);
+        let body = statement_marks(&self.cpu_body(&k, body));
         let innermost = match &red {
             None => quote!({ __mint_dev.point(); #body }),
             Some(r) => {
@@ -740,7 +740,7 @@ impl RegionGen {
         let note = self.note_types(&k, &scalars);
         // The CPU runs the block with the same views of its arrays as a loop body has, so
         // that it reads the same (`&u` passes a view to a device function either way).
-        let cpu_block = self.cpu_body(&k, &block);
+        let cpu_block = statement_marks(&self.cpu_body(&k, &block));
         let cpu_stmts = &cpu_block.stmts;
         let launch = self.try_(quote! {
             __mint_region.launch(&__MINT_KERNEL, &::mint::__rt::LaunchArgs {
@@ -1226,6 +1226,73 @@ impl RegionGen {
             syn::visit_mut::VisitMut::visit_block_mut(&mut PathsToLocals(map), &mut b);
         }
         b
+    }
+}
+
+/// The body with `__mint_dev.statement();` before each statement after the first that
+/// uses no local an earlier statement binds or assigns: under owner-computes such a
+/// statement starts unpoisoned (see `mint_runtime::decomp`), while one that uses an
+/// earlier statement's value inherits its state. Names are compared as tokens, which can
+/// only make a statement look dependent, never independent.
+fn statement_marks(b: &syn::Block) -> syn::Block {
+    struct Bound(HashSet<String>);
+    impl<'ast> Visit<'ast> for Bound {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+            self.target(&e.left);
+            syn::visit::visit_expr_assign(self, e);
+        }
+        fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+            use syn::BinOp::*;
+            if matches!(
+                e.op,
+                AddAssign(_)
+                    | SubAssign(_)
+                    | MulAssign(_)
+                    | DivAssign(_)
+                    | RemAssign(_)
+                    | BitXorAssign(_)
+                    | BitAndAssign(_)
+                    | BitOrAssign(_)
+                    | ShlAssign(_)
+                    | ShrAssign(_)
+            ) {
+                self.target(&e.left);
+            }
+            syn::visit::visit_expr_binary(self, e);
+        }
+    }
+    impl Bound {
+        fn target(&mut self, e: &Expr) {
+            if let Expr::Path(p) = e
+                && let Some(i) = p.path.get_ident()
+            {
+                self.0.insert(i.to_string());
+            }
+        }
+    }
+    fn uses(ts: TokenStream, names: &HashSet<String>) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => names.contains(&i.to_string()),
+            proc_macro2::TokenTree::Group(g) => uses(g.stream(), names),
+            _ => false,
+        })
+    }
+    let mut bound = Bound(HashSet::new());
+    let mut stmts = Vec::with_capacity(b.stmts.len() * 2);
+    for (i, st) in b.stmts.iter().enumerate() {
+        if i > 0 && !uses(st.to_token_stream(), &bound.0) {
+            stmts.push(parse_quote!(__mint_dev.statement();));
+        }
+        bound.visit_stmt(st);
+        stmts.push(st.clone());
+    }
+    syn::Block {
+        brace_token: b.brace_token,
+        stmts,
     }
 }
 

@@ -75,14 +75,14 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
             off += i as isize * s;
         }
         if !ok {
-            self.outside(i, false);
+            self.outside(i);
         }
         off
     }
 
     #[cold]
     #[inline(never)]
-    fn outside(&self, i: [usize; N], write: bool) -> ! {
+    fn outside(&self, i: [usize; N]) -> ! {
         let mut global = self.shape;
         global[0] = self.extent0;
         match self.slab {
@@ -94,54 +94,69 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
                     index: i.to_vec(),
                     held: s.held,
                     owned: s.owned,
-                    write,
+                    write: false,
+                    read_at: None,
                 })
             }
             _ => out_of_bounds(i, global),
         }
     }
 
-    /// The element at `i` under owner-computes (see [`crate::decomp::Mode::Owner`]).
+    /// The element at `i` under owner-computes (see [`crate::decomp::Mode::Owner`]): the
+    /// element itself, the shared zero for a read of a plane this device does not hold
+    /// (which poisons the statement), or this thread's sink for a write that does not
+    /// take effect here.
     #[inline]
     fn owner_elem(&self, s: &SlabInfo, i: [usize; N], write: bool) -> *mut T {
         let z = i[0];
-        let skipping = POINT.with(|p| {
+        let fault = |st: &PointState| SlabFault {
+            array: s.array,
+            kernel: s.kernel,
+            device: s.device,
+            index: i.to_vec(),
+            held: s.held,
+            owned: s.owned,
+            write: true,
+            read_at: st.read_at,
+        };
+        let sink = POINT.with(|p| {
             let mut st = p.get();
-            if s.distributed {
-                let owned = s.owned.0 <= z && z < s.owned.1;
-                if st.first.is_none() {
-                    st.first = Some(owned);
-                }
-                // A plane this device does not hold: the iteration belongs to another
-                // device, unless this one owns the plane of its first distributed
-                // reference, in which case the read is an error (below, in `offset`).
-                if !write
-                    && !(s.held.0 <= z && z < s.held.1)
-                    && z < self.extent0
-                    && st.first != Some(true)
-                {
-                    st.skip = true;
-                }
-                p.set(st);
-                if write && !owned {
-                    return true;
-                }
-                if write && st.skip {
-                    // The owner of this plane could not read what the iteration needs.
-                    std::panic::panic_any(SlabFault {
-                        array: s.array,
-                        kernel: s.kernel,
-                        device: s.device,
-                        index: i.to_vec(),
-                        held: s.held,
-                        owned: s.owned,
-                        write: true,
-                    })
-                }
+            let owned = s.owned.0 <= z && z < s.owned.1;
+            if s.distributed && st.first.is_none() {
+                st.first = Some(owned);
             }
-            st.skip
+            let sink = if !write {
+                let held = s.held.0 <= z && z < s.held.1;
+                if s.distributed && !held && z < self.extent0 {
+                    st.poisoned = true;
+                    st.any = true;
+                    st.read_at.get_or_insert(z);
+                    true
+                } else {
+                    false
+                }
+            } else if s.distributed {
+                if !owned {
+                    true
+                } else if st.poisoned {
+                    std::panic::panic_any(fault(&st))
+                } else {
+                    false
+                }
+            } else if st.poisoned {
+                // A replicated array: another device, holding what this statement reads,
+                // writes it; unless this device is the iteration's owner.
+                if st.first == Some(true) {
+                    std::panic::panic_any(fault(&st))
+                }
+                true
+            } else {
+                false
+            };
+            p.set(st);
+            sink
         });
-        if skipping {
+        if sink {
             return if write {
                 SINK.with(|c| c.get() as *mut T)
             } else {
@@ -169,8 +184,8 @@ pub struct SlabInfo {
 }
 
 /// The panic payload of an access outside what an emulated device holds; the region
-/// turns it into [`crate::Error::OutsideSlab`]. `write`: the device owns the plane it
-/// writes, but the iteration read, before, a plane the device does not hold.
+/// turns it into [`crate::Error::OutsideSlab`]. `write`: the device owns what it
+/// writes at `index`, but the statement read plane `read_at`, which it does not hold.
 #[derive(Clone, Debug)]
 pub struct SlabFault {
     pub array: &'static str,
@@ -180,6 +195,7 @@ pub struct SlabFault {
     pub held: (usize, usize),
     pub owned: (usize, usize),
     pub write: bool,
+    pub read_at: Option<usize>,
 }
 
 /// Owner-computes state of the iteration a thread is running.
@@ -187,12 +203,17 @@ pub struct SlabFault {
 struct PointState {
     /// Whether this device owns the plane of the iteration's first distributed reference.
     first: Option<bool>,
-    /// The iteration read a plane this device does not hold: the rest of it has no effect.
-    skip: bool,
+    /// The statement (with those whose values it uses) read a plane this device does
+    /// not hold: its writes do not take effect here.
+    poisoned: bool,
+    /// Some statement of the iteration was poisoned.
+    any: bool,
+    /// The first plane read that the device does not hold.
+    read_at: Option<usize>,
 }
 
 thread_local! {
-    static POINT: std::cell::Cell<PointState> = const { std::cell::Cell::new(PointState { first: None, skip: false }) };
+    static POINT: std::cell::Cell<PointState> = const { std::cell::Cell::new(PointState { first: None, poisoned: false, any: false, read_at: None }) };
     static SINK: std::cell::Cell<*mut u64> = std::cell::Cell::new(Box::leak(Box::new(0u64)));
 }
 
@@ -402,6 +423,7 @@ pub struct CpuDev<'r> {
 
 /// An emulated device running one kernel.
 pub(crate) struct DevSplit<'r> {
+    pub device: usize,
     pub mode: crate::decomp::Mode,
     pub owned: (usize, usize),
     /// Per kernel array.
@@ -490,16 +512,48 @@ impl<'r> CpuDev<'r> {
         }
     }
 
+    /// Starts a statement of the iteration that uses no value an earlier statement
+    /// computed (the macro inserts the call): under owner-computes it starts unpoisoned.
+    #[inline(always)]
+    pub fn statement(&self) {
+        if self.owner() {
+            POINT.with(|p| {
+                let mut st = p.get();
+                st.poisoned = false;
+                p.set(st)
+            });
+        }
+    }
+
     /// Whether the iteration just run counts on this device, for a reduction: always,
     /// except under owner-computes, where it counts on the device that owns the plane of
-    /// its first distributed reference, if that device could run it.
+    /// its first distributed reference (a device owning no distributed plane it
+    /// references counts it if it is device 0).
+    ///
+    /// # Panics
+    /// With a [`SlabFault`] (which the region turns into an error) when the device that
+    /// counts the iteration could not read all of it.
     #[inline(always)]
     pub fn counts(&self) -> bool {
-        if !self.owner() {
+        let Some(s) = self.split.as_ref().filter(|_| self.owner()) else {
             return true;
-        }
+        };
         let st = POINT.with(|p| p.get());
-        !st.skip && st.first != Some(false)
+        let mine = st.first.unwrap_or(s.device == 0);
+        if mine && st.any {
+            let a = s.arrays.iter().find(|a| a.info.distributed);
+            std::panic::panic_any(SlabFault {
+                array: a.map_or("?", |a| a.info.array),
+                kernel: a.map_or("?", |a| a.info.kernel),
+                device: s.device,
+                index: Vec::new(),
+                held: a.map_or((0, 0), |a| a.info.held),
+                owned: s.owned,
+                write: true,
+                read_at: st.read_at,
+            })
+        }
+        mine
     }
 
     /// [`par_for`] over this device's part of `range`.

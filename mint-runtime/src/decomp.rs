@@ -16,9 +16,13 @@
 //!   references (`u[[z + c, y, x]]`) is **split**: each device runs the iterations whose
 //!   writes land in the planes it owns ([`Mode::Split`]).
 //! - Any other kernel that touches a distributed array runs under **owner-computes**
-//!   ([`Mode::Owner`]): every device runs every iteration, the first reference of an
-//!   iteration to a distributed array decides its device (the one owning that plane), and
-//!   on the other devices the rest of the iteration has no effect.
+//!   ([`Mode::Owner`]): every device runs every iteration and writes only the planes it
+//!   owns, from what it holds. A statement that reads a plane its device does not hold
+//!   has no effect there (another device writes what it would have written); if it would
+//!   write a plane its device owns, that is an error ([`crate::Error::OutsideSlab`]).
+//!   Statements that use a value an earlier statement of the iteration computed inherit
+//!   that statement's state. An iteration's `reduction` contribution counts on the device
+//!   that owns the plane of its first distributed reference.
 //! - A kernel that touches no distributed array runs on every device alike
 //!   ([`Mode::Everywhere`]), which keeps the replicas equal.
 
@@ -119,16 +123,49 @@ pub struct KernelPlan {
     pub reads_ghosts: Vec<bool>,
     /// Per kernel array: the kernel writes it.
     pub writes: Vec<bool>,
+    /// Why a kernel that touches distributed arrays runs owner-computes.
+    pub why: Option<String>,
+}
+
+/// How a kernel whose distributed references are `dist` runs: `Some(clip)` when it can
+/// be split (some reference follows the outermost parallel index, and every write to a
+/// distributed array is at that index plus one constant `clip`), or why not.
+fn split_clip(dist: &[&SlabRef]) -> std::result::Result<i64, String> {
+    if !dist.iter().any(|r| matches!(r.slow, Slow::Outer { .. })) {
+        return Err(
+            "no reference to a distributed array follows its outermost parallel index".into(),
+        );
+    }
+    let mut clip = None;
+    for r in dist.iter().filter(|r| r.write) {
+        match (&r.slow, clip) {
+            (Slow::Outer { lo, hi }, None) if lo == hi => clip = Some(*lo),
+            (Slow::Outer { lo, hi }, Some(k)) if lo == hi && *lo == k => {}
+            (Slow::Outer { lo, hi }, Some(k)) if lo == hi => {
+                return Err(format!(
+                    "it writes distributed arrays at two offsets from its outermost parallel index ({k:+} and {lo:+})"
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "it writes `{}` at planes that do not follow its outermost parallel index",
+                    r.array
+                ));
+            }
+        }
+    }
+    Ok(clip.unwrap_or(0))
 }
 
 /// The ghost width a region's slabs need: the widest reach along the slowest axis of any
 /// of its kernels, taking the arrays with `rank` subscripts as distributed.
 ///
 /// A split kernel that writes `a[[z + c, ..]]` and reads `b[[z + r, ..]]` reaches
-/// `|r - c|`. An owner-computes kernel whose first distributed reference is
-/// `a[[e + c0, ..]]` and which also references `b[[e + c1, ..]]` (the same base `e`)
-/// reaches `|c1 - c0|`: the neighbours of a receiver's interpolation, for example.
-/// References whose distance cannot be known are checked at run time.
+/// `|r - c|` (for every `r` a serial loop of constant bounds gives). An owner-computes
+/// kernel whose first distributed reference is `a[[e + c0, ..]]` and which also
+/// references `b[[e + c1, ..]]` (the same base `e`) reaches `|c1 - c0|`: the neighbours
+/// of a receiver's interpolation, for example. References whose distance cannot be
+/// known are checked at run time.
 pub fn region_ghost(kernels: &[Vec<SlabRef>], rank: u8) -> usize {
     let mut g = 0i64;
     for refs in kernels {
@@ -136,27 +173,44 @@ pub fn region_ghost(kernels: &[Vec<SlabRef>], rank: u8) -> usize {
         if dist.is_empty() {
             continue;
         }
-        if dist.iter().any(|r| matches!(r.slow, Slow::Outer(_))) {
-            let clip = dist
-                .iter()
-                .find_map(|r| match r.slow {
-                    Slow::Outer(c) if r.write => Some(c),
-                    _ => None,
-                })
-                .unwrap_or(0);
-            for r in &dist {
-                if let Slow::Outer(c) = r.slow
-                    && !r.write
-                {
-                    g = g.max((c - clip).abs());
+        match split_clip(&dist) {
+            Ok(clip) => {
+                for r in &dist {
+                    if let Slow::Outer { lo, hi } = r.slow
+                        && !r.write
+                    {
+                        g = g.max((lo - clip).abs()).max((hi - clip).abs());
+                    }
                 }
             }
-        } else if let Slow::Other { base, offset } = &dist[0].slow {
-            for r in &dist[1..] {
-                if let Slow::Other { base: b, offset: o } = &r.slow
-                    && b == base
-                {
-                    g = g.max((o - offset).abs());
+            Err(_) => {
+                // Writes follow the outer index: each written plane needs what its
+                // statement reads, as far as the farthest read from the write.
+                let outer = |w: bool| {
+                    dist.iter()
+                        .filter(move |r| r.write == w)
+                        .filter_map(|r| match r.slow {
+                            Slow::Outer { lo, hi } => Some((lo, hi)),
+                            Slow::Other { .. } => None,
+                        })
+                };
+                for (wl, wh) in outer(true) {
+                    for (rl, rh) in outer(false) {
+                        g = g.max((rl - wh).abs()).max((rh - wl).abs());
+                    }
+                }
+                for r in &dist[1..] {
+                    match (&dist[0].slow, &r.slow) {
+                        (Slow::Other { base, offset }, Slow::Other { base: b, offset: o })
+                            if b == base =>
+                        {
+                            g = g.max((o - offset).abs());
+                        }
+                        (Slow::Outer { lo: l0, hi: h0 }, Slow::Outer { lo, hi }) => {
+                            g = g.max((lo - h0).abs()).max((hi - l0).abs());
+                        }
+                        _ => {}
+                    }
                 }
             }
         }
@@ -166,16 +220,7 @@ pub fn region_ghost(kernels: &[Vec<SlabRef>], rank: u8) -> usize {
 
 /// Plans `kernel` (device functions inlined) on a split region. `distributed[i]` says
 /// whether the kernel's array `i` is distributed.
-///
-/// # Errors
-/// A message when the kernel cannot run split: its writes to distributed arrays are at
-/// different offsets from the outermost parallel index, or at a plane that does not move
-/// with it.
-pub fn plan_kernel(
-    kernel: &Kernel,
-    refs: &[SlabRef],
-    distributed: &[bool],
-) -> std::result::Result<KernelPlan, String> {
+pub fn plan_kernel(kernel: &Kernel, refs: &[SlabRef], distributed: &[bool]) -> KernelPlan {
     let is_dist = |name: &str| {
         kernel
             .array_index(name)
@@ -185,51 +230,40 @@ pub fn plan_kernel(
     let n = kernel.arrays.len();
     let mut reads_ghosts = vec![false; n];
     let writes: Vec<bool> = kernel.arrays.iter().map(|a| a.written).collect();
+    let mut why = None;
     let mode = if dist.is_empty() {
         Mode::Everywhere
-    } else if dist.iter().any(|r| matches!(r.slow, Slow::Outer(_))) {
-        let mut clip = None;
-        for r in dist.iter().filter(|r| r.write) {
-            match (&r.slow, clip) {
-                (Slow::Outer(c), None) => clip = Some(*c),
-                (Slow::Outer(c), Some(k)) if *c == k => {}
-                (Slow::Outer(c), Some(k)) => {
-                    return Err(format!(
-                        "it writes distributed arrays at two offsets from its outermost parallel index ({k:+} and {c:+}); a slab decomposition clips that loop so that each device writes only planes it owns, which needs one offset"
-                    ));
-                }
-                (Slow::Other { .. }, _) => {
-                    return Err(format!(
-                        "it writes the distributed array `{}` at a slowest index that is not its outermost parallel index plus a constant, while other references follow that index; write such planes in a separate loop nest",
-                        r.array
-                    ));
-                }
-            }
-        }
-        let clip = clip.unwrap_or(0);
-        for r in dist.iter().filter(|r| !r.write) {
-            let beyond = match r.slow {
-                Slow::Outer(c) => c != clip,
-                Slow::Other { .. } => true,
-            };
-            if beyond && let Some(i) = kernel.array_index(&r.array) {
-                reads_ghosts[i] = true;
-            }
-        }
-        Mode::Split { clip }
     } else {
-        for r in dist.iter().filter(|r| !r.write) {
-            if let Some(i) = kernel.array_index(&r.array) {
-                reads_ghosts[i] = true;
+        match split_clip(&dist) {
+            Ok(clip) => {
+                for r in dist.iter().filter(|r| !r.write) {
+                    let beyond = match r.slow {
+                        Slow::Outer { lo, hi } => lo != clip || hi != clip,
+                        Slow::Other { .. } => true,
+                    };
+                    if beyond && let Some(i) = kernel.array_index(&r.array) {
+                        reads_ghosts[i] = true;
+                    }
+                }
+                Mode::Split { clip }
+            }
+            Err(w) => {
+                for r in dist.iter().filter(|r| !r.write) {
+                    if let Some(i) = kernel.array_index(&r.array) {
+                        reads_ghosts[i] = true;
+                    }
+                }
+                why = Some(w);
+                Mode::Owner
             }
         }
-        Mode::Owner
     };
-    Ok(KernelPlan {
+    KernelPlan {
         mode,
         reads_ghosts,
         writes,
-    })
+        why,
+    }
 }
 
 /// The half-open range of the outermost parallel loop `[lo, hi)` that device `d` runs
@@ -274,11 +308,11 @@ mod tests {
         );
         let refs = slab_refs(&k);
         assert_eq!(region_ghost(&[refs.clone()], 3), 1);
-        let p = plan_kernel(&k, &refs, &[true, true]).unwrap();
+        let p = plan_kernel(&k, &refs, &[true, true]);
         assert_eq!(p.mode, Mode::Split { clip: 0 });
         assert_eq!(p.reads_ghosts, vec![true, false]);
         // Replicated arrays only: every device runs it.
-        let p = plan_kernel(&k, &refs, &[false, false]).unwrap();
+        let p = plan_kernel(&k, &refs, &[false, false]);
         assert_eq!(p.mode, Mode::Everywhere);
     }
 
@@ -292,7 +326,7 @@ mod tests {
         );
         let refs = slab_refs(&k);
         assert_eq!(region_ghost(&[refs.clone()], 3), 1);
-        let p = plan_kernel(&k, &refs, &[true]).unwrap();
+        let p = plan_kernel(&k, &refs, &[true]);
         assert_eq!(p.mode, Mode::Split { clip: 1 });
         assert_eq!(clip_range(0, 9, (4, 7), 1), (3, 6));
         assert_eq!(clip_range(0, 2, (4, 7), 1), (3, 3), "empty");
@@ -303,8 +337,9 @@ mod tests {
              u[z+1][y][x] = 1.0;
              u[z][y][x] = 2.0;",
         );
-        let e = plan_kernel(&two, &slab_refs(&two), &[true]).unwrap_err();
-        assert!(e.contains("two offsets"), "{e}");
+        let p = plan_kernel(&two, &slab_refs(&two), &[true]);
+        assert_eq!(p.mode, Mode::Owner);
+        assert!(p.why.unwrap().contains("two offsets"));
     }
 
     #[test]
@@ -318,7 +353,7 @@ mod tests {
         );
         let refs = slab_refs(&k);
         assert_eq!(region_ghost(&[refs.clone()], 3), 1);
-        let p = plan_kernel(&k, &refs, &[true, false, false]).unwrap();
+        let p = plan_kernel(&k, &refs, &[true, false, false]);
         assert_eq!(p.mode, Mode::Owner);
         assert_eq!(p.reads_ghosts, vec![true, false, false]);
     }

@@ -89,23 +89,13 @@ pub enum Error {
         message: String,
     },
 
-    /// A kernel cannot run on a region split over several devices (`MINT_DEVICE=cpu:N`,
-    /// `cuda:0,1`): see the README's "Several devices" for what a split kernel may write.
-    #[error("kernel `{kernel}` from {location} cannot be split over several devices: {message}")]
-    Decompose {
-        kernel: String,
-        location: String,
-        message: String,
-    },
-
     /// On a region split over several devices, a kernel reached a plane of a distributed
     /// array that the device running it does not hold (owner-computes: a device reads
     /// only what it holds, its planes and their ghost planes).
-    #[error("kernel `{kernel}` from {location}, array `{array}` on device {device}: {message}")]
+    #[error("kernel `{kernel}`, array `{array}` on device {device}: {message}")]
     OutsideSlab {
         array: String,
         kernel: String,
-        location: String,
         /// The index, slowest first.
         index: Vec<usize>,
         device: usize,

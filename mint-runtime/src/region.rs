@@ -241,8 +241,7 @@ impl Region {
     /// `slots[i]` is the region slot of the kernel's array `i`.
     ///
     /// # Errors
-    /// On emulated devices: [`Error::NotOnDevice`], [`Error::Decompose`],
-    /// [`Error::OutsideSlab`].
+    /// On emulated devices: [`Error::NotOnDevice`], [`Error::OutsideSlab`].
     pub fn cpu_run(
         &mut self,
         site: &'static KernelSite,

@@ -103,6 +103,7 @@ impl Split {
         let n = info.arrays.len();
         let mut written = vec![false; n];
         let mut unbounded: Vec<Option<&'static str>> = vec![None; n];
+        let mut follows = vec![false; n];
         for site in region_kernels(info) {
             let kernel = site.inlined()?;
             let r = site.slab_refs()?;
@@ -111,7 +112,16 @@ impl Split {
                     continue;
                 };
                 written[slot] |= a.written;
-                if r.iter().any(|r| r.array == a.name && r.varying && !r.write) {
+                follows[slot] |= r.iter().any(|r| {
+                    r.array == a.name
+                        && matches!(r.slow, mint_translator::analyzer::slabs::Slow::Outer { .. })
+                });
+                if r.iter().any(|r| {
+                    r.array == a.name
+                        && r.varying
+                        && !r.write
+                        && matches!(r.slow, mint_translator::analyzer::slabs::Slow::Other { .. })
+                }) {
                     unbounded[slot].get_or_insert(site.name);
                 }
             }
@@ -122,6 +132,9 @@ impl Split {
                 Some(k) if !written[s] => Some(format!(
                     "no kernel writes it, and kernel {k} reads it along the slowest axis with an index that changes within an iteration (a serial loop), which no ghost width bounds"
                 )),
+                _ if !follows[s] => Some(
+                    "no kernel indexes its slowest axis with the outermost parallel index (plus a constant)".to_string(),
+                ),
                 _ => None,
             })
             .collect();
@@ -349,14 +362,10 @@ impl Split {
         let plan = match self.plans.get(&key) {
             Some(p) => p.clone(),
             None => {
-                let p = decomp::plan_kernel(kernel, site.slab_refs()?, &dist).map_err(|m| {
-                    Error::Decompose {
-                        kernel: site.name.into(),
-                        location: site.location(),
-                        message: m,
-                    }
-                })?;
-                if crate::stats::report_enabled() {
+                let p = decomp::plan_kernel(kernel, site.slab_refs()?, &dist);
+                if crate::stats::report_enabled()
+                    && once_per_process(format!("{:p} {dist:?}", site))
+                {
                     eprintln!(
                         "mint report: decomposition: kernel {} ({}) runs {}",
                         site.name,
@@ -367,7 +376,10 @@ impl Split {
                             Mode::Split { clip } => format!(
                                 "split: each device the iterations writing its own planes (offset {clip:+})"
                             ),
-                            Mode::Owner => "owner-computes on every device".to_string(),
+                            Mode::Owner => format!(
+                                "owner-computes: every device runs every iteration and writes the planes it owns ({}); this does not scale",
+                                p.why.as_deref().unwrap_or("")
+                            ),
                             Mode::Everywhere =>
                                 "on every device alike (no distributed array)".to_string(),
                         }
@@ -423,6 +435,7 @@ impl Split {
         }
         CpuDev {
             split: Some(DevSplit {
+                device: d,
                 mode: plan.mode,
                 owned,
                 arrays,
@@ -444,8 +457,8 @@ impl Split {
     /// Runs a kernel's CPU version on every device in turn.
     ///
     /// # Errors
-    /// [`Error::Decompose`]; [`Error::OutsideSlab`] when a device reads a plane it does
-    /// not hold; [`Error::NotOnDevice`].
+    /// [`Error::OutsideSlab`] when a device reads a plane it does not hold;
+    /// [`Error::NotOnDevice`].
     pub fn run<R>(
         &mut self,
         site: &'static KernelSite,
@@ -496,8 +509,18 @@ impl Split {
 fn fault_error(f: &SlabFault, site: &KernelSite) -> Error {
     let message = if f.write {
         format!(
-            "device {} owns plane {} but the iteration writing it read, before, a plane outside the planes {}..{} the device holds; widen the ghost planes by referencing the neighbours from a split kernel, or read fewer planes per iteration",
-            f.device, f.index[0], f.held.0, f.held.1
+            "device {} must write {} (it owns planes {}..{}), but the statement computing it reads plane {}, outside the planes {}..{} the device holds; a kernel that is not split may reach only as far from its first distributed reference as the region's ghost planes",
+            f.device,
+            if f.index.is_empty() {
+                "the iteration's reduction value".to_string()
+            } else {
+                format!("index {:?}", f.index)
+            },
+            f.owned.0,
+            f.owned.1,
+            f.read_at.map_or("?".to_string(), |p| p.to_string()),
+            f.held.0,
+            f.held.1
         )
     } else {
         format!(
@@ -508,24 +531,24 @@ fn fault_error(f: &SlabFault, site: &KernelSite) -> Error {
     Error::OutsideSlab {
         array: f.array.into(),
         kernel: site.name.into(),
-        location: site.location(),
         index: f.index.clone(),
         device: f.device,
-        message,
+        message: format!("{message} (the loop nest at {})", site.location()),
     }
 }
 
-fn once_per_process(info: &'static RegionInfo, name: &str) -> bool {
+/// Whether `key` is new to this process (reports are printed once per process).
+fn once_per_process(key: String) -> bool {
     use std::sync::{Mutex, OnceLock};
-    static SEEN: OnceLock<Mutex<std::collections::HashSet<(usize, String)>>> = OnceLock::new();
+    static SEEN: OnceLock<Mutex<std::collections::HashSet<String>>> = OnceLock::new();
     SEEN.get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .insert((info as *const RegionInfo as usize, name.to_string()))
+        .insert(key)
 }
 
 fn report_distributed(info: &'static RegionInfo, name: &str, s: &Slabs) {
-    if crate::stats::report_enabled() && once_per_process(info, name) {
+    if crate::stats::report_enabled() && once_per_process(format!("{:p} {name}", info)) {
         let slabs: Vec<String> = s
             .owned
             .iter()
@@ -543,7 +566,7 @@ fn report_distributed(info: &'static RegionInfo, name: &str, s: &Slabs) {
 }
 
 fn report_replicated(info: &'static RegionInfo, name: &str, why: &str) {
-    if crate::stats::report_enabled() && once_per_process(info, name) {
+    if crate::stats::report_enabled() && once_per_process(format!("{:p} {name}", info)) {
         eprintln!(
             "mint report: decomposition of {}: `{name}` replicated on every device: {why}",
             info.name

@@ -16,9 +16,11 @@ use crate::ir::*;
 /// The slowest subscript of one reference.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Slow {
-    /// `v + c`, `v` the kernel's outermost parallel index: the reference moves with the
-    /// parallel loop that a slab decomposition clips.
-    Outer(i64),
+    /// `v + c` with `lo <= c <= hi`, `v` the kernel's outermost parallel index: the
+    /// reference moves with the parallel loop that a slab decomposition clips. `lo < hi`
+    /// when the subscript also has serial loop indices of constant bounds
+    /// (`u[[z - d, ..]]` for `d` in `1..=4` reaches `z - 4 ..= z - 1`).
+    Outer { lo: i64, hi: i64 },
     /// `base + c` for any other base (a constant plane has the base `""`): the reference
     /// does not move with the outermost parallel loop.
     Other { base: String, offset: i64 },
@@ -42,9 +44,35 @@ pub struct SlabRef {
 pub fn slab_refs(k: &Kernel) -> Vec<SlabRef> {
     let outer = k.nest.first().map(|l| l.var.as_str());
     let mut varying = std::collections::BTreeSet::new();
+    let mut bounded = Bounded::new();
+    let mut assigned = std::collections::BTreeSet::new();
+    k.body.walk_stmts(&mut |s| {
+        if let StmtKind::Assign {
+            place: Place::Var(v),
+            ..
+        } = &s.kind
+        {
+            assigned.insert(v.clone());
+        }
+    });
     k.body.walk_stmts(&mut |s| match &s.kind {
-        StmtKind::For { var, .. } => {
+        StmtKind::For {
+            var,
+            lo,
+            hi,
+            inclusive,
+            ..
+        } => {
             varying.insert(var.clone());
+            let c = |e: &Expr| linear(e).and_then(|l| l.as_const());
+            if let (Some(a), Some(b)) = (c(lo), c(hi))
+                && !assigned.contains(var)
+            {
+                let b = if *inclusive { b } else { b - 1 };
+                if a <= b {
+                    bounded.insert(var.clone(), (a, b));
+                }
+            }
         }
         StmtKind::Assign {
             place: Place::Var(v),
@@ -67,7 +95,7 @@ pub fn slab_refs(k: &Kernel) -> Vec<SlabRef> {
             array: array.to_string(),
             subscripts: index.len() as u8,
             write,
-            slow: classify(outer, first),
+            slow: classify(outer, &bounded, first),
             varying: uses,
         });
     });
@@ -80,11 +108,30 @@ pub fn rank(refs: &[SlabRef]) -> u8 {
     refs.iter().map(|r| r.subscripts).max().unwrap_or(0)
 }
 
-fn classify(outer: Option<&str>, e: &Expr) -> Slow {
+/// `[lo, hi]` of each serial loop index whose bounds are constants.
+type Bounded = std::collections::BTreeMap<String, (i64, i64)>;
+
+fn classify(outer: Option<&str>, bounded: &Bounded, e: &Expr) -> Slow {
     if let (Some(v), Some(l)) = (outer, linear(e))
-        && let Some(c) = l.offset_of(v)
+        && l.coeffs.get(v) == Some(&1)
     {
-        return Slow::Outer(c);
+        let (mut lo, mut hi) = (l.constant, l.constant);
+        let mut ok = true;
+        for (var, &c) in &l.coeffs {
+            if var == v {
+                continue;
+            }
+            match bounded.get(var) {
+                Some(&(a, b)) => {
+                    lo += (c * a).min(c * b);
+                    hi += (c * a).max(c * b);
+                }
+                None => ok = false,
+            }
+        }
+        if ok {
+            return Slow::Outer { lo, hi };
+        }
     }
     if let Some(l) = linear(e)
         && let Some(c) = l.as_const()
@@ -240,9 +287,9 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("v", false, Slow::Outer(0), 3),
-                ("u", false, Slow::Outer(1), 3),
-                ("u", false, Slow::Outer(-2), 3),
+                ("v", false, Slow::Outer { lo: 0, hi: 0 }, 3),
+                ("u", false, Slow::Outer { lo: 1, hi: 1 }, 3),
+                ("u", false, Slow::Outer { lo: -2, hi: -2 }, 3),
                 ("u", false, other(3), 3),
                 (
                     "t",
@@ -253,7 +300,7 @@ mod tests {
                     },
                     1
                 ),
-                ("v", true, Slow::Outer(0), 3),
+                ("v", true, Slow::Outer { lo: 0, hi: 0 }, 3),
             ]
         );
         assert_eq!(rank(&r), 3);
@@ -293,7 +340,7 @@ mod tests {
         assert!(r.iter().all(|r| !r.varying));
         // `s[i]` is indexed by the outer loop itself.
         assert_eq!(r[0].array, "s");
-        assert_eq!(r[0].slow, Slow::Outer(0));
+        assert_eq!(r[0].slow, Slow::Outer { lo: 0, hi: 0 });
     }
 
     #[test]
@@ -314,5 +361,28 @@ mod tests {
             v,
             vec![("a", true), ("a", true), ("a", false), ("s", false)]
         );
+    }
+
+    #[test]
+    fn serial_loops_of_constant_bounds_give_a_range_of_offsets() {
+        let k = kernel(
+            "s_0",
+            "arrays: u f64 2, v f64 2
+             nest: y 4..n, x 4..n
+             let mut s = 0.0;
+             for d in 1..5 { s += u[y - d][x] + u[y + 2 * d][x]; }
+             for e in 0..m { s += u[y + e][x]; }
+             v[y][x] = s;",
+        );
+        let r = slab_refs(&k);
+        let slow: Vec<&Slow> = r.iter().map(|r| &r.slow).collect();
+        assert_eq!(slow[0], &Slow::Outer { lo: -4, hi: -1 });
+        assert_eq!(slow[1], &Slow::Outer { lo: 2, hi: 8 });
+        assert!(
+            matches!(slow[2], Slow::Other { .. }),
+            "a loop bound that is not a constant"
+        );
+        assert!(r[2].varying);
+        assert_eq!(slow[3], &Slow::Outer { lo: 0, hi: 0 });
     }
 }
