@@ -307,7 +307,7 @@ mod tests {
              v[z][y][x] = u[z-1][y][x] + u[z+1][y][x] + u[z][y][x];",
         );
         let refs = slab_refs(&k);
-        assert_eq!(region_ghost(&[refs.clone()], 3), 1);
+        assert_eq!(region_ghost(std::slice::from_ref(&refs), 3), 1);
         let p = plan_kernel(&k, &refs, &[true, true]);
         assert_eq!(p.mode, Mode::Split { clip: 0 });
         assert_eq!(p.reads_ghosts, vec![true, false]);
@@ -325,7 +325,7 @@ mod tests {
              u[z+1][y][x] = u[z][y][x];",
         );
         let refs = slab_refs(&k);
-        assert_eq!(region_ghost(&[refs.clone()], 3), 1);
+        assert_eq!(region_ghost(std::slice::from_ref(&refs), 3), 1);
         let p = plan_kernel(&k, &refs, &[true]);
         assert_eq!(p.mode, Mode::Split { clip: 1 });
         assert_eq!(clip_range(0, 9, (4, 7), 1), (3, 6));
@@ -352,7 +352,7 @@ mod tests {
              out[i] = u[k][0][0] + u[k + 1][0][0];",
         );
         let refs = slab_refs(&k);
-        assert_eq!(region_ghost(&[refs.clone()], 3), 1);
+        assert_eq!(region_ghost(std::slice::from_ref(&refs), 3), 1);
         let p = plan_kernel(&k, &refs, &[true, false, false]);
         assert_eq!(p.mode, Mode::Owner);
         assert_eq!(p.reads_ghosts, vec![true, false, false]);
