@@ -943,17 +943,6 @@ fn a_material_file_gives_the_same_run_as_the_model_it_holds() {
     let _ = std::fs::remove_file(&path);
 }
 
-/// The example's source directory: relative to the working directory (the package root
-/// under `cargo test`, the checkout's copy under .gpu/run-gpu.sh), else where it was built.
-fn example_dir() -> std::path::PathBuf {
-    let rel = Path::new("examples/seismic");
-    if rel.join("loh1.toml").exists() {
-        rel.to_path_buf()
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-    }
-}
-
 /// A coarse LOH.1 run's seismograms: the epicentre the FK traces assume, and per
 /// receiver its name, location and trace.
 struct CoarseRun {
@@ -966,7 +955,7 @@ struct CoarseRun {
 /// the coarse resolution (200 m, dt = 0.016 s) on the CPU, with the source moved `east`
 /// metres.
 fn coarse_loh1(east: f64) -> CoarseRun {
-    let text = std::fs::read_to_string(example_dir().join("loh1-wide.toml")).unwrap();
+    let text = std::fs::read_to_string(common::seismic_dir().join("loh1-wide.toml")).unwrap();
     let mut cfg = Config::parse(&text, Path::new("loh1-wide.toml")).unwrap();
     let epicentre = [cfg.sources[0].location[0], cfg.sources[0].location[1]];
     cfg.sources[0].location[0] += east;
@@ -1001,7 +990,7 @@ fn coarse_loh1(east: f64) -> CoarseRun {
 /// seconds: the failures, empty when every non-nodal component is within 10 ms, 3% in
 /// peak, 0.99 in correlation and 10% in misfit.
 fn fk_failures(run: &CoarseRun, shift: f64) -> Vec<String> {
-    let reference = example_dir().join("reference/loh1");
+    let reference = common::seismic_dir().join("reference/loh1");
     let mut bad = Vec::new();
     for (name, loc, tr) in &run.traces {
         let fk = compare::Trace::read(&reference.join(format!("{name}.csv"))).unwrap();

@@ -87,16 +87,7 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
         global[0] = self.extent0;
         match self.slab {
             Some(s) if i.iter().zip(&global).all(|(i, n)| i < n) => {
-                std::panic::panic_any(SlabFault {
-                    array: s.array,
-                    kernel: s.kernel,
-                    device: s.device,
-                    index: i.to_vec(),
-                    held: s.held,
-                    owned: s.owned,
-                    write: false,
-                    read_at: None,
-                })
+                std::panic::panic_any(SlabFault::new(s, i.to_vec(), None))
             }
             _ => out_of_bounds(i, global),
         }
@@ -109,16 +100,7 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
     #[inline]
     fn owner_elem(&self, s: &SlabInfo, i: [usize; N], write: bool) -> *mut T {
         let z = i[0];
-        let fault = |st: &PointState| SlabFault {
-            array: s.array,
-            kernel: s.kernel,
-            device: s.device,
-            index: i.to_vec(),
-            held: s.held,
-            owned: s.owned,
-            write: true,
-            read_at: st.read_at,
-        };
+        let fault = |st: &PointState| SlabFault::new(s, i.to_vec(), Some(st.read_at));
         let sink = POINT.with(|p| {
             let mut st = p.get();
             let owned = s.owned.0 <= z && z < s.owned.1;
@@ -196,6 +178,23 @@ pub struct SlabFault {
     pub owned: (usize, usize),
     pub write: bool,
     pub read_at: Option<usize>,
+}
+
+impl SlabFault {
+    /// A read of `index` outside the planes held (`read_at` `None`), or a write of
+    /// `index` (empty: a reduction value) from a statement that read plane `read_at`.
+    fn new(s: &SlabInfo, index: Vec<usize>, read_at: Option<Option<usize>>) -> SlabFault {
+        SlabFault {
+            array: s.array,
+            kernel: s.kernel,
+            device: s.device,
+            index,
+            held: s.held,
+            owned: s.owned,
+            write: read_at.is_some(),
+            read_at: read_at.flatten(),
+        }
+    }
 }
 
 /// Owner-computes state of the iteration a thread is running.
@@ -540,18 +539,11 @@ impl<'r> CpuDev<'r> {
         };
         let st = POINT.with(|p| p.get());
         let mine = st.first.unwrap_or(s.device == 0);
-        if mine && st.any {
-            let a = s.arrays.iter().find(|a| a.info.distributed);
-            std::panic::panic_any(SlabFault {
-                array: a.map_or("?", |a| a.info.array),
-                kernel: a.map_or("?", |a| a.info.kernel),
-                device: s.device,
-                index: Vec::new(),
-                held: a.map_or((0, 0), |a| a.info.held),
-                owned: s.owned,
-                write: true,
-                read_at: st.read_at,
-            })
+        if mine
+            && st.any
+            && let Some(a) = s.arrays.iter().find(|a| a.info.distributed)
+        {
+            std::panic::panic_any(SlabFault::new(&a.info, Vec::new(), Some(st.read_at)))
         }
         mine
     }

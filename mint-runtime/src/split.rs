@@ -48,6 +48,18 @@ impl SplitArray {
     fn plane_bytes(&self) -> usize {
         self.user_shape()[1..].iter().product::<usize>() * self.esz()
     }
+    /// [`Error::ShapeMismatch`] unless `raw` has this array's shape and element type.
+    fn check<T: Element>(&self, name: &str, raw: &RawArray<T>) -> Result<()> {
+        if self.user_shape() != raw.user_shape() || self.elem != T::TY {
+            return Err(Error::ShapeMismatch {
+                array: name.into(),
+                what: "the host array's shape differs from its device array's".into(),
+                expected: self.user_shape(),
+                found: raw.user_shape(),
+            });
+        }
+        Ok(())
+    }
     fn held(&self, d: usize) -> (usize, usize) {
         match &self.slabs {
             Some(s) => s.held(d),
@@ -207,14 +219,7 @@ impl Split {
         raw: &RawArray<T>,
     ) -> Result<()> {
         if let Some(a) = &self.slots[slot] {
-            if a.user_shape() != raw.user_shape() || a.elem != T::TY {
-                return Err(Error::ShapeMismatch {
-                    array: name.into(),
-                    what: "the host array's shape differs from its device array's".into(),
-                    expected: a.user_shape(),
-                    found: raw.user_shape(),
-                });
-            }
+            a.check(name, raw)?;
         } else {
             let user = raw.user_shape();
             let slabs = match self.classify(slot, raw.ndim, &user) {
@@ -274,14 +279,7 @@ impl Split {
                 when: format!("`copy!({name}, from_device)` runs"),
             });
         };
-        if a.user_shape() != raw.user_shape() || a.elem != T::TY {
-            return Err(Error::ShapeMismatch {
-                array: name.into(),
-                what: "the host array's shape differs from its device array's".into(),
-                expected: a.user_shape(),
-                found: raw.user_shape(),
-            });
-        }
+        a.check(name, raw)?;
         let total = a.len() * a.esz();
         let pb = a.plane_bytes();
         let out: Vec<u8> = match &a.slabs {

@@ -79,3 +79,14 @@ pub fn tol<T: 'static>() -> f64 {
 /// suite's generator.
 #[allow(unused_imports)]
 pub use mint_kernels::suite::rnd;
+
+/// The seismic example's source directory: relative to the working directory (the package root
+/// under `cargo test`, the checkout's copy under .gpu/run-gpu.sh), else where it was built.
+pub fn seismic_dir() -> std::path::PathBuf {
+    let rel = std::path::Path::new("examples/seismic");
+    if rel.join("loh1.toml").exists() {
+        rel.to_path_buf()
+    } else {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+    }
+}
