@@ -561,10 +561,10 @@ impl<'r> CpuDev<'r> {
         &self,
         range: R,
         op: RedOp,
-        f: impl Fn(<R as IntoParallelIterator>::Item) -> T + Sync + Send,
+        f: impl Fn(<R as IntoIterator>::Item) -> T + Sync + Send,
     ) -> T
     where
-        R: IntoParallelIterator + ClipRange,
+        R: ClipRange + IntoIterator + Clone + Send + Sync,
         T: Reducible,
     {
         par_reduce(self.range(range), op, f)
@@ -641,16 +641,34 @@ where
 }
 
 /// Runs `f` for every index of the outermost parallel loop and combines the values it
-/// returns with `op`.
+/// returns with `op`, in a fixed order: the range is cut into at most 64 chunks whatever
+/// the number of threads, each chunk is folded in index order and the chunks' values are
+/// combined in order, so a floating-point sum has the same bits on every run (rayon's own
+/// `reduce` combines in the order work-stealing happens to give).
 pub fn par_reduce<R, T>(range: R, op: RedOp, f: impl Fn(R::Item) -> T + Sync + Send) -> T
 where
-    R: IntoParallelIterator,
+    R: ClipRange + IntoIterator + Clone + Send + Sync,
     T: Reducible,
 {
-    range
+    let (lo, hi) = range.bounds();
+    let n = (hi - lo).max(0) as u64;
+    let chunk = n.div_ceil(64).max(1);
+    let parts: Vec<T> = (0..n.div_ceil(chunk) as usize)
         .into_par_iter()
-        .map(f)
-        .reduce(|| T::red_identity(op), |a, b| T::red_combine(op, a, b))
+        .map(|c| {
+            let a = lo + (c as u64 * chunk) as i64;
+            let b = (a + chunk as i64).min(hi);
+            range
+                .clone()
+                .clip(a, b)
+                .into_iter()
+                .map(&f)
+                .fold(T::red_identity(op), |x, y| T::red_combine(op, x, y))
+        })
+        .collect();
+    let mut parts = parts.into_iter();
+    let first = parts.next().unwrap_or_else(|| T::red_identity(op));
+    parts.fold(first, |a, b| T::red_combine(op, a, b))
 }
 
 /// Element types a `reduction` clause supports, with the operators' identities.
@@ -731,6 +749,21 @@ mod tests {
         let t = a.view().reversed_axes();
         let v = view::<3, _>(&t);
         assert_eq!(v[[4, 3, 2]], 234.0);
+    }
+
+    #[test]
+    fn float_sums_have_the_same_bits_whatever_the_thread_count() {
+        let sum = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| par_reduce(0..10_007i64, RedOp::Add, |i| ((i as f64) * 0.37).sin()))
+        };
+        let one = sum(1);
+        for t in [2, 3, 7] {
+            assert_eq!(sum(t).to_bits(), one.to_bits(), "{t} threads");
+        }
     }
 
     #[test]

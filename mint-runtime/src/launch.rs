@@ -153,6 +153,19 @@ impl KernelSite {
             })
     }
 
+    /// [`Error::NotOnDevice`] for the kernel's array `i`, at its launch.
+    pub(crate) fn not_on_device(&self, i: usize) -> Error {
+        Error::NotOnDevice {
+            array: self
+                .kernel()
+                .ok()
+                .and_then(|k| k.arrays.get(i))
+                .map(|a| a.name.clone())
+                .unwrap_or_default(),
+            when: format!("kernel `{}` at {} is launched", self.name, self.location()),
+        }
+    }
+
     /// The kernel with its device functions inlined (types not bound).
     ///
     /// # Errors
@@ -688,16 +701,7 @@ pub(crate) fn launch(
     for (i, &slot) in args.arrays.iter().enumerate() {
         match cx.slots.get(slot).and_then(|s| s.as_ref()) {
             Some(a) => arrays.push(a),
-            None => {
-                return Err(Error::NotOnDevice {
-                    array: kernel
-                        .arrays
-                        .get(i)
-                        .map(|a| a.name.clone())
-                        .unwrap_or_default(),
-                    when: format!("kernel `{}` at {} is launched", site.name, site.location()),
-                });
-            }
+            None => return Err(site.not_on_device(i)),
         }
     }
     // 64-bit indexing only when some array or bound needs it.

@@ -344,16 +344,7 @@ impl Split {
         for (i, &slot) in slots.iter().enumerate() {
             match self.slots.get(slot).and_then(|s| s.as_ref()) {
                 Some(a) => dist.push(a.slabs.is_some()),
-                None => {
-                    return Err(Error::NotOnDevice {
-                        array: kernel
-                            .arrays
-                            .get(i)
-                            .map(|a| a.name.clone())
-                            .unwrap_or_default(),
-                        when: format!("kernel `{}` at {} is launched", site.name, site.location()),
-                    });
-                }
+                None => return Err(site.not_on_device(i)),
             }
         }
         let key = (site as *const KernelSite as usize, dist.clone());
@@ -426,11 +417,6 @@ impl Split {
                 },
             });
         }
-        if owned == (0, 0)
-            && let Some(e) = self.extent
-        {
-            owned = Slabs::new(e, self.devices, self.ghost).owned[d];
-        }
         CpuDev {
             split: Some(DevSplit {
                 device: d,
@@ -461,8 +447,18 @@ impl Split {
         &mut self,
         site: &'static KernelSite,
         slots: &[usize],
-        mut f: impl FnMut(&CpuDev) -> R,
+        f: impl FnMut(&CpuDev) -> R,
     ) -> Result<Vec<R>> {
+        self.run_planned(site, slots, f).map(|(_, v)| v)
+    }
+
+    /// [`Split::run`], also returning how the kernel ran.
+    fn run_planned<R>(
+        &mut self,
+        site: &'static KernelSite,
+        slots: &[usize],
+        mut f: impl FnMut(&CpuDev) -> R,
+    ) -> Result<(Mode, Vec<R>)> {
         let plan = self.prepare(site, slots)?;
         let mut out = Vec::with_capacity(self.devices);
         for d in 0..self.devices {
@@ -477,7 +473,7 @@ impl Split {
             }
         }
         self.finish(&plan, slots);
-        Ok(out)
+        Ok((plan.mode, out))
     }
 
     /// Runs a reduction kernel on every device and combines the devices' values in device
@@ -493,9 +489,8 @@ impl Split {
         op: RedOp,
         f: impl FnMut(&CpuDev) -> T,
     ) -> Result<T> {
-        let everywhere = self.prepare(site, slots)?.mode == Mode::Everywhere;
-        let vals = self.run(site, slots, f)?;
-        if everywhere {
+        let (mode, vals) = self.run_planned(site, slots, f)?;
+        if mode == Mode::Everywhere {
             return Ok(vals[0]);
         }
         let mut it = vals.into_iter();
