@@ -133,7 +133,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     mint::with_device(device, || -> Result<(), Box<dyn std::error::Error>> {
         let backend = mint::backend()?;
-        let on_gpu = matches!(backend, Backend::Cuda(_));
+        let on_gpu = matches!(backend, Backend::Cuda(_) | Backend::CudaSplit(_));
+        let split = matches!(backend, Backend::CudaSplit(_));
         let n = args.n.unwrap_or(if on_gpu { 512 } else { 128 });
         let steps = args.steps.unwrap_or(if on_gpu { 100 } else { 20 });
         if n < 3 || steps == 0 {
@@ -170,7 +171,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "time per step: {:.3} ms ({})",
             per_step * 1e3,
-            if kernel_s.is_some() {
+            if kernel_s.is_some() && split {
+                "per launch on several GPUs, timed on the host: halo exchange and the slowest GPU"
+            } else if kernel_s.is_some() {
                 "kernel time, CUDA events"
             } else {
                 "wall clock"

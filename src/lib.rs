@@ -56,8 +56,9 @@
 pub use mint_macros::{device, r#for, parallel, single};
 pub use mint_runtime::Real;
 pub use mint_runtime::{
-    Backend, Device, Error, JitStats, KernelStats, Result, cuda_available, cuda_required,
-    jit_stats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing, with_device,
+    Backend, Device, Error, GpuList, JitStats, KernelStats, Result, cuda_available,
+    cuda_device_count, cuda_required, jit_stats, kernel_stat, kernel_stats, reset_kernel_stats,
+    set_timing, with_device,
 };
 
 /// Every kernel of the program (each annotated loop nest and `single` block linked into
@@ -114,7 +115,7 @@ pub fn backend() -> Result<Backend> {
 }
 
 /// Measured device-to-device copy bandwidth of the CUDA device the current backend
-/// uses, in bytes per second (bytes read plus bytes written), median of `reps` copies of
+/// uses (the first GPU of several), in bytes per second (bytes read plus bytes written), median of `reps` copies of
 /// `bytes` bytes. This is the bound memory-bound stencils are judged against.
 ///
 /// # Errors
@@ -123,6 +124,7 @@ pub fn backend() -> Result<Backend> {
 pub fn device_copy_bandwidth(bytes: usize, reps: usize) -> Result<f64> {
     match backend()? {
         Backend::Cuda(g) => mint_runtime::bandwidth::copy_bandwidth(&g, bytes, reps),
+        Backend::CudaSplit(gs) => mint_runtime::bandwidth::copy_bandwidth(&gs[0], bytes, reps),
         Backend::Cpu | Backend::CpuSplit(_) => Err(Error::NoDevice {
             requested: "copy bandwidth".into(),
             reason: "the current backend is the CPU".into(),

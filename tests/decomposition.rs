@@ -1,5 +1,7 @@
 //! Regions split over several devices (issue #12), on the CPU backend emulating 2, 3 and
-//! 4 devices (`MINT_DEVICE=cpu:N`): every result bitwise equal to one device's, on grids
+//! 4 devices (`MINT_DEVICE=cpu:N`) and, where a GPU is present, on 2 and 3 slabs of GPU 0
+//! (`cuda:0,0`, `cuda:0,0,0`) and on every GPU: every result bitwise equal to one
+//! device's of the same backend, on grids
 //! that do not divide among the devices, with the sources and receivers of the seismic
 //! example on and next to slab boundaries; and the errors of kernels that cannot be split.
 
@@ -22,7 +24,7 @@ mod stencil;
 #[path = "../examples/cardiac/model.rs"]
 mod cardiac;
 
-use common::SPLITS;
+use common::split_families;
 use mint::Device;
 use mint_kernels::{Kernel, Level, Opts, Precision};
 use ndarray::{Array2, Array3};
@@ -58,12 +60,15 @@ fn every_suite_kernel_split_equals_one_device() {
             } else {
                 vec![23, 17, 19]
             };
-            for opts in [Opts::None, Opts::SharedRegister] {
+            for ((single, splits), opts) in split_families()
+                .into_iter()
+                .flat_map(|f| [(f.clone(), Opts::None), (f, Opts::SharedRegister)])
+            {
                 let (tile, chunk) = Level::Opt3.config(k.dims());
                 let mut one = k.instance(p, &sh, 5);
-                mint::with_device(Device::Cpu, || one.run(opts, tile, chunk, 3)).unwrap();
+                mint::with_device(single, || one.run(opts, tile, chunk, 3)).unwrap();
                 let want = bits(&one.output());
-                for d in SPLITS {
+                for d in splits {
                     let mut got = k.instance(p, &sh, 5);
                     mint::with_device(d, || got.run(opts, tile, chunk, 3)).unwrap();
                     assert!(
@@ -101,19 +106,21 @@ macro_rules! cardiac_split {
                 .unwrap();
                 (niter, e_prev, r)
             };
-            let (n1, e1, r1) = run(Device::Cpu);
-            assert!(n1 > 20, "{n1} iterations");
-            for d in SPLITS {
-                let (nd, ed, rd) = run(d);
-                assert_eq!(nd, n1, "{d:?}: iterations");
-                assert!(
-                    ed.iter().zip(&e1).all(|(a, b)| a.to_bits() == b.to_bits()),
-                    "{d:?}: E differs from one device"
-                );
-                assert!(
-                    rd.iter().zip(&r1).all(|(a, b)| a.to_bits() == b.to_bits()),
-                    "{d:?}: R differs from one device"
-                );
+            for (single, splits) in split_families() {
+                let (n1, e1, r1) = run(single);
+                assert!(n1 > 20, "{n1} iterations");
+                for d in splits {
+                    let (nd, ed, rd) = run(d);
+                    assert_eq!(nd, n1, "{d:?}: iterations");
+                    assert!(
+                        ed.iter().zip(&e1).all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{d:?}: E differs from one device"
+                    );
+                    assert!(
+                        rd.iter().zip(&r1).all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{d:?}: R differs from one device"
+                    );
+                }
             }
         }
     };
@@ -170,34 +177,37 @@ fn seismic_split(file: &str) {
     }
     let setup = model::build(&cfg, h, c.dt).unwrap();
     assert_eq!(setup.shape().0, nz);
-    let one =
-        mint::with_device(Device::Cpu, || solver::run(&setup, [32, 4, 1], &mut |_| {})).unwrap();
-    assert!(
-        one.seismograms.iter().any(|v| v.abs() > 0.0),
-        "the waves reached no receiver"
-    );
-    for d in SPLITS {
-        let got = mint::with_device(d, || solver::run(&setup, [32, 4, 1], &mut |_| {})).unwrap();
-        let same = |a: &Array3<f32>, b: &Array3<f32>| {
-            a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
-        };
-        let same2 = |a: &Array2<f32>, b: &Array2<f32>| {
-            a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
-        };
-        if !same(&got.seismograms, &one.seismograms) {
-            let first = got
-                .seismograms
-                .indexed_iter()
-                .find(|(i, v)| v.to_bits() != one.seismograms[*i].to_bits())
-                .map(|(i, v)| (i, *v, one.seismograms[i]));
-            panic!(
-                "{file} on {d:?}: seismograms differ from one device, first at (step, receiver, component) {first:?}"
+    for (single, splits) in split_families() {
+        let one =
+            mint::with_device(single, || solver::run(&setup, [32, 4, 1], &mut |_| {})).unwrap();
+        assert!(
+            one.seismograms.iter().any(|v| v.abs() > 0.0),
+            "the waves reached no receiver"
+        );
+        for d in splits {
+            let got =
+                mint::with_device(d, || solver::run(&setup, [32, 4, 1], &mut |_| {})).unwrap();
+            let same = |a: &Array3<f32>, b: &Array3<f32>| {
+                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            };
+            let same2 = |a: &Array2<f32>, b: &Array2<f32>| {
+                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            };
+            if !same(&got.seismograms, &one.seismograms) {
+                let first = got
+                    .seismograms
+                    .indexed_iter()
+                    .find(|(i, v)| v.to_bits() != one.seismograms[*i].to_bits())
+                    .map(|(i, v)| (i, *v, one.seismograms[i]));
+                panic!(
+                    "{file} on {d:?}: seismograms differ from one device, first at (step, receiver, component) {first:?}"
+                );
+            }
+            assert!(
+                same2(&got.pgv, &one.pgv),
+                "{file} on {d:?}: the PGV map differs from one device"
             );
         }
-        assert!(
-            same2(&got.pgv, &one.pgv),
-            "{file} on {d:?}: the PGV map differs from one device"
-        );
     }
 }
 
@@ -238,13 +248,15 @@ fn two_offsets(u: &Array3<f64>, v: &mut Array3<f64>, w: &mut Array3<f64>) -> min
 #[test]
 fn writes_at_two_offsets_run_owner_computes_and_equal_one_device() {
     let u = Array3::<f64>::from_shape_fn((9, 4, 5), |(z, y, x)| (z * 20 + y * 5 + x) as f64);
-    let (mut v1, mut w1) = (Array3::zeros((9, 4, 5)), Array3::zeros((9, 4, 5)));
-    mint::with_device(Device::Cpu, || two_offsets(&u, &mut v1, &mut w1)).unwrap();
-    assert_eq!(v1[[8, 0, 0]], u[[7, 0, 0]] + u[[6, 0, 0]]);
-    for d in SPLITS {
-        let (mut v, mut w) = (Array3::zeros((9, 4, 5)), Array3::zeros((9, 4, 5)));
-        mint::with_device(d, || two_offsets(&u, &mut v, &mut w)).unwrap();
-        assert_eq!((&v, &w), (&v1, &w1), "{d:?}");
+    for (single, splits) in split_families() {
+        let (mut v1, mut w1) = (Array3::zeros((9, 4, 5)), Array3::zeros((9, 4, 5)));
+        mint::with_device(single, || two_offsets(&u, &mut v1, &mut w1)).unwrap();
+        assert_eq!(v1[[8, 0, 0]], u[[7, 0, 0]] + u[[6, 0, 0]]);
+        for d in splits {
+            let (mut v, mut w) = (Array3::zeros((9, 4, 5)), Array3::zeros((9, 4, 5)));
+            mint::with_device(d, || two_offsets(&u, &mut v, &mut w)).unwrap();
+            assert_eq!((&v, &w), (&v1, &w1), "{d:?}");
+        }
     }
 }
 
@@ -277,7 +289,7 @@ fn running_sum(u: &mut Array3<f64>) -> mint::Result<()> {
 #[test]
 fn reading_beyond_the_held_planes_is_an_error_naming_array_index_and_device() {
     let init = Array3::<f64>::from_shape_fn((10, 3, 4), |(z, y, x)| (z + y + x) as f64);
-    for d in SPLITS {
+    for d in split_families().into_iter().flat_map(|f| f.1) {
         let mut u = init.clone();
         let r = mint::with_device(d, || running_sum(&mut u));
         match r {
@@ -290,8 +302,7 @@ fn reading_beyond_the_held_planes_is_an_error_naming_array_index_and_device() {
             }) => {
                 assert_eq!(array, "u");
                 assert_eq!(index.len(), 3);
-                let Device::Cpus(n) = d else { unreachable!() };
-                assert!(device < n);
+                assert!(device < mint::Device::count(d), "{d:?}: device {device}");
                 assert!(message.contains("holds"), "{message}");
             }
             other => panic!("{d:?}: {other:?}"),
@@ -326,15 +337,17 @@ fn column_means(a: &Array3<f64>, m: &mut Array2<f64>) -> mint::Result<f64> {
 fn read_only_arrays_read_along_the_split_axis_are_replicated() {
     let a =
         Array3::<f64>::from_shape_fn((11, 5, 6), |(z, y, x)| common::rnd((z * 5 + y) * 6 + x, 9));
-    let mut m1 = Array2::zeros((5, 6));
-    let t1 = mint::with_device(Device::Cpu, || column_means(&a, &mut m1)).unwrap();
-    for d in SPLITS {
-        let mut m = Array2::zeros((5, 6));
-        let t = mint::with_device(d, || column_means(&a, &mut m)).unwrap();
-        assert_eq!(m, m1, "{d:?}");
-        // The kernel touches no distributed array: every device runs it whole and the
-        // reduction is device 0's, the same bits as one device.
-        assert_eq!(t.to_bits(), t1.to_bits(), "{d:?}");
+    for (single, splits) in split_families() {
+        let mut m1 = Array2::zeros((5, 6));
+        let t1 = mint::with_device(single, || column_means(&a, &mut m1)).unwrap();
+        for d in splits {
+            let mut m = Array2::zeros((5, 6));
+            let t = mint::with_device(d, || column_means(&a, &mut m)).unwrap();
+            assert_eq!(m, m1, "{d:?}");
+            // The kernel touches no distributed array: every device runs it whole and the
+            // reduction is device 0's, the same bits as one device.
+            assert_eq!(t.to_bits(), t1.to_bits(), "{d:?}");
+        }
     }
 }
 
@@ -363,7 +376,7 @@ fn reductions_combine_devices_in_a_fixed_order() {
         common::rnd((z * 7 + y) * 9 + x, 11) - 0.5
     });
     let exact: f64 = a.iter().sum();
-    for d in SPLITS {
+    for d in split_families().into_iter().flat_map(|f| f.1) {
         let first = mint::with_device(d, || total(&a)).unwrap();
         assert!(
             (first - exact).abs() <= 1e-12 * a.len() as f64,

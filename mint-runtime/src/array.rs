@@ -34,6 +34,12 @@ pub struct DeviceArray {
     pub pitch: usize,
     /// Elements from one plane to the next.
     pub slice: usize,
+    /// `[lo, hi)` of the planes along the slowest axis this allocation holds: all of them,
+    /// or a slab with its ghost planes on one of several GPUs. `ptr` is still the address
+    /// element `[0, 0, 0]` would have, so kernels index slabs with global indices.
+    pub planes: (usize, usize),
+    /// Elements the whole array would span in this layout (decides 64-bit indexing).
+    span: usize,
     base: sys::CUdeviceptr,
     bytes: usize,
     gpu: Arc<Gpu>,
@@ -92,8 +98,33 @@ impl DeviceArray {
         ndim: usize,
         align_x: usize,
     ) -> Result<DeviceArray> {
+        let slow = shape[3 - ndim.clamp(1, 3)];
+        Self::alloc_planes(gpu, name, elem, shape, ndim, align_x, (0, slow))
+    }
+
+    /// Allocates the planes `planes` (`[lo, hi)` along the slowest axis: z for a 3-D array,
+    /// y for a 2-D one) of an array of `shape` on `gpu`: a slab of a region split over
+    /// several GPUs. Indices stay global: element `[z, y, x]` of the slab is at
+    /// `ptr + z * slice + y * pitch + x` for `z` in `planes`.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] with the bytes requested and free.
+    pub fn alloc_planes(
+        gpu: &Arc<Gpu>,
+        name: &'static str,
+        elem: ScalarTy,
+        shape: [usize; 3],
+        ndim: usize,
+        align_x: usize,
+        planes: (usize, usize),
+    ) -> Result<DeviceArray> {
         let es = elem.size_bytes() as usize;
-        let (front, pitch, bytes) = layout(shape, es, align_x);
+        let slow_axis = 3 - ndim.clamp(1, 3);
+        let mut local = shape;
+        local[slow_axis] = planes.1 - planes.0;
+        let (front, pitch, bytes) = layout(local, es, align_x);
+        let (gfront, _, gbytes) = layout(shape, es, align_x);
+        let span = (gbytes / es.max(1)).max(gfront);
         gpu.bind()?;
         let base = if bytes == 0 {
             0
@@ -126,15 +157,19 @@ impl DeviceArray {
                 }
             }
         };
+        let slice = pitch * shape[1];
+        let plane = if ndim >= 3 { slice } else { pitch };
         Ok(DeviceArray {
             name,
             elem,
             elem_bytes: es,
             shape,
             ndim,
-            ptr: base + (front * es) as u64,
+            ptr: (base + (front * es) as u64).wrapping_sub((planes.0 * plane * es) as u64),
             pitch,
-            slice: pitch * shape[1],
+            slice,
+            planes,
+            span,
             base,
             bytes,
             gpu: gpu.clone(),
@@ -146,9 +181,39 @@ impl DeviceArray {
         self.shape[3 - self.ndim..].to_vec()
     }
 
-    /// Elements the allocation spans, padding included (decides 64-bit indexing).
+    /// Elements the whole array spans in this layout, padding included (decides 64-bit
+    /// indexing; for a slab, what the whole array would span).
     pub fn span_elems(&self) -> usize {
-        self.bytes / self.elem_bytes.max(1)
+        self.span
+    }
+
+    /// The GPU the array lives on.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    /// Elements from one plane of the slowest axis to the next (a row for a 2-D array).
+    pub fn plane_elems(&self) -> usize {
+        match self.ndim {
+            3 => self.slice,
+            2 => self.pitch,
+            _ => 1,
+        }
+    }
+
+    /// Device address of the first element of plane `p` (of the slowest axis).
+    pub fn plane_ptr(&self, p: usize) -> sys::CUdeviceptr {
+        self.ptr
+            .wrapping_add((p * self.plane_elems() * self.elem_bytes) as u64)
+    }
+
+    /// Bytes from the start of plane `lo` to the end of the last element of plane
+    /// `hi - 1`: what a copy of planes `lo..hi` between two slabs moves.
+    pub fn planes_bytes(&self, lo: usize, hi: usize) -> usize {
+        if hi <= lo {
+            return 0;
+        }
+        ((hi - lo) * self.plane_elems() - (self.pitch - self.shape[2])) * self.elem_bytes
     }
 
     /// Bytes allocated.
@@ -157,8 +222,28 @@ impl DeviceArray {
     }
 
     fn copy2d(&self, host: *mut u8, to_device: bool) -> Result<()> {
-        let rows = self.shape[0] * self.shape[1];
+        self.copy_planes(host, self.planes.0, self.planes.1, to_device)
+    }
+
+    /// Copies planes `lo..hi` (of the slowest axis, within [`DeviceArray::planes`])
+    /// between the device and a standard-layout host buffer of the whole array's shape
+    /// that starts at `host`.
+    fn copy_planes(&self, host: *mut u8, lo: usize, hi: usize, to_device: bool) -> Result<()> {
+        debug_assert!(self.planes.0 <= lo && hi <= self.planes.1);
+        let rows_per_plane = if self.ndim >= 3 { self.shape[1] } else { 1 };
+        let rows = if self.ndim <= 1 {
+            self.shape[0] * self.shape[1]
+        } else {
+            (hi - lo) * rows_per_plane
+        };
+        let (lo, rows_per_plane) = if self.ndim <= 1 {
+            (0, 0)
+        } else {
+            (lo, rows_per_plane)
+        };
         let row_bytes = self.shape[2] * self.elem_bytes;
+        let host = host.wrapping_add(lo * rows_per_plane * row_bytes);
+        let dev = self.plane_ptr(lo);
         if rows * row_bytes == 0 {
             return Ok(());
         }
@@ -176,7 +261,7 @@ impl DeviceArray {
             } else {
                 std::ptr::null()
             },
-            srcDevice: if to_device { 0 } else { self.ptr },
+            srcDevice: if to_device { 0 } else { dev },
             srcArray: std::ptr::null_mut(),
             srcPitch: if to_device { row_bytes } else { pitch },
             dstXInBytes: 0,
@@ -187,7 +272,7 @@ impl DeviceArray {
             } else {
                 host as *mut _
             },
-            dstDevice: if to_device { self.ptr } else { 0 },
+            dstDevice: if to_device { dev } else { 0 },
             dstArray: std::ptr::null_mut(),
             dstPitch: if to_device { pitch } else { row_bytes },
             WidthInBytes: row_bytes,
@@ -214,10 +299,19 @@ impl DeviceArray {
         })
     }
 
-    /// Copies a standard-layout host array of the same shape into this array.
+    /// Copies a standard-layout host array of the same shape into this array (into the
+    /// planes it holds).
     pub(crate) fn upload<T: Element>(&self, host: &RawArray<T>) -> Result<()> {
         debug_assert!(host.standard && host.shape == self.shape && T::TY == self.elem);
         self.copy2d(host.ptr as *mut u8, true)
+    }
+
+    /// Copies planes `lo..hi` of this array into the same planes of `host`, a
+    /// standard-layout buffer of the whole array's bytes.
+    pub(crate) fn download_planes(&self, host: &mut [u8], lo: usize, hi: usize) -> Result<()> {
+        let whole: usize = self.shape.iter().product::<usize>() * self.elem_bytes;
+        assert!(host.len() >= whole, "host buffer of the whole array");
+        self.copy_planes(host.as_mut_ptr(), lo, hi, false)
     }
 
     /// Copies this array into a standard-layout host array of the same shape. The data

@@ -31,10 +31,43 @@ pub enum Device {
     Cpus(usize),
     /// CUDA device `N`; an error if it is not there.
     Cuda(usize),
-    /// The CUDA devices whose ordinals are the set bits (`cuda:0,1` is `0b11`).
-    CudaSet(u64),
+    /// Several CUDA devices, in slab order (`cuda:0,1`). A GPU may be listed more than
+    /// once (`cuda:0,0`): it then holds several slabs, which tests a decomposition on a
+    /// machine with one GPU.
+    CudaList(GpuList),
     /// Every CUDA device of the machine (`cuda:all`).
     CudaAll,
+}
+
+/// The ordinals of [`Device::CudaList`], in slab order (at most 16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GpuList {
+    len: u8,
+    ordinals: [u8; 16],
+}
+
+impl GpuList {
+    /// The list, or `None` for an empty list, more than 16 entries or an ordinal above 255.
+    pub fn new(ordinals: &[usize]) -> Option<GpuList> {
+        if ordinals.is_empty() || ordinals.len() > 16 || ordinals.iter().any(|&o| o > 255) {
+            return None;
+        }
+        let mut l = GpuList {
+            len: ordinals.len() as u8,
+            ordinals: [0; 16],
+        };
+        for (d, &o) in l.ordinals.iter_mut().zip(ordinals) {
+            *d = o as u8;
+        }
+        Some(l)
+    }
+    /// The ordinals, in slab order.
+    pub fn ordinals(&self) -> Vec<usize> {
+        self.ordinals[..self.len as usize]
+            .iter()
+            .map(|&o| o as usize)
+            .collect()
+    }
 }
 
 impl Device {
@@ -58,22 +91,26 @@ impl Device {
                     };
                 }
                 let list = t.strip_prefix("cuda:").ok_or_else(bad)?;
-                let mut mask = 0u64;
-                let mut first = None;
-                for part in list.split(',') {
-                    let n: u32 = part.trim().parse().map_err(|_| bad())?;
-                    if n >= 64 || mask & (1 << n) != 0 {
-                        return Err(bad());
-                    }
-                    mask |= 1 << n;
-                    first.get_or_insert(n as usize);
-                }
-                match (mask.count_ones(), first) {
-                    (1, Some(n)) => Ok(Device::Cuda(n)),
-                    (_, Some(_)) => Ok(Device::CudaSet(mask)),
-                    _ => Err(bad()),
+                let ords = list
+                    .split(',')
+                    .map(|p| p.trim().parse::<usize>().map_err(|_| bad()))
+                    .collect::<Result<Vec<_>>>()?;
+                match ords.as_slice() {
+                    [n] => Ok(Device::Cuda(*n)),
+                    _ => GpuList::new(&ords).map(Device::CudaList).ok_or_else(bad),
                 }
             }
+        }
+    }
+
+    /// How many devices a region spans on this choice (for `cuda:all`, the machine's GPUs;
+    /// 0 when there are none).
+    pub fn count(self) -> usize {
+        match self {
+            Device::Auto | Device::Cpu | Device::Cuda(_) => 1,
+            Device::Cpus(n) => n,
+            Device::CudaList(l) => l.len as usize,
+            Device::CudaAll => cuda_device_count(),
         }
     }
 
@@ -122,7 +159,7 @@ pub fn requested_device() -> Result<Device> {
 pub fn cuda_required() -> bool {
     matches!(
         Device::from_env(),
-        Ok(Device::Cuda(_) | Device::CudaSet(_) | Device::CudaAll)
+        Ok(Device::Cuda(_) | Device::CudaList(_) | Device::CudaAll)
     )
 }
 
@@ -145,6 +182,11 @@ fn cuda_probe() -> &'static std::result::Result<usize, String> {
         }
         Ok(n as usize)
     })
+}
+
+/// The number of CUDA devices (0 without a driver, NVRTC or a device).
+pub fn cuda_device_count() -> usize {
+    cuda_probe().as_ref().copied().unwrap_or(0)
 }
 
 /// Whether a usable CUDA device exists (driver, NVRTC and at least one device).
@@ -269,6 +311,35 @@ impl Gpu {
     }
 }
 
+/// Lets every GPU of `gpus` read and write the memory of every other one directly (over
+/// NVLink or PCIe), where the hardware allows; halo copies between GPUs without peer
+/// access go through host memory inside the driver.
+fn enable_peer_access(gpus: &[Arc<Gpu>]) {
+    static DONE: OnceLock<Mutex<std::collections::HashSet<(usize, usize)>>> = OnceLock::new();
+    let mut done = DONE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    for a in gpus {
+        for b in gpus {
+            if a.ordinal == b.ordinal || !done.insert((a.ordinal, b.ordinal)) {
+                continue;
+            }
+            let mut can = 0i32;
+            let ok = unsafe {
+                cudarc::driver::sys::cuDeviceCanAccessPeer(
+                    &mut can,
+                    a.ctx.cu_device(),
+                    b.ctx.cu_device(),
+                )
+            };
+            if ok == cudarc::driver::sys::CUresult::CUDA_SUCCESS && can != 0 && a.bind().is_ok() {
+                let _ = unsafe { cudarc::driver::sys::cuCtxEnablePeerAccess(b.ctx.cu_ctx(), 0) };
+            }
+        }
+    }
+}
+
 /// The backend a region runs on.
 #[derive(Clone, Debug)]
 pub enum Backend {
@@ -276,6 +347,8 @@ pub enum Backend {
     /// The CPU backend emulating this many devices (`cpu:N`).
     CpuSplit(usize),
     Cuda(Arc<Gpu>),
+    /// Several GPUs, one slab each, in slab order (the same GPU may appear twice).
+    CudaSplit(Vec<Arc<Gpu>>),
 }
 
 impl Backend {
@@ -288,6 +361,11 @@ impl Backend {
                 rayon::current_num_threads()
             ),
             Backend::Cuda(g) => format!("{g:?}"),
+            Backend::CudaSplit(gs) => gs
+                .iter()
+                .map(|g| format!("{g:?}"))
+                .collect::<Vec<_>>()
+                .join(" + "),
         }
     }
 }
@@ -309,23 +387,29 @@ pub fn backend() -> Result<Backend> {
     match requested_device()? {
         Device::Cpu => Ok(Backend::Cpu),
         Device::Cpus(n) => Ok(Backend::CpuSplit(n)),
-        Device::CudaSet(_) | Device::CudaAll => {
-            let requested = match requested_device()? {
-                Device::CudaAll => "cuda:all".to_string(),
-                Device::CudaSet(m) => format!(
-                    "cuda:{}",
-                    (0..64)
-                        .filter(|i| m & (1 << i) != 0)
-                        .map(|i: u32| i.to_string())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
-                _ => unreachable!(),
+        d @ (Device::CudaList(_) | Device::CudaAll) => {
+            let ords = match d {
+                Device::CudaList(l) => l.ordinals(),
+                _ => {
+                    let n = *cuda_probe().as_ref().map_err(|r| Error::NoDevice {
+                        requested: "cuda:all".into(),
+                        reason: r.clone(),
+                    })?;
+                    (0..n).collect()
+                }
             };
-            Err(Error::NoDevice {
-                requested,
-                reason: "regions run on one CUDA device in this version; several GPUs are emulated on the CPU with MINT_DEVICE=cpu:N (the CUDA transport is not built yet)".into(),
-            })
+            let gpus = ords
+                .iter()
+                .map(|&o| Gpu::get(o))
+                .collect::<Result<Vec<_>>>()?;
+            enable_peer_access(&gpus);
+            if gpus.len() == 1 {
+                log(format!("running on {:?}", gpus[0]));
+                return Ok(Backend::Cuda(gpus[0].clone()));
+            }
+            let b = Backend::CudaSplit(gpus);
+            log(format!("running on {}", b.describe()));
+            Ok(b)
         }
         Device::Cuda(n) => {
             let g = Gpu::get(n)?;
@@ -375,13 +459,18 @@ mod tests {
             Err(Error::BadDeviceSpec { .. })
         ));
         assert_eq!(Device::parse("cpu:3").unwrap(), Device::Cpus(3));
-        assert_eq!(Device::parse("cuda:0,1").unwrap(), Device::CudaSet(0b11));
+        let list = |o: &[usize]| Device::CudaList(GpuList::new(o).unwrap());
+        assert_eq!(Device::parse("cuda:0,1").unwrap(), list(&[0, 1]));
+        assert_eq!(Device::parse("cuda: 2 , 5").unwrap(), list(&[2, 5]));
+        assert_eq!(Device::parse("cuda:1,1").unwrap(), list(&[1, 1]));
         assert_eq!(
-            Device::parse("cuda: 2 , 5").unwrap(),
-            Device::CudaSet(0b100100)
+            Device::CudaList(GpuList::new(&[3, 0, 3]).unwrap())
+                .clone()
+                .eq(&list(&[3, 0, 3])),
+            true
         );
         assert_eq!(Device::parse("cuda:1,").ok(), None);
-        assert_eq!(Device::parse("cuda:1,1").ok(), None);
+        assert_eq!(Device::parse("cuda:256,0").ok(), None);
         assert_eq!(Device::parse("cuda:all").unwrap(), Device::CudaAll);
         assert_eq!(Device::parse("cpu:0").ok(), None);
         assert_eq!(Device::parse("cpu:x").ok(), None);

@@ -247,7 +247,7 @@ impl KernelSite {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        self.translate_bound(target, types.as_ref())
+        self.translate_bound(target, types.as_ref(), None)
     }
 
     /// Records the types a run on the CPU backend used, for a kernel whose types are bound
@@ -343,11 +343,20 @@ impl KernelSite {
         Ok((calls, lib))
     }
 
-    /// Translates the kernel with `types` bound (see [`Bound`]).
-    fn translate_bound(&self, target: &Target, types: Option<&Bound>) -> Result<Translation> {
+    /// Translates the kernel with `types` bound (see [`Bound`]), lowered for
+    /// owner-computes when `owner` gives the arrays that are distributed.
+    fn translate_bound(
+        &self,
+        target: &Target,
+        types: Option<&Bound>,
+        owner: Option<&[bool]>,
+    ) -> Result<Translation> {
         let k = self.bound_kernel(types)?;
-        let k = k.as_ref();
-        mint_translator::translate(k, target).map_err(|d| self.translate_err(d))
+        let k = match owner {
+            Some(dist) => std::borrow::Cow::Owned(mint_translator::owner::lower(&k, dist)),
+            None => k,
+        };
+        mint_translator::translate(k.as_ref(), target).map_err(|d| self.translate_err(d))
     }
 }
 
@@ -404,6 +413,9 @@ struct VariantKey {
     param_limit: u32,
     /// For a kernel whose types are bound at launch, the types this launch binds.
     types: Option<Bound>,
+    /// Lowered for owner-computes on one of several GPUs ([`mint_translator::owner`]):
+    /// whether each of the kernel's arrays is distributed.
+    owner: Option<Vec<bool>>,
 }
 
 /// Resource use of a loaded kernel, read from the driver.
@@ -504,7 +516,7 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
         param_limit: key.param_limit,
         clause_values: key.clauses.clone(),
     };
-    let t = site.translate_bound(&target, key.types.as_ref())?;
+    let t = site.translate_bound(&target, key.types.as_ref(), key.owner.as_deref())?;
     let image = jit::compile(gpu, &site.qualified().replace("::", "."), &t.source)?;
     gpu.bind()?;
     let ptx = if image.is_cubin {
@@ -651,6 +663,7 @@ pub fn kernel_attrs(
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .clone(),
+            owner: None,
         },
     )?;
     Ok((v.attrs, v.t.clone()))
@@ -668,9 +681,22 @@ pub(crate) struct Pending {
 /// What the region passes to a launch.
 pub(crate) struct LaunchCtx<'a> {
     pub gpu: &'a Arc<Gpu>,
-    pub slots: &'a [Option<DeviceArray>],
+    /// The device array of each region slot on this GPU.
+    pub slots: &'a [Option<&'a DeviceArray>],
     pub events: &'a mut Vec<sys::CUevent>,
     pub pending: &'a mut Vec<Pending>,
+    /// Time the launch with events (one GPU only).
+    pub timing: bool,
+    /// Owner-computes on one of several GPUs: the lowered kernel's added array and
+    /// scalars, and which of the kernel's arrays are distributed.
+    pub owner: Option<OwnerArgs<'a>>,
+}
+
+/// The arguments [`mint_translator::owner::lower`] adds to a kernel.
+pub(crate) struct OwnerArgs<'a> {
+    pub distributed: Vec<bool>,
+    pub fault: &'a DeviceArray,
+    pub scalars: Vec<ScalarValue>,
 }
 
 impl LaunchCtx<'_> {
@@ -699,11 +725,12 @@ pub(crate) fn launch(
     // Device arrays of this launch, in the kernel's order.
     let mut arrays: Vec<&DeviceArray> = Vec::with_capacity(args.arrays.len());
     for (i, &slot) in args.arrays.iter().enumerate() {
-        match cx.slots.get(slot).and_then(|s| s.as_ref()) {
+        match cx.slots.get(slot).copied().flatten() {
             Some(a) => arrays.push(a),
             None => return Err(site.not_on_device(i)),
         }
     }
+    let n_user_scalars = args.scalars.len();
     // 64-bit indexing only when some array or bound needs it.
     let idx64 = arrays.iter().any(|a| a.span_elems() > i32::MAX as usize)
         || args
@@ -748,8 +775,18 @@ pub(crate) fn launch(
             clauses: args.clauses.to_vec(),
             param_limit: param_limit(),
             types,
+            owner: cx.owner.as_ref().map(|o| o.distributed.clone()),
         },
     )?;
+    if let Some(o) = &cx.owner {
+        arrays.push(o.fault);
+    }
+    let scalar = |i: usize| -> ScalarValue {
+        match &cx.owner {
+            Some(o) if i >= n_user_scalars => o.scalars[i - n_user_scalars],
+            _ => args.scalars[i],
+        }
+    };
     let t = &v.t;
     // The typed kernel as translated (the same as `site.kernel()` unless types are bound
     // at launch).
@@ -831,7 +868,7 @@ pub(crate) fn launch(
             ParamKind::ArraySlice(i) => idx(arrays[i].slice as i128),
             ParamKind::ArrayExtent(i, axis) => idx(arrays[i].shape[2 - axis as usize] as i128),
             ParamKind::Scalar(i) => {
-                let s = args.scalars[i];
+                let s = scalar(i);
                 match kernel.scalars[i].ty {
                     Some(ty) if ty.is_index() => idx(s.as_i128().unwrap_or(0)),
                     _ => s.bits,
@@ -873,7 +910,7 @@ pub(crate) fn launch(
         .map(|w| w as *mut u64 as *mut c_void)
         .collect();
 
-    let timing = stats::timing_enabled();
+    let timing = cx.timing && stats::timing_enabled();
     let ev = if timing {
         let (s, e) = (cx.event()?, cx.event()?);
         unsafe { drv::event::record(s, gpu.stream.cu_stream()) }
@@ -971,6 +1008,27 @@ pub(crate) fn launch(
         })?;
     }
     Ok(result)
+}
+
+/// The devices' reduced values combined in device order.
+pub(crate) fn combine_values(op: mint_translator::ir::RedOp, vals: &[ScalarValue]) -> ScalarValue {
+    use crate::cpu::combine;
+    fn fold<T: crate::cpu::Reducible>(
+        op: mint_translator::ir::RedOp,
+        vals: &[ScalarValue],
+    ) -> ScalarValue {
+        let mut it = vals.iter().map(|v| T::from_bits64(v.bits));
+        let first = it.next().unwrap_or_else(|| crate::cpu::identity::<T>(op));
+        ScalarValue::of(it.fold(first, |a, b| combine(op, a, b)))
+    }
+    match vals.first().map(|v| v.ty) {
+        Some(ScalarTy::F32) => fold::<f32>(op, vals),
+        Some(ScalarTy::F64) => fold::<f64>(op, vals),
+        Some(ScalarTy::I32) => fold::<i32>(op, vals),
+        Some(ScalarTy::I64) => fold::<i64>(op, vals),
+        Some(ScalarTy::U32) => fold::<u32>(op, vals),
+        _ => vals[0],
+    }
 }
 
 fn identity_value(op: mint_translator::ir::RedOp, ty: ScalarTy) -> ScalarValue {

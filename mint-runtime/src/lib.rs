@@ -20,7 +20,10 @@ pub mod region;
 pub mod split;
 pub mod stats;
 
-pub use device::{Backend, Device, Gpu, backend, cuda_available, cuda_required, with_device};
+pub use device::{
+    Backend, Device, Gpu, GpuList, backend, cuda_available, cuda_device_count, cuda_required,
+    with_device,
+};
 pub use error::{Error, Result};
 pub use host::{Element, HostArray, HostArrayMut, Real, ScalarValue};
 pub use inventory;

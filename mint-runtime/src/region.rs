@@ -81,7 +81,8 @@ impl Region {
             g.bind()?;
         }
         let split = match &backend {
-            Backend::CpuSplit(n) => Some(Split::new(info, *n)?),
+            Backend::CpuSplit(n) => Some(Split::new(info, *n, None)?),
+            Backend::CudaSplit(gpus) => Some(Split::new(info, gpus.len(), Some(gpus.clone()))?),
             _ => None,
         };
         Ok(Region {
@@ -108,7 +109,7 @@ impl Region {
     fn gpu(&self) -> Option<&Arc<Gpu>> {
         match &self.backend {
             Backend::Cuda(g) => Some(g),
-            Backend::Cpu | Backend::CpuSplit(_) => None,
+            Backend::Cpu | Backend::CpuSplit(_) | Backend::CudaSplit(_) => None,
         }
     }
 
@@ -138,10 +139,12 @@ impl Region {
                 &raw.user_shape(),
             )?;
         }
-        if let Some(split) = &mut self.split {
+        if self.split.is_some() {
+            self.wait()?;
             if !raw.standard {
                 return Err(Error::NotStandardLayout { array: name.into() });
             }
+            let split = self.split.as_mut().expect("checked");
             return split.copy_to(slot, name, &raw);
         }
         let Some(gpu) = self.gpu().cloned() else {
@@ -195,10 +198,12 @@ impl Region {
                 &raw.user_shape(),
             )?;
         }
-        if let Some(split) = &self.split {
+        if self.split.is_some() {
+            self.wait()?;
             if !raw.standard {
                 return Err(Error::NotStandardLayout { array: name.into() });
             }
+            let split = self.split.as_ref().expect("checked");
             return split.copy_from(slot, name, &raw);
         }
         if self.is_cpu() {
@@ -286,14 +291,22 @@ impl Region {
         args: &LaunchArgs,
         nowait: bool,
     ) -> Result<Option<ScalarValue>> {
+        if let (Some(split), Backend::CudaSplit(_)) = (&mut self.split, &self.backend) {
+            let r = split.launch(site, args, nowait);
+            self.outstanding = nowait;
+            return r;
+        }
         let Some(gpu) = self.gpu().cloned() else {
             unreachable!("the generated code runs the CPU version of a kernel on the CPU backend")
         };
+        let slots: Vec<Option<&DeviceArray>> = self.slots.iter().map(|s| s.as_ref()).collect();
         let mut cx = LaunchCtx {
             gpu: &gpu,
-            slots: &self.slots,
+            slots: &slots,
             events: &mut self.events,
             pending: &mut self.pending,
+            timing: true,
+            owner: None,
         };
         let r = launch::launch(&mut cx, site, args, nowait);
         if nowait {
@@ -321,6 +334,20 @@ impl Region {
     }
 
     fn wait(&mut self) -> Result<()> {
+        if let (Some(s), true) = (&self.split, self.outstanding) {
+            s.synchronize().map_err(|e| match e {
+                Error::Driver { message, .. } => Error::Launch {
+                    kernel: "(a kernel launched with nowait)".into(),
+                    location: format!(
+                        "{}:{} (fn {})",
+                        self.info.file, self.info.line, self.info.name
+                    ),
+                    message,
+                },
+                other => other,
+            })?;
+            self.outstanding = false;
+        }
         if let Some(g) = self.gpu()
             && (self.outstanding || !self.pending.is_empty())
         {

@@ -2,19 +2,35 @@
 //! slabs and replicas in its own host memory, scatter at `copy!(x, to_device)`, gather
 //! and the merge of replicas at `copy!(x, from_device)`, and halo exchange by memcpy.
 //!
+//! The same on several GPUs (`MINT_DEVICE=cuda:0,1`): each GPU's slabs and replicas are
+//! [`DeviceArray`]s holding only their planes, indexed with global indices; transfers go
+//! plane range by plane range, halos by peer copies, and launches are clipped (split
+//! kernels) or lowered for owner-computes ([`mint_translator::owner`]).
+//!
 //! The decomposition itself (which arrays are distributed, slabs, ghost widths, how each
-//! kernel runs) is [`crate::decomp`]'s; this module only moves bytes. The CUDA backend
-//! over several GPUs follows the same decomposition with device memory.
+//! kernel runs) is [`crate::decomp`]'s; this module only moves bytes and launches.
 
+use crate::array::DeviceArray;
 use crate::cpu::{CpuDev, DevSplit, PartView, Reducible, SlabFault, SlabInfo};
 use crate::decomp::{self, KernelPlan, Mode, Slabs};
+use crate::device::Gpu;
 use crate::error::{Error, Result};
+use crate::host::ScalarValue;
 use crate::host::{Element, RawArray};
-use crate::launch::KernelSite;
+use crate::launch::{KernelSite, LaunchArgs, LaunchCtx, OwnerArgs};
 use crate::region::RegionInfo;
 use mint_translator::ir::{RedOp, ScalarTy};
 use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// Each device's storage of one array.
+pub(crate) enum Parts {
+    /// Emulated devices: the planes each holds (or the whole array), in host memory.
+    Host(Vec<Vec<u64>>),
+    /// GPUs: one device array per GPU, holding its planes.
+    Gpu(Vec<DeviceArray>),
+}
 
 /// One array of a split region.
 pub(crate) struct SplitArray {
@@ -26,7 +42,7 @@ pub(crate) struct SplitArray {
     /// The slabs of a distributed array; `None` for a replicated one.
     pub slabs: Option<Slabs>,
     /// Each device's storage: the planes it holds, or the whole array.
-    pub parts: Vec<Vec<u64>>,
+    pub parts: Parts,
     /// A kernel wrote the array since its ghost planes were last refreshed.
     pub stale: bool,
     /// For a replicated array: its bytes as last copied to the devices, which the merge
@@ -86,6 +102,10 @@ fn bytes_mut(v: &mut [u64]) -> &mut [u8] {
 /// The split state of a region on `devices` emulated devices.
 pub(crate) struct Split {
     pub devices: usize,
+    /// The GPUs, one per device in slab order (`None`: emulated devices on the CPU).
+    pub gpus: Option<Vec<Arc<Gpu>>>,
+    /// Each GPU's fault record for owner-computes kernels.
+    faults: Vec<DeviceArray>,
     /// The rank of the arrays the slabs split (0 or 1: nothing is split).
     pub rank: u8,
     pub ghost: usize,
@@ -110,7 +130,11 @@ fn region_kernels(info: &'static RegionInfo) -> Vec<&'static KernelSite> {
 impl Split {
     /// # Errors
     /// [`Error::Translate`] when a kernel's IR cannot be read or inlined.
-    pub fn new(info: &'static RegionInfo, devices: usize) -> Result<Split> {
+    pub fn new(
+        info: &'static RegionInfo,
+        devices: usize,
+        gpus: Option<Vec<Arc<Gpu>>>,
+    ) -> Result<Split> {
         let mut refs = Vec::new();
         let n = info.arrays.len();
         let mut written = vec![false; n];
@@ -162,6 +186,8 @@ impl Split {
         };
         Ok(Split {
             devices,
+            gpus,
+            faults: Vec::new(),
             rank,
             ghost,
             extent: None,
@@ -238,15 +264,37 @@ impl Split {
                 shape: raw.shape,
                 ndim: raw.ndim,
                 slabs,
-                parts: Vec::new(),
+                parts: Parts::Host(Vec::new()),
                 stale: false,
                 snapshot: Vec::new(),
             };
-            for d in 0..self.devices {
-                let (lo, hi) = a.held(d);
-                let n = (hi - lo) * a.plane_bytes();
-                a.parts.push(vec![0u64; n.div_ceil(8)]);
-            }
+            a.parts = match &self.gpus {
+                None => Parts::Host(
+                    (0..self.devices)
+                        .map(|d| {
+                            let (lo, hi) = a.held(d);
+                            vec![0u64; ((hi - lo) * a.plane_bytes()).div_ceil(8)]
+                        })
+                        .collect(),
+                ),
+                Some(gpus) => Parts::Gpu(
+                    gpus.iter()
+                        .enumerate()
+                        .map(|(d, g)| {
+                            DeviceArray::alloc_planes(
+                                g,
+                                name,
+                                T::TY,
+                                raw.shape,
+                                raw.ndim,
+                                self.info.arrays[slot].align_x,
+                                a.held(d),
+                            )
+                            .map_err(|e| on_device(e, d))
+                        })
+                        .collect::<Result<_>>()?,
+                ),
+            };
             self.slots[slot] = Some(a);
         }
         let a = self.slots[slot].as_mut().expect("allocated");
@@ -254,9 +302,21 @@ impl Split {
         // SAFETY: a standard-layout host array of `total` bytes (checked by the caller).
         let host = unsafe { std::slice::from_raw_parts(raw.ptr as *const u8, total) };
         let pb = a.plane_bytes();
-        for d in 0..self.devices {
-            let (lo, hi) = a.held(d);
-            bytes_mut(&mut a.parts[d])[..(hi - lo) * pb].copy_from_slice(&host[lo * pb..hi * pb]);
+        match &mut a.parts {
+            Parts::Host(parts) => {
+                for (d, part) in parts.iter_mut().enumerate() {
+                    let (lo, hi) = match &a.slabs {
+                        Some(s) => s.held(d),
+                        None => (0, a.shape[3 - a.ndim]),
+                    };
+                    bytes_mut(part)[..(hi - lo) * pb].copy_from_slice(&host[lo * pb..hi * pb]);
+                }
+            }
+            Parts::Gpu(parts) => {
+                for (d, part) in parts.iter().enumerate() {
+                    part.upload(raw).map_err(|e| on_device(e, d))?;
+                }
+            }
         }
         if a.slabs.is_none() {
             a.snapshot = host.to_vec();
@@ -288,16 +348,33 @@ impl Split {
                 for d in 0..self.devices {
                     let (lo, hi) = s.owned[d];
                     let h = s.held(d).0;
-                    out[lo * pb..hi * pb]
-                        .copy_from_slice(&bytes(&a.parts[d])[(lo - h) * pb..(hi - h) * pb]);
+                    match &a.parts {
+                        Parts::Host(parts) => out[lo * pb..hi * pb]
+                            .copy_from_slice(&bytes(&parts[d])[(lo - h) * pb..(hi - h) * pb]),
+                        Parts::Gpu(parts) => parts[d]
+                            .download_planes(&mut out, lo, hi)
+                            .map_err(|e| on_device(e, d))?,
+                    }
                 }
                 out
             }
             None => {
                 let esz = a.esz();
                 let mut out = a.snapshot.clone();
-                for part in &a.parts {
-                    let p = &bytes(part)[..total];
+                for d in 0..self.devices {
+                    let staged;
+                    let p = match &a.parts {
+                        Parts::Host(parts) => &bytes(&parts[d])[..total],
+                        Parts::Gpu(parts) => {
+                            let mut v = vec![0u8; total];
+                            let n = a.shape[3 - a.ndim];
+                            parts[d]
+                                .download_planes(&mut v, 0, n)
+                                .map_err(|e| on_device(e, d))?;
+                            staged = v;
+                            &staged[..]
+                        }
+                    };
                     for e in (0..total).step_by(esz) {
                         if p[e..e + esz] != a.snapshot[e..e + esz] {
                             out[e..e + esz].copy_from_slice(&p[e..e + esz]);
@@ -319,22 +396,66 @@ impl Split {
     }
 
     /// Refreshes the ghost planes of slot `slot` from their owners.
-    fn exchange(&mut self, slot: usize) {
+    ///
+    /// # Errors
+    /// A failed copy between GPUs ([`Error::Driver`], naming the array and devices).
+    fn exchange(&mut self, slot: usize) -> Result<()> {
         let Some(a) = self.slots[slot].as_mut() else {
-            return;
+            return Ok(());
         };
-        let Some(s) = a.slabs.clone() else { return };
+        let Some(s) = a.slabs.clone() else {
+            return Ok(());
+        };
         let pb = a.plane_bytes();
-        for d in 0..self.devices {
-            let dst_lo = s.held(d).0;
-            for (from, lo, hi) in s.ghost_sources(d) {
-                let src_lo = s.held(from).0;
-                let src = bytes(&a.parts[from])[(lo - src_lo) * pb..(hi - src_lo) * pb].to_vec();
-                bytes_mut(&mut a.parts[d])[(lo - dst_lo) * pb..(hi - dst_lo) * pb]
-                    .copy_from_slice(&src);
+        match &mut a.parts {
+            Parts::Host(parts) => {
+                for d in 0..self.devices {
+                    let dst_lo = s.held(d).0;
+                    for (from, lo, hi) in s.ghost_sources(d) {
+                        let src_lo = s.held(from).0;
+                        let src =
+                            bytes(&parts[from])[(lo - src_lo) * pb..(hi - src_lo) * pb].to_vec();
+                        bytes_mut(&mut parts[d])[(lo - dst_lo) * pb..(hi - dst_lo) * pb]
+                            .copy_from_slice(&src);
+                    }
+                }
+            }
+            Parts::Gpu(parts) => {
+                // The owners' kernels finish first; then each device pulls its ghost planes
+                // from their owners on its own stream.
+                for (d, p) in parts.iter().enumerate() {
+                    p.gpu().synchronize().map_err(|e| on_device(e, d))?;
+                }
+                for (d, dst) in parts.iter().enumerate() {
+                    let g = dst.gpu();
+                    g.bind()?;
+                    for (from, lo, hi) in s.ghost_sources(d) {
+                        let src = &parts[from];
+                        let r = unsafe {
+                            cudarc::driver::sys::cuMemcpyAsync(
+                                dst.plane_ptr(lo),
+                                src.plane_ptr(lo),
+                                dst.planes_bytes(lo, hi),
+                                g.stream.cu_stream(),
+                            )
+                        };
+                        r.result().map_err(|e| Error::Driver {
+                            call: "cuMemcpyAsync (halo exchange)".into(),
+                            message: format!(
+                                "array `{}`, planes {lo}..{hi} from device {from} to device {d}: {}",
+                                a.name,
+                                crate::error::describe(e)
+                            ),
+                        })?;
+                    }
+                }
+                for (d, p) in parts.iter().enumerate() {
+                    p.gpu().synchronize().map_err(|e| on_device(e, d))?;
+                }
             }
         }
         a.stale = false;
+        Ok(())
     }
 
     /// The plan of `site` with these slots, after refreshing the ghosts it reads.
@@ -380,7 +501,7 @@ impl Split {
         };
         for (i, &slot) in slots.iter().enumerate() {
             if plan.reads_ghosts[i] && self.slots[slot].as_ref().is_some_and(|a| a.stale) {
-                self.exchange(slot);
+                self.exchange(slot)?;
             }
         }
         Ok(plan)
@@ -401,8 +522,11 @@ impl Split {
             if a.slabs.is_some() {
                 owned = a.owned(d);
             }
+            let Parts::Host(parts) = &mut a.parts else {
+                unreachable!("CPU kernels run on emulated devices only")
+            };
             arrays.push(PartView {
-                ptr: a.parts[d].as_mut_ptr() as *mut u8,
+                ptr: parts[d].as_mut_ptr() as *mut u8,
                 elem: a.elem,
                 shape: a.shape,
                 ndim: a.ndim,
@@ -496,6 +620,216 @@ impl Split {
         let mut it = vals.into_iter();
         let first = it.next().unwrap_or_else(|| T::red_identity(op));
         Ok(it.fold(first, |a, b| T::red_combine(op, a, b)))
+    }
+}
+
+/// `e` with the device named, for a failure on one of several GPUs.
+fn on_device(e: Error, d: usize) -> Error {
+    match e {
+        Error::Driver { call, message } => Error::Driver {
+            call,
+            message: format!("device {d}: {message}"),
+        },
+        other => other,
+    }
+}
+
+impl Split {
+    /// The slabs every distributed array of the region follows (`None` before the first
+    /// distributed array is copied).
+    fn slabs(&self) -> Option<Slabs> {
+        self.extent.map(|e| Slabs::new(e, self.devices, self.ghost))
+    }
+
+    /// Waits for every GPU.
+    ///
+    /// # Errors
+    /// A kernel fault on one of them, naming the device.
+    pub fn synchronize(&self) -> Result<()> {
+        for (d, g) in self.gpus.iter().flatten().enumerate() {
+            g.synchronize().map_err(|e| on_device(e, d))?;
+        }
+        Ok(())
+    }
+
+    /// Launches a kernel on every GPU, in device order: a split kernel over the iterations
+    /// writing each device's planes, an owner-computes kernel lowered
+    /// ([`mint_translator::owner`]) over all of them, any other kernel whole. Returns each
+    /// device's reduced value, combined in device order (device 0's for a kernel on
+    /// replicated data only). Unless `nowait`, waits for every GPU.
+    ///
+    /// # Errors
+    /// [`Error::NotOnDevice`]; translation, compilation and launch failures;
+    /// [`Error::OutsideSlab`] when an owner-computes kernel faults on a device.
+    pub fn launch(
+        &mut self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+        nowait: bool,
+    ) -> Result<Option<ScalarValue>> {
+        // With timing on, a launch that waits is timed on the host, from before its halo
+        // exchange to the end of its slowest device (events cannot span GPUs).
+        let t0 = (!nowait && crate::stats::timing_enabled()).then(std::time::Instant::now);
+        let plan = self.prepare(site, args.arrays)?;
+        let gpus = self.gpus.clone().expect("a split over GPUs");
+        let slabs = self.slabs();
+        let owner = plan.mode == Mode::Owner;
+        if owner && self.faults.is_empty() {
+            for (d, g) in gpus.iter().enumerate() {
+                let f = DeviceArray::alloc(
+                    g,
+                    mint_translator::owner::FAULT,
+                    ScalarTy::I64,
+                    [1, 1, mint_translator::owner::FAULT_WORDS],
+                    1,
+                    0,
+                )
+                .map_err(|e| on_device(e, d))?;
+                self.faults.push(f);
+            }
+        }
+        let distributed: Vec<bool> = args
+            .arrays
+            .iter()
+            .map(|&s| self.slots[s].as_ref().is_some_and(|a| a.slabs.is_some()))
+            .collect();
+        let mut values = Vec::with_capacity(gpus.len());
+        for (d, g) in gpus.iter().enumerate() {
+            let slots: Vec<Option<&DeviceArray>> = self
+                .slots
+                .iter()
+                .map(|s| {
+                    s.as_ref().map(|a| match &a.parts {
+                        Parts::Gpu(p) => &p[d],
+                        Parts::Host(_) => unreachable!("a split over GPUs"),
+                    })
+                })
+                .collect();
+            let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
+            let held = slabs.as_ref().map_or((0, 0), |s| s.held(d));
+            let mut bounds = args.bounds.to_vec();
+            if let (Mode::Split { clip }, Some(b)) = (plan.mode, bounds.first_mut()) {
+                *b = decomp::clip_range(b.0, b.1, owned, clip);
+            }
+            let owner_args = owner.then(|| OwnerArgs {
+                distributed: distributed.clone(),
+                fault: &self.faults[d],
+                scalars: vec![
+                    ScalarValue::of(held.0 as i64),
+                    ScalarValue::of(held.1 as i64),
+                    ScalarValue::of(owned.0 as i64),
+                    ScalarValue::of(owned.1 as i64),
+                    ScalarValue::of(d == 0),
+                ],
+            });
+            let (mut events, mut pending) = (Vec::new(), Vec::new());
+            let mut cx = LaunchCtx {
+                gpu: g,
+                slots: &slots,
+                events: &mut events,
+                pending: &mut pending,
+                timing: false,
+                owner: owner_args,
+            };
+            let a = LaunchArgs {
+                bounds: &bounds,
+                ..*args
+            };
+            values.push(crate::launch::launch(&mut cx, site, &a, true)?);
+        }
+        self.finish(&plan, args.arrays);
+        if owner {
+            self.synchronize().map_err(|e| launch_error(site, e))?;
+            self.check_faults(site, args.arrays)?;
+        } else if !nowait {
+            self.synchronize().map_err(|e| launch_error(site, e))?;
+        }
+        if let Some(t0) = t0 {
+            let points: f64 = args
+                .bounds
+                .iter()
+                .map(|&(lo, hi)| (hi - lo).max(0) as f64)
+                .product();
+            let bytes: f64 = site
+                .kernel()?
+                .arrays
+                .iter()
+                .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
+                .sum::<f64>()
+                * points;
+            crate::stats::record_time(&site.qualified(), t0.elapsed().as_secs_f64(), points, bytes);
+        }
+        let values: Vec<ScalarValue> = values.into_iter().flatten().collect();
+        Ok(match (values.first(), site.kernel()?.reduction.as_ref()) {
+            (None, _) => None,
+            (Some(v), _) if plan.mode == Mode::Everywhere => Some(*v),
+            (Some(_), Some(r)) => Some(crate::launch::combine_values(r.op, &values)),
+            (Some(v), None) => Some(*v),
+        })
+    }
+
+    /// Reads each GPU's owner-computes fault record, in device order; the first fault is
+    /// an error (and every record is cleared).
+    fn check_faults(&self, site: &'static KernelSite, slots: &[usize]) -> Result<()> {
+        use mint_translator::owner::{FAULT_REDUCTION, FAULT_WORDS};
+        let mut first = None;
+        for (d, f) in self.faults.iter().enumerate() {
+            let mut w = vec![0u8; FAULT_WORDS * 8];
+            f.download_planes(&mut w, 0, FAULT_WORDS)
+                .map_err(|e| on_device(e, d))?;
+            let word = |i: usize| i64::from_le_bytes(w[i * 8..i * 8 + 8].try_into().unwrap());
+            if word(0) == 0 {
+                continue;
+            }
+            f.gpu().bind()?;
+            unsafe { cudarc::driver::result::memset_d8_sync(f.ptr, 0, FAULT_WORDS * 8) }
+                .map_err(|e| Error::driver("cuMemsetD8", e))?;
+            if first.is_some() {
+                continue;
+            }
+            let kernel = site.kernel()?;
+            let ai = word(1) as usize;
+            let slab = self
+                .slabs()
+                .expect("an owner-computes kernel has a distributed array");
+            let name = match (word(0), slots.get(ai)) {
+                (FAULT_REDUCTION, _) | (_, None) => slots
+                    .iter()
+                    .filter_map(|&s| self.slots[s].as_ref())
+                    .find(|a| a.slabs.is_some())
+                    .map_or("", |a| a.name),
+                (_, Some(&s)) => self.slots[s].as_ref().map_or("", |a| a.name),
+            };
+            let ndim = if word(0) == FAULT_REDUCTION {
+                0
+            } else {
+                kernel.arrays.get(ai).map_or(0, |a| a.ndim as usize)
+            };
+            let fault = SlabFault {
+                array: name,
+                kernel: site.name,
+                device: d,
+                index: (0..ndim.min(3)).map(|k| word(3 + k) as usize).collect(),
+                held: slab.held(d),
+                owned: slab.owned[d],
+                write: true,
+                read_at: (word(2) >= 0).then(|| word(2) as usize),
+            };
+            first = Some(fault_error(&fault, site));
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
+
+/// A failure found while waiting for a kernel, as a launch error of `site`.
+fn launch_error(site: &KernelSite, e: Error) -> Error {
+    match e {
+        Error::Driver { message, .. } => Error::Launch {
+            kernel: site.name.into(),
+            location: site.location(),
+            message,
+        },
+        other => other,
     }
 }
 

@@ -16,6 +16,7 @@ pub mod inline;
 pub mod interp;
 pub mod ir;
 pub mod optimizer;
+pub mod owner;
 pub mod report;
 pub mod shrink;
 pub mod target;

@@ -19,6 +19,31 @@ pub fn backends() -> Vec<Device> {
 /// The emulated multi-device backends the tests run: 2, 3 and 4 devices.
 pub const SPLITS: [Device; 3] = [Device::Cpus(2), Device::Cpus(3), Device::Cpus(4)];
 
+/// The GPU splits the tests run when a GPU is present: two and three slabs on GPU 0
+/// (`cuda:0,0`, `cuda:0,0,0`, which run the whole multi-GPU path on one GPU) and, on a
+/// machine with several GPUs, every GPU (`cuda:all`).
+pub fn gpu_splits() -> Vec<Device> {
+    let mut v = vec![
+        Device::parse("cuda:0,0").unwrap(),
+        Device::parse("cuda:0,0,0").unwrap(),
+    ];
+    if mint::cuda_device_count() > 1 {
+        v.push(Device::CudaAll);
+    }
+    v
+}
+
+/// One device and the splits whose results must equal its own bit for bit: the CPU with
+/// [`SPLITS`], and CUDA device 0 with [`gpu_splits`] when a GPU is present (after printing
+/// why the GPU half is skipped otherwise).
+pub fn split_families() -> Vec<(Device, Vec<Device>)> {
+    let mut v = vec![(Device::Cpu, SPLITS.to_vec())];
+    if let Some(g) = gpu() {
+        v.push((g, gpu_splits()));
+    }
+    v
+}
+
 /// Whether `d` runs the CPU versions of the kernels (one device or several emulated), so
 /// results equal the serial loops' bit for bit.
 pub fn is_cpu(d: Device) -> bool {
