@@ -81,10 +81,15 @@ macro_rules! run {
         heat3d::$t::run(opts, &mut u, &mut v, c0, c1, steps, tile, chunk)?;
         let wall = t0.elapsed().as_secs_f64();
         mint::set_timing(false);
-        let kernel_s =
-            mint::kernel_stat(concat!("mint_kernels::heat3d::", stringify!($t), "::run_0"))
-                .filter(|s| s.timed_launches > 0)
-                .map(|s| s.device_seconds / s.timed_launches as f64);
+        // the level's kernel (`k_<level>_0`) of this precision's module
+        let kernel_s = mint::kernel_stats()
+            .into_iter()
+            .find(|s| {
+                s.kernel
+                    .starts_with(concat!("mint_kernels::heat3d::", stringify!($t), "::"))
+                    && s.timed_launches > 0
+            })
+            .map(|s| s.device_seconds / s.timed_launches as f64);
         let verify = if args.verify {
             let mut r = u0.clone();
             let t = Instant::now();

@@ -122,9 +122,17 @@ impl DeviceArray {
         let slow_axis = 3 - ndim.clamp(1, 3);
         let mut local = shape;
         local[slow_axis] = planes.1 - planes.0;
-        let (front, pitch, bytes) = layout(local, es, align_x);
-        let (gfront, _, gbytes) = layout(shape, es, align_x);
-        let span = (gbytes / es.max(1)).max(gfront);
+        let (gfront, pitch, gbytes) = layout(shape, es, align_x);
+        let span = gbytes / es.max(1);
+        // the whole array's pitch, so that slabs of one array share one layout (a slab of
+        // one row would otherwise get an unpadded pitch)
+        let (front, _, mut bytes) = layout(local, es, align_x);
+        debug_assert_eq!(front, gfront);
+        let rows = local[0] * local[1];
+        if rows > 0 && local[2] > 0 {
+            let need = front * es + (rows - 1) * pitch * es + local[2] * es + GUARD_BYTES;
+            bytes = need.div_ceil(ROW_ALIGN) * ROW_ALIGN;
+        }
         gpu.bind()?;
         let base = if bytes == 0 {
             0

@@ -24,6 +24,14 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+/// Planes a GPU slab's allocation extends beyond its ghost planes on each side. The
+/// on-chip optimizer's sliding windows prefetch the next step's plane one step ahead
+/// (`optimizer/chunk.rs`, `optimizer/vector.rs`), guarded by the array's extent rather
+/// than the loop's bounds, so a clipped launch may load one plane past the planes its
+/// device holds. Those loads never feed a result; the planes are allocated so that they
+/// stay inside the allocation, are filled by `copy!(x, to_device)` and never exchanged.
+pub(crate) const PREFETCH_PLANES: usize = 1;
+
 /// Each device's storage of one array.
 pub(crate) enum Parts {
     /// Emulated devices: the planes each holds (or the whole array), in host memory.
@@ -81,6 +89,19 @@ impl SplitArray {
             Some(s) => s.held(d),
             None => (0, self.user_shape()[0]),
         }
+    }
+    /// The planes device `d`'s GPU allocation spans: those it holds and
+    /// [`PREFETCH_PLANES`] more on each side (within the array).
+    fn allocated(&self, d: usize) -> (usize, usize) {
+        let (lo, hi) = self.held(d);
+        let n = self.user_shape()[0];
+        if self.slabs.is_none() {
+            return (0, n);
+        }
+        (
+            lo.saturating_sub(PREFETCH_PLANES),
+            (hi + PREFETCH_PLANES).min(n),
+        )
     }
     fn owned(&self, d: usize) -> (usize, usize) {
         match &self.slabs {
@@ -288,7 +309,7 @@ impl Split {
                                 raw.shape,
                                 raw.ndim,
                                 self.info.arrays[slot].align_x,
-                                a.held(d),
+                                a.allocated(d),
                             )
                             .map_err(|e| on_device(e, d))
                         })
