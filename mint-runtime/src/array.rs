@@ -195,6 +195,21 @@ impl DeviceArray {
         self.span
     }
 
+    /// The extent along `axis` (0 = x, 1 = y, 2 = z) that the optimizer's guards compare
+    /// indices with: the array's, except along the slowest axis of a slab, where it is the
+    /// end of the planes allocated. Guards use it to skip loads that tiles reaching past
+    /// the iterations (the last block of a clipped launch, the sliding window's prefetch)
+    /// would make; those loads feed no result, and past a slab they would leave its
+    /// allocation.
+    pub fn guard_extent(&self, axis: usize) -> usize {
+        let i = 2 - axis.min(2);
+        if i == 3 - self.ndim.clamp(1, 3) {
+            self.shape[i].min(self.planes.1)
+        } else {
+            self.shape[i]
+        }
+    }
+
     /// The GPU the array lives on.
     pub fn gpu(&self) -> &Arc<Gpu> {
         &self.gpu

@@ -866,7 +866,7 @@ pub(crate) fn launch(
             ParamKind::ArrayPtr(i) => arrays[i].ptr,
             ParamKind::ArrayPitch(i) => idx(arrays[i].pitch as i128),
             ParamKind::ArraySlice(i) => idx(arrays[i].slice as i128),
-            ParamKind::ArrayExtent(i, axis) => idx(arrays[i].shape[2 - axis as usize] as i128),
+            ParamKind::ArrayExtent(i, axis) => idx(arrays[i].guard_extent(axis as usize) as i128),
             ParamKind::Scalar(i) => {
                 let s = scalar(i);
                 match kernel.scalars[i].ty {
