@@ -334,34 +334,24 @@ impl Region {
     }
 
     fn wait(&mut self) -> Result<()> {
+        let info = self.info;
+        // a fault found while waiting belongs to some kernel launched with `nowait`
+        let nowait_fault = |e: Error| match e {
+            Error::Driver { message, .. } => Error::Launch {
+                kernel: "(a kernel launched with nowait)".into(),
+                location: format!("{}:{} (fn {})", info.file, info.line, info.name),
+                message,
+            },
+            other => other,
+        };
         if let (Some(s), true) = (&self.split, self.outstanding) {
-            s.synchronize().map_err(|e| match e {
-                Error::Driver { message, .. } => Error::Launch {
-                    kernel: "(a kernel launched with nowait)".into(),
-                    location: format!(
-                        "{}:{} (fn {})",
-                        self.info.file, self.info.line, self.info.name
-                    ),
-                    message,
-                },
-                other => other,
-            })?;
+            s.synchronize().map_err(nowait_fault)?;
             self.outstanding = false;
         }
         if let Some(g) = self.gpu()
             && (self.outstanding || !self.pending.is_empty())
         {
-            g.synchronize().map_err(|e| match e {
-                Error::Driver { message, .. } => Error::Launch {
-                    kernel: "(a kernel launched with nowait)".into(),
-                    location: format!(
-                        "{}:{} (fn {})",
-                        self.info.file, self.info.line, self.info.name
-                    ),
-                    message,
-                },
-                other => other,
-            })?;
+            g.synchronize().map_err(nowait_fault)?;
             self.outstanding = false;
         }
         self.resolve_timing();
