@@ -208,10 +208,11 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     mint::with_device(device, || {
         let backend = mint::backend()?;
         let on_gpu = matches!(backend, Backend::Cuda(_));
+        let gpus = matches!(backend, Backend::CudaSplit(_));
         let coarse = match args.resolution.as_str() {
             "full" => false,
             "coarse" => true,
-            "auto" => !on_gpu,
+            "auto" => !(on_gpu || gpus),
             other => {
                 return Err(
                     format!("--resolution must be full, coarse or auto, not `{other}`").into(),
@@ -280,9 +281,28 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         };
         let tile = <[u32; 3]>::try_from(args.tile.as_slice())
             .map_err(|_| format!("--tile takes three values x,y,z, got {}", args.tile.len()))?;
-        mint::set_timing(on_gpu);
+        mint::set_timing(on_gpu || gpus);
         let out = solver::run(&setup, tile, &mut progress)?;
         mint::set_timing(false);
+        if on_gpu || gpus {
+            // every kernel of a step, without the transfers before and after the time loop:
+            // CUDA events on one GPU; on several, each launch timed on the host from its
+            // halo exchange to the slowest GPU
+            let step: f64 = mint::kernel_stats()
+                .iter()
+                .filter(|s| s.timed_launches > 0)
+                .map(|s| s.device_seconds / s.timed_launches as f64)
+                .sum();
+            println!(
+                "time loop without transfers: {:.3} ms/step ({})",
+                step * 1e3,
+                if gpus {
+                    "launches timed on the host, halo exchanges included"
+                } else {
+                    "CUDA events"
+                }
+            );
+        }
         bar.finish();
         let per_step = out.seconds / setup.nsteps as f64;
         let words = if setup.medium.anelastic.is_some() {
