@@ -85,6 +85,12 @@ pub fn layout(shape: [usize; 3], elem_bytes: usize, align_x: usize) -> (usize, u
     )
 }
 
+/// The index, in the padded `[z, y, x]` shape, of the slowest axis of an array of `ndim`
+/// dimensions (z for 3-D, y for 2-D, x for 1-D).
+fn slow_axis(ndim: usize) -> usize {
+    3 - ndim.clamp(1, 3)
+}
+
 impl DeviceArray {
     /// Allocates an array of `shape` (`ndim` significant dimensions) on `gpu`.
     ///
@@ -98,8 +104,8 @@ impl DeviceArray {
         ndim: usize,
         align_x: usize,
     ) -> Result<DeviceArray> {
-        let slow = shape[3 - ndim.clamp(1, 3)];
-        Self::alloc_planes(gpu, name, elem, shape, ndim, align_x, (0, slow))
+        let planes = (0, shape[slow_axis(ndim)]);
+        Self::alloc_planes(gpu, name, elem, shape, ndim, align_x, planes)
     }
 
     /// Allocates the planes `planes` (`[lo, hi)` along the slowest axis: z for a 3-D array,
@@ -119,20 +125,19 @@ impl DeviceArray {
         planes: (usize, usize),
     ) -> Result<DeviceArray> {
         let es = elem.size_bytes() as usize;
-        let slow_axis = 3 - ndim.clamp(1, 3);
+        // the whole array's layout (front padding, pitch): slabs of one array share it,
+        // and their rows are its rows
+        let (front, pitch, whole_bytes) = layout(shape, es, align_x);
+        let span = whole_bytes / es.max(1);
         let mut local = shape;
-        local[slow_axis] = planes.1 - planes.0;
-        let (gfront, pitch, gbytes) = layout(shape, es, align_x);
-        let span = gbytes / es.max(1);
-        // the whole array's pitch, so that slabs of one array share one layout (a slab of
-        // one row would otherwise get an unpadded pitch)
-        let (front, _, mut bytes) = layout(local, es, align_x);
-        debug_assert_eq!(front, gfront);
+        local[slow_axis(ndim)] = planes.1 - planes.0;
         let rows = local[0] * local[1];
-        if rows > 0 && local[2] > 0 {
-            let need = front * es + (rows - 1) * pitch * es + local[2] * es + GUARD_BYTES;
-            bytes = need.div_ceil(ROW_ALIGN) * ROW_ALIGN;
-        }
+        let bytes = if rows * local[2] == 0 {
+            0
+        } else {
+            (front * es + (rows - 1) * pitch * es + local[2] * es + GUARD_BYTES).div_ceil(ROW_ALIGN)
+                * ROW_ALIGN
+        };
         gpu.bind()?;
         let base = if bytes == 0 {
             0
@@ -203,7 +208,7 @@ impl DeviceArray {
     /// allocation.
     pub fn guard_extent(&self, axis: usize) -> usize {
         let i = 2 - axis.min(2);
-        if i == 3 - self.ndim.clamp(1, 3) {
+        if i == slow_axis(self.ndim) {
             self.shape[i].min(self.planes.1)
         } else {
             self.shape[i]

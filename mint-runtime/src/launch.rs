@@ -681,8 +681,8 @@ pub(crate) struct Pending {
 /// What the region passes to a launch.
 pub(crate) struct LaunchCtx<'a> {
     pub gpu: &'a Arc<Gpu>,
-    /// The device array of each region slot on this GPU.
-    pub slots: &'a [Option<&'a DeviceArray>],
+    /// The device array of a region slot on this GPU.
+    pub slot: &'a dyn Fn(usize) -> Option<&'a DeviceArray>,
     pub events: &'a mut Vec<sys::CUevent>,
     pub pending: &'a mut Vec<Pending>,
     /// Time the launch with events (one GPU only).
@@ -725,7 +725,7 @@ pub(crate) fn launch(
     // Device arrays of this launch, in the kernel's order.
     let mut arrays: Vec<&DeviceArray> = Vec::with_capacity(args.arrays.len());
     for (i, &slot) in args.arrays.iter().enumerate() {
-        match cx.slots.get(slot).copied().flatten() {
+        match (cx.slot)(slot) {
             Some(a) => arrays.push(a),
             None => return Err(site.not_on_device(i)),
         }

@@ -299,10 +299,11 @@ impl Region {
         let Some(gpu) = self.gpu().cloned() else {
             unreachable!("the generated code runs the CPU version of a kernel on the CPU backend")
         };
-        let slots: Vec<Option<&DeviceArray>> = self.slots.iter().map(|s| s.as_ref()).collect();
+        let slots = &self.slots;
+        let slot = |s: usize| slots.get(s).and_then(|a| a.as_ref());
         let mut cx = LaunchCtx {
             gpu: &gpu,
-            slots: &slots,
+            slot: &slot,
             events: &mut self.events,
             pending: &mut self.pending,
             timing: true,

@@ -323,13 +323,10 @@ impl Split {
         // SAFETY: a standard-layout host array of `total` bytes (checked by the caller).
         let host = unsafe { std::slice::from_raw_parts(raw.ptr as *const u8, total) };
         let pb = a.plane_bytes();
+        let held: Vec<(usize, usize)> = (0..self.devices).map(|d| a.held(d)).collect();
         match &mut a.parts {
             Parts::Host(parts) => {
-                for (d, part) in parts.iter_mut().enumerate() {
-                    let (lo, hi) = match &a.slabs {
-                        Some(s) => s.held(d),
-                        None => (0, a.shape[3 - a.ndim]),
-                    };
+                for (part, &(lo, hi)) in parts.iter_mut().zip(&held) {
                     bytes_mut(part)[..(hi - lo) * pb].copy_from_slice(&host[lo * pb..hi * pb]);
                 }
             }
@@ -388,7 +385,7 @@ impl Split {
                         Parts::Host(parts) => &bytes(&parts[d])[..total],
                         Parts::Gpu(parts) => {
                             let mut v = vec![0u8; total];
-                            let n = a.shape[3 - a.ndim];
+                            let n = a.user_shape()[0];
                             parts[d]
                                 .download_planes(&mut v, 0, n)
                                 .map_err(|e| on_device(e, d))?;
@@ -692,7 +689,7 @@ impl Split {
         // exchange to the end of its slowest device (events cannot span GPUs).
         let t0 = (!nowait && crate::stats::timing_enabled()).then(std::time::Instant::now);
         let plan = self.prepare(site, args.arrays)?;
-        let gpus = self.gpus.clone().expect("a split over GPUs");
+        let gpus = self.gpus.as_deref().expect("a split over GPUs");
         let slabs = self.slabs();
         let owner = plan.mode == Mode::Owner;
         if owner && self.faults.is_empty() {
@@ -709,23 +706,23 @@ impl Split {
                 self.faults.push(f);
             }
         }
-        let distributed: Vec<bool> = args
-            .arrays
-            .iter()
-            .map(|&s| self.slots[s].as_ref().is_some_and(|a| a.slabs.is_some()))
-            .collect();
-        let mut values = Vec::with_capacity(gpus.len());
-        for (d, g) in gpus.iter().enumerate() {
-            let slots: Vec<Option<&DeviceArray>> = self
-                .slots
+        let distributed: Vec<bool> = if owner {
+            args.arrays
                 .iter()
-                .map(|s| {
-                    s.as_ref().map(|a| match &a.parts {
-                        Parts::Gpu(p) => &p[d],
-                        Parts::Host(_) => unreachable!("a split over GPUs"),
-                    })
+                .map(|&s| self.slots[s].as_ref().is_some_and(|a| a.slabs.is_some()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut values = Vec::with_capacity(gpus.len());
+        let arrays = &self.slots;
+        for (d, g) in gpus.iter().enumerate() {
+            let slot = |s: usize| {
+                arrays.get(s)?.as_ref().map(|a| match &a.parts {
+                    Parts::Gpu(p) => &p[d],
+                    Parts::Host(_) => unreachable!("a split over GPUs"),
                 })
-                .collect();
+            };
             let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
             let held = slabs.as_ref().map_or((0, 0), |s| s.held(d));
             let mut bounds = args.bounds.to_vec();
@@ -746,7 +743,7 @@ impl Split {
             let (mut events, mut pending) = (Vec::new(), Vec::new());
             let mut cx = LaunchCtx {
                 gpu: g,
-                slots: &slots,
+                slot: &slot,
                 events: &mut events,
                 pending: &mut pending,
                 timing: false,
