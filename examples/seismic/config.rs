@@ -23,8 +23,9 @@ pub enum ConfigError {
         why: String,
     },
     #[error(
-        "the time step violates the CFL condition: dt·Vp,max/h = {dt}·{vp_max}/{h} = {number:.3} \
-         exceeds {limit:.3}, the stability limit of the 4th-order staggered scheme in 3-D; \
+        "the time step violates the CFL condition: dt·Vp,max/h = {dt}·{vp_max:.1}/{h} = {number:.3} \
+         (Vp,max the largest P velocity, with Q the unrelaxed one of the cells that relax \
+         fastest) exceeds {limit:.3}, the stability limit of the 4th-order staggered scheme in 3-D; \
          use dt ≤ {dt_max:.5} s or a coarser spacing"
     )]
     Cfl {

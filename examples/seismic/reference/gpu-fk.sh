@@ -9,6 +9,8 @@
 #   bash examples/seismic/reference/gpu-fk.sh quick      # LOH.1, LOH.3 at 50 m, LOH.1 at 100 m
 #   bash examples/seismic/reference/gpu-fk.sh 25         # LOH.1 at 25 m (an H200: ~70 GB)
 #   bash examples/seismic/reference/gpu-fk.sh wide       # loh1-wide.toml, loh3-wide.toml
+#   bash examples/seismic/reference/gpu-fk.sh q          # the seismic tests, loh3.toml and
+#                                                         # loh3-wide.toml at 50 m
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-fk-out}
@@ -33,6 +35,15 @@ if [ "${1:-}" = wide ]; then
         run $n-wide examples/seismic/$n-wide.toml --resolution full
         cmp $n-wide examples/seismic/$n-wide.toml $ref/$n 3
         cp /tmp/fk-$n-wide/compare-r6000_8000.png "$out/$n-wide-r6000_8000.png"
+    done
+    exit 0
+fi
+if [ "${1:-}" = q ]; then
+    bash .gpu/run-gpu.sh seismic
+    for n in loh3 loh3-wide; do
+        run $n examples/seismic/$n.toml --resolution full
+        cmp $n examples/seismic/$n.toml $ref/loh3 3
+        cp /tmp/fk-$n/compare-r6000_8000.png "$out/$n-r6000_8000.png"
     done
     exit 0
 fi
