@@ -439,15 +439,29 @@ impl Split {
                 }
             }
             Parts::Gpu(parts) => {
-                // The owners' kernels finish first; then each device pulls its ghost planes
-                // from their owners on its own stream.
-                for (d, p) in parts.iter().enumerate() {
-                    p.gpu().synchronize().map_err(|e| on_device(e, d))?;
-                }
+                // Stream-ordered, with no host wait: each device pulls its ghost planes
+                // from their owners on its own stream, after the owners' work so far (their
+                // kernels that wrote those planes), and each owner's later work waits for
+                // the copies that read its planes (its next kernel must not overwrite a
+                // plane a peer is still copying). Slabs on one GPU share its stream.
+                let wait = |on: &Gpu, other: &Gpu, d: usize| {
+                    on.stream.join(&other.stream).map_err(|e| {
+                        on_device(Error::driver("cuStreamWaitEvent (halo exchange)", e), d)
+                    })
+                };
+                let mut read_by: Vec<Vec<usize>> = vec![Vec::new(); parts.len()];
                 for (d, dst) in parts.iter().enumerate() {
                     let g = dst.gpu();
+                    let sources = s.ghost_sources(d);
+                    for &(from, _, _) in &sources {
+                        let owner = parts[from].gpu();
+                        if !Arc::ptr_eq(&owner.stream, &g.stream) && !read_by[from].contains(&d) {
+                            wait(g, owner, d)?;
+                            read_by[from].push(d);
+                        }
+                    }
                     g.bind()?;
-                    for (from, lo, hi) in s.ghost_sources(d) {
+                    for (from, lo, hi) in sources {
                         let src = &parts[from];
                         let r = unsafe {
                             cudarc::driver::sys::cuMemcpyAsync(
@@ -467,8 +481,10 @@ impl Split {
                         })?;
                     }
                 }
-                for (d, p) in parts.iter().enumerate() {
-                    p.gpu().synchronize().map_err(|e| on_device(e, d))?;
+                for (from, readers) in read_by.iter().enumerate() {
+                    for &d in readers {
+                        wait(parts[from].gpu(), parts[d].gpu(), from)?;
+                    }
                 }
             }
         }
