@@ -30,21 +30,20 @@ cmp() { # name config refdir fc
     echo "--- $1 against $3 at $4 Hz"
     "$S" compare "$2" "/tmp/fk-$1" "$3" --lowpass "$4" --plots "/tmp/fk-$1" 2>&1
 }
+full() { # name (a configuration in examples/seismic/) refdir: 50 m, 3 Hz, overlay
+    run $1 examples/seismic/$1.toml --resolution full
+    cmp $1 examples/seismic/$1.toml $ref/$2 3
+    cp /tmp/fk-$1/compare-r6000_8000.png "$out/$1-r6000_8000.png"
+}
 if [ "${1:-}" = wide ]; then
-    for n in loh1 loh3; do
-        run $n-wide examples/seismic/$n-wide.toml --resolution full
-        cmp $n-wide examples/seismic/$n-wide.toml $ref/$n 3
-        cp /tmp/fk-$n-wide/compare-r6000_8000.png "$out/$n-wide-r6000_8000.png"
-    done
+    full loh1-wide loh1
+    full loh3-wide loh3
     exit 0
 fi
 if [ "${1:-}" = q ]; then
     bash .gpu/run-gpu.sh seismic
-    for n in loh3 loh3-wide; do
-        run $n examples/seismic/$n.toml --resolution full
-        cmp $n examples/seismic/$n.toml $ref/loh3 3
-        cp /tmp/fk-$n/compare-r6000_8000.png "$out/$n-r6000_8000.png"
-    done
+    full loh3 loh3
+    full loh3-wide loh3
     exit 0
 fi
 if [ "${1:-}" = 25 ]; then
