@@ -17,6 +17,7 @@ pub struct Options {
     pub unroll: Option<bool>,
     pub same_index: Option<bool>,
     pub vectorize: Option<bool>,
+    pub tune: Option<bool>,
 }
 
 impl Options {
@@ -29,11 +30,12 @@ impl Options {
             unroll: self.unroll.or(region.unroll).unwrap_or(false),
             same_index: self.same_index.or(region.same_index).unwrap_or(false),
             vectorize: self.vectorize.or(region.vectorize).unwrap_or(false),
+            tune: self.tune.or(region.tune).unwrap_or(false),
         }
     }
 }
 
-const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index` and `vectorize` (each also as `name = false`)";
+const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index`, `vectorize` and `tune` (each also as `name = false`)";
 
 /// A `name`, `name = value` or `name(args)` item.
 struct Item {
@@ -90,6 +92,7 @@ fn option(opts: &mut Options, it: &Item) -> syn::Result<bool> {
         "unroll" => opts.unroll = Some(bool_value(it)?),
         "same_index" | "useSameIndex" => opts.same_index = Some(bool_value(it)?),
         "vectorize" => opts.vectorize = Some(bool_value(it)?),
+        "tune" | "autotune" => opts.tune = Some(bool_value(it)?),
         "shared" => {
             opts.shared = Some(match &it.value {
                 None => 8,

@@ -249,6 +249,76 @@ impl DeviceArray {
         self.bytes
     }
 
+    /// A scratch copy for the autotuner: a new allocation of the same layout (pitch,
+    /// padding, planes), so that `ptr` keeps the same alignment, with the whole
+    /// allocation copied from `self` on the device's stream (asynchronous).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] naming the array.
+    pub(crate) fn scratch_copy(&self) -> Result<DeviceArray> {
+        self.gpu.bind()?;
+        let base = if self.bytes == 0 {
+            0
+        } else {
+            unsafe { drv::malloc_sync(self.bytes) }.map_err(|e| {
+                let (free, total) = self.gpu.memory_info();
+                if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+                    Error::OutOfMemory {
+                        array: format!("{} (the autotuner's scratch copy)", self.name),
+                        requested_bytes: self.bytes,
+                        free_bytes: free,
+                        total_bytes: total,
+                    }
+                } else {
+                    Error::driver("cuMemAlloc", e)
+                }
+            })?
+        };
+        let copy = DeviceArray {
+            name: self.name,
+            elem: self.elem,
+            elem_bytes: self.elem_bytes,
+            shape: self.shape,
+            ndim: self.ndim,
+            ptr: base.wrapping_add(self.ptr.wrapping_sub(self.base)),
+            pitch: self.pitch,
+            slice: self.slice,
+            planes: self.planes,
+            span: self.span,
+            base,
+            bytes: self.bytes,
+            gpu: self.gpu.clone(),
+        };
+        copy.copy_from(self)?;
+        Ok(copy)
+    }
+
+    /// Copies all of `src`'s allocation into this one (same layout: a
+    /// [`DeviceArray::scratch_copy`] of it, or the array it was made from), on the
+    /// device's stream.
+    pub(crate) fn copy_from(&self, src: &DeviceArray) -> Result<()> {
+        debug_assert_eq!(self.bytes, src.bytes);
+        if self.bytes == 0 {
+            return Ok(());
+        }
+        unsafe {
+            drv::memcpy_dtod_async(self.base, src.base, self.bytes, self.gpu.stream.cu_stream())
+        }
+        .map_err(|e| Error::driver("cuMemcpyDtoD", e))
+    }
+
+    /// The whole allocation's bytes (padding and guard bands included), read to the host
+    /// after the stream's earlier work.
+    pub(crate) fn read_all(&self) -> Result<Vec<u8>> {
+        let mut v = vec![0u8; self.bytes];
+        if self.bytes > 0 {
+            unsafe { drv::memcpy_dtoh_async(&mut v[..], self.base, self.gpu.stream.cu_stream()) }
+                .map_err(|e| Error::driver("cuMemcpyDtoH", e))?;
+            self.gpu.synchronize()?;
+        }
+        Ok(v)
+    }
+
     fn copy2d(&self, host: *mut u8, to_device: bool) -> Result<()> {
         self.copy_planes(host, self.planes.0, self.planes.1, to_device)
     }

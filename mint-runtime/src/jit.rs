@@ -142,7 +142,7 @@ const CACHE_MAGIC: &[u8; 8] = b"MINTJIT2";
 /// temporary file of this process and thread and a rename, so that processes compiling into
 /// one cache at once never see a partial entry. Failures (a cache directory that cannot be
 /// written) are ignored: the kernel was compiled and the next run compiles it again.
-fn write_atomic(path: &Path, data: &[u8]) {
+pub(crate) fn write_atomic(path: &Path, data: &[u8]) {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let tmp = path.with_extension(format!(
         "tmp{}-{}",
@@ -161,7 +161,7 @@ fn write_atomic(path: &Path, data: &[u8]) {
 /// The image of a cache entry whose checksum holds; `None` for a missing entry, and `None`
 /// with the file removed for one that is truncated, corrupt or of an older format (it is
 /// then compiled again).
-fn read_entry(path: &Path) -> Option<Vec<u8>> {
+pub(crate) fn read_entry(path: &Path) -> Option<Vec<u8>> {
     let mut data = std::fs::read(path).ok()?;
     let ok = data.len() > 40 && {
         let n = data.len() - 40;

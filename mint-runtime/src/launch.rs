@@ -19,6 +19,7 @@ use mint_translator::analyzer::slabs::SlabRef;
 use mint_translator::emit::ParamKind;
 use mint_translator::emit::cuda::FINISH_THREADS;
 use mint_translator::ir::{Kernel, ScalarTy};
+use mint_translator::tune::{Candidate, Space};
 use mint_translator::{Target, Translation};
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -54,6 +55,8 @@ pub struct KernelSite {
     /// The kernel with its device functions inlined, and its references' slowest
     /// subscripts ([`mint_translator::analyzer::slabs`]).
     inlined: OnceLock<std::result::Result<(Kernel, Vec<SlabRef>), String>>,
+    /// The autotuner's choices in this process, by launch signature ([`crate::tune`]).
+    pub(crate) tuned: Mutex<Vec<(crate::tune::Sig, Option<Candidate>)>>,
 }
 
 /// The types a launch binds in a kernel whose types are bound at launch
@@ -112,6 +115,7 @@ impl KernelSite {
             region: None,
             slots: &[],
             inlined: OnceLock::new(),
+            tuned: Mutex::new(Vec::new()),
         }
     }
 
@@ -247,7 +251,7 @@ impl KernelSite {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        self.translate_bound(target, types.as_ref(), None)
+        self.translate_bound(target, types.as_ref(), None, None)
     }
 
     /// Records the types a run on the CPU backend used, for a kernel whose types are bound
@@ -343,15 +347,21 @@ impl KernelSite {
         Ok((calls, lib))
     }
 
-    /// Translates the kernel with `types` bound (see [`Bound`]), lowered for
-    /// owner-computes when `owner` gives the arrays that are distributed.
+    /// Translates the kernel with `types` bound (see [`Bound`]), in the autotuner's
+    /// configuration `config` if one is given, lowered for owner-computes when `owner`
+    /// gives the arrays that are distributed.
     fn translate_bound(
         &self,
         target: &Target,
         types: Option<&Bound>,
         owner: Option<&[bool]>,
+        config: Option<&Candidate>,
     ) -> Result<Translation> {
         let k = self.bound_kernel(types)?;
+        let k = match config {
+            Some(c) => std::borrow::Cow::Owned(c.apply(&k)),
+            None => k,
+        };
         let k = match owner {
             Some(dist) => std::borrow::Cow::Owned(mint_translator::owner::lower(&k, dist)),
             None => k,
@@ -416,6 +426,9 @@ struct VariantKey {
     /// Lowered for owner-computes on one of several GPUs ([`mint_translator::owner`]):
     /// whether each of the kernel's arrays is distributed.
     owner: Option<Vec<bool>>,
+    /// A configuration the autotuner chose or is trying ([`crate::tune`]), in place of
+    /// the kernel's own options and clauses.
+    config: Option<Candidate>,
 }
 
 /// Resource use of a loaded kernel, read from the driver.
@@ -505,9 +518,9 @@ fn launch_err(site: &KernelSite, what: &str, e: cudarc::driver::DriverError) -> 
     }
 }
 
-fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Variant> {
-    let t0 = Instant::now();
-    let target = Target {
+/// The target a variant is translated for.
+fn target_of(gpu: &Gpu, key: &VariantKey) -> Target {
+    Target {
         compute_capability: gpu.compute_capability,
         idx64: key.idx64,
         max_threads_per_block: gpu.max_threads_per_block,
@@ -515,9 +528,41 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
         shared_bytes_optin: gpu.shared_bytes_optin,
         param_limit: key.param_limit,
         clause_values: key.clauses.clone(),
-    };
-    let t = site.translate_bound(&target, key.types.as_ref(), key.owner.as_deref())?;
+    }
+}
+
+/// Translates and compiles a variant (no device state: the autotuner runs this for its
+/// candidates on several threads).
+fn compile_variant(
+    site: &KernelSite,
+    gpu: &Gpu,
+    key: &VariantKey,
+) -> Result<(Translation, jit::Image)> {
+    let t = site.translate_bound(
+        &target_of(gpu, key),
+        key.types.as_ref(),
+        key.owner.as_deref(),
+        key.config.as_ref(),
+    )?;
     let image = jit::compile(gpu, &site.qualified().replace("::", "."), &t.source)?;
+    Ok((t, image))
+}
+
+fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Variant> {
+    let t0 = Instant::now();
+    let (t, image) = compile_variant(site, gpu, &key)?;
+    load_variant(site, gpu, key, t, image, t0)
+}
+
+/// Loads a compiled variant and reads its resource use.
+fn load_variant(
+    site: &KernelSite,
+    gpu: &Arc<Gpu>,
+    key: VariantKey,
+    t: Translation,
+    image: jit::Image,
+    t0: Instant,
+) -> Result<Variant> {
     gpu.bind()?;
     let ptx = if image.is_cubin {
         Ptx::from_binary(image.data)
@@ -639,6 +684,116 @@ fn variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Arc<Var
     Ok(v)
 }
 
+/// The autotuner's configurations of one launch of a kernel: what
+/// [`crate::tune`] needs from this module.
+pub(crate) struct Configs<'a> {
+    site: &'static KernelSite,
+    key: VariantKey,
+    gpu: &'a Arc<Gpu>,
+    /// The kernel with its types bound, as JSON (part of the key of a stored choice).
+    kernel_json: String,
+}
+
+impl<'a> Configs<'a> {
+    /// The configurations of a launch of `site` with `args` on `cx`'s GPU: the space the
+    /// kernel admits and its configuration as written; `Ok(None)` when the autotuner does
+    /// not tune it ([`mint_translator::tune::Space::of`]).
+    ///
+    /// # Errors
+    /// What the launch itself would fail with: an array not on the device, or a kernel
+    /// the translator rejects as written.
+    pub(crate) fn of(
+        cx: &LaunchCtx<'a>,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+    ) -> Result<Option<(Configs<'a>, Space, Candidate)>> {
+        let gpu = cx.gpu;
+        let (_, key) = launch_key(cx, site, args)?;
+        let k = site.bound_kernel(key.types.as_ref())?;
+        let Some(space) = Space::of(&k) else {
+            return Ok(None);
+        };
+        let written = mint_translator::tune::as_written(&k, &target_of(gpu, &key))
+            .map_err(|d| site.translate_err(d))?;
+        let kernel_json = serde_json::to_string(k.as_ref()).unwrap_or_default();
+        Ok(Some((
+            Configs {
+                site,
+                key,
+                gpu,
+                kernel_json,
+            },
+            space,
+            written,
+        )))
+    }
+
+    /// Translates and compiles every candidate on several threads (NVRTC is
+    /// thread-safe), then loads them: each candidate's error, if it has one (it does not
+    /// fit the device, or its module does not load).
+    pub(crate) fn prepare(&self, cands: &[Candidate]) -> Vec<Option<Error>> {
+        use rayon::prelude::*;
+        let keys: Vec<VariantKey> = cands
+            .iter()
+            .map(|c| VariantKey {
+                config: Some(*c),
+                ..self.key.clone()
+            })
+            .collect();
+        let gpu: &Gpu = self.gpu;
+        let compiled: Vec<Option<Result<(Translation, jit::Image)>>> = keys
+            .par_iter()
+            .map(|k| (!self.loaded(k)).then(|| compile_variant(self.site, gpu, k)))
+            .collect();
+        let mut errors = Vec::with_capacity(cands.len());
+        for (key, c) in keys.into_iter().zip(compiled) {
+            let Some(c) = c else {
+                errors.push(None);
+                continue;
+            };
+            let r = c.and_then(|(t, image)| {
+                load_variant(self.site, self.gpu, key, t, image, Instant::now())
+            });
+            match r {
+                Ok(v) => {
+                    let mut vs = self.site.variants.lock().unwrap_or_else(|p| p.into_inner());
+                    vs.push(Arc::new(v));
+                    errors.push(None);
+                }
+                Err(e) => errors.push(Some(e)),
+            }
+        }
+        errors
+    }
+
+    /// The kernel with its types bound, as JSON.
+    pub(crate) fn kernel_json(&self) -> &str {
+        &self.kernel_json
+    }
+
+    /// Which of the kernel's arrays it writes, from the loaded variant of `c`.
+    pub(crate) fn written_arrays(&self, c: &Candidate) -> Result<Vec<bool>> {
+        let key = VariantKey {
+            config: Some(*c),
+            ..self.key.clone()
+        };
+        let v = variant(self.site, self.gpu, key)?;
+        Ok(v.t.ir.arrays.iter().map(|a| a.written).collect())
+    }
+
+    fn loaded(&self, key: &VariantKey) -> bool {
+        let vs = self.site.variants.lock().unwrap_or_else(|p| p.into_inner());
+        vs.iter().any(|v| &v.key == key)
+    }
+
+    /// Unloads the candidates other than `keep`, so that later launches search a short
+    /// list of variants.
+    pub(crate) fn unload_except(&self, keep: Option<&Candidate>) {
+        let mut vs = self.site.variants.lock().unwrap_or_else(|p| p.into_inner());
+        vs.retain(|v| v.key.config.is_none() || v.key.config.as_ref() == keep);
+    }
+}
+
 /// The loaded variant's resource use for a launch with these arguments (compiling it if
 /// needed): what `MINT_REPORT` prints, for programs and tests.
 ///
@@ -664,6 +819,7 @@ pub fn kernel_attrs(
                 .unwrap_or_else(|p| p.into_inner())
                 .clone(),
             owner: None,
+            config: None,
         },
     )?;
     Ok((v.attrs, v.t.clone()))
@@ -713,15 +869,31 @@ fn fits_i32(v: i128) -> bool {
     v >= i32::MIN as i128 && v <= i32::MAX as i128
 }
 
-/// Launches `site` with `args`. Returns the reduced value for a reduction.
+/// Launches `site` with `args`, in the configuration the autotuner chose when the
+/// kernel is tuned ([`crate::tune`]). Returns the reduced value for a reduction.
 pub(crate) fn launch(
     cx: &mut LaunchCtx,
     site: &'static KernelSite,
     args: &LaunchArgs,
     nowait: bool,
 ) -> Result<Option<ScalarValue>> {
+    let config = if cx.owner.is_none() {
+        crate::tune::choose(cx, site, args)
+    } else {
+        None
+    };
+    launch_as(cx, site, args, nowait, config, true)
+}
+
+/// The device arrays of a launch, in the kernel's order, and the key of its variant in
+/// the kernel's own configuration.
+fn launch_key<'a>(
+    cx: &LaunchCtx<'a>,
+    site: &'static KernelSite,
+    args: &LaunchArgs,
+) -> Result<(Vec<&'a DeviceArray>, VariantKey)> {
     let kernel = site.kernel()?;
-    let gpu = cx.gpu.clone();
+    let gpu = cx.gpu;
     // Device arrays of this launch, in the kernel's order.
     let mut arrays: Vec<&DeviceArray> = Vec::with_capacity(args.arrays.len());
     for (i, &slot) in args.arrays.iter().enumerate() {
@@ -730,7 +902,6 @@ pub(crate) fn launch(
             None => return Err(site.not_on_device(i)),
         }
     }
-    let n_user_scalars = args.scalars.len();
     // 64-bit indexing only when some array or bound needs it.
     let idx64 = arrays.iter().any(|a| a.span_elems() > i32::MAX as usize)
         || args
@@ -766,18 +937,35 @@ pub(crate) fn launch(
         drop(last);
         types = Some(b);
     }
-    let v = variant(
-        site,
-        &gpu,
-        VariantKey {
-            ordinal: gpu.ordinal,
-            idx64,
-            clauses: args.clauses.to_vec(),
-            param_limit: param_limit(),
-            types,
-            owner: cx.owner.as_ref().map(|o| o.distributed.clone()),
-        },
-    )?;
+    let key = VariantKey {
+        ordinal: gpu.ordinal,
+        idx64,
+        clauses: args.clauses.to_vec(),
+        param_limit: param_limit(),
+        types,
+        owner: cx.owner.as_ref().map(|o| o.distributed.clone()),
+        config: None,
+    };
+    Ok((arrays, key))
+}
+
+/// Launches `site` with `args` in configuration `config` (the kernel's own when
+/// `None`); `counted`: the launch counts in the kernel's statistics (the autotuner's
+/// trial launches do not).
+pub(crate) fn launch_as(
+    cx: &mut LaunchCtx,
+    site: &'static KernelSite,
+    args: &LaunchArgs,
+    nowait: bool,
+    config: Option<Candidate>,
+    counted: bool,
+) -> Result<Option<ScalarValue>> {
+    let gpu = cx.gpu.clone();
+    let (mut arrays, mut key) = launch_key(cx, site, args)?;
+    key.config = config;
+    let idx64 = key.idx64;
+    let n_user_scalars = args.scalars.len();
+    let v = variant(site, &gpu, key)?;
     if let Some(o) = &cx.owner {
         arrays.push(o.fault);
     }
@@ -826,7 +1014,9 @@ pub(crate) fn launch(
     let extents: Vec<i64> = args.bounds.iter().map(|&(lo, hi)| hi - lo).collect();
     let grid = t.config.grid(&extents);
     let red = t.reduction.as_ref();
-    stats::record_launch(&site.qualified(), &site.location());
+    if counted {
+        stats::record_launch(&site.qualified(), &site.location());
+    }
     if grid.contains(&0) {
         // An empty iteration space: nothing runs; a reduction yields its identity.
         return Ok(red.map(|r| identity_value(r.op, r.ty)));

@@ -19,6 +19,7 @@ pub mod raw;
 pub mod region;
 pub mod split;
 pub mod stats;
+pub mod tune;
 
 pub use device::{
     Backend, Device, Gpu, GpuList, backend, cuda_available, cuda_device_count, cuda_required,

@@ -559,6 +559,7 @@ pub fn case(seed: u64) -> Case {
         unroll: g.rng.chance(0.3),
         same_index: g.rng.chance(0.3),
         vectorize: g.rng.chance(0.25),
+        tune: false,
     };
     let c = |v: [u32; 3]| v.map(ClauseValue::Const);
     let kernel = Kernel {

@@ -285,6 +285,7 @@ pub fn region(
         (o.unroll, "unroll"),
         (o.same_index, "same_index"),
         (o.vectorize, "vectorize"),
+        (o.tune, "tune"),
     ] {
         if on {
             opts.push(n.to_string());

@@ -210,6 +210,11 @@ pub struct OptOptions {
     /// register queue when `chunksize` in z is above 1 (`optimizer::vector`).
     #[serde(default)]
     pub vectorize: bool,
+    /// Autotune this kernel at its first launches on a GPU: time the candidates of
+    /// [`crate::tune::candidates`] and keep the fastest whose results equal the kernel's
+    /// as written (`mint_runtime::tune`). Changes nothing in the translation itself.
+    #[serde(default)]
+    pub tune: bool,
 }
 
 impl OptOptions {

@@ -1,0 +1,375 @@
+//! The autotuner's search space (issue #15): the configurations that the `tune` option
+//! tries for a kernel.
+//!
+//! A candidate is a set of optimizer options (thesis Table 3.2: `register`, `shared`,
+//! `prefer_l1`, and `vectorize`) with a `tile` and a `chunksize`. The space is the
+//! thesis's optimization levels (Sec. 6.2.2: baseline, opt-1 to opt-3, opt-3 with
+//! `prefer_l1`, opt-3 with 4 rows per thread along y), the `vectorize` levels, and other
+//! block shapes and sliding-window lengths that the benchmark harness found to win for
+//! some kernel of its suite on an H100 (2026-11-22): short z chunks for the register
+//! queue, y chunks, wider tiles in x for 16-byte loads. ImageCL (seed
+//! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
+//! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
+//!
+//! This module only enumerates; the runtime (`mint_runtime::tune`) times the candidates
+//! on the GPU, keeps the fastest whose results equal the kernel's as written, and stores
+//! the choice. A candidate that does not fit the device (threads, shared memory) is
+//! rejected by [`crate::translate`] or by the driver, and the runtime skips it.
+
+use crate::baseline::config::{self, vector_width};
+use crate::diag::DiagResult;
+use crate::ir::{ClauseValue, Kernel, OptOptions};
+use crate::target::Target;
+use serde::{Deserialize, Serialize};
+
+/// One configuration of a kernel: optimizer options, `tile` and `chunksize` (x, y, z;
+/// with `vectorize`, `chunksize` x is 1 as written and the translator sets it to the
+/// vector width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Candidate {
+    pub options: OptOptions,
+    pub tile: [u32; 3],
+    pub chunk: [u32; 3],
+}
+
+impl Candidate {
+    /// The candidate as a user would write it: `options; tile(..), chunksize(..)`.
+    pub fn describe(&self) -> String {
+        let o = &self.options;
+        let mut opts: Vec<String> = Vec::new();
+        if o.register {
+            opts.push("register".into());
+        }
+        if o.shared > 0 {
+            opts.push(if o.shared == 8 {
+                "shared".into()
+            } else {
+                format!("shared = {}", o.shared)
+            });
+        }
+        for (on, n) in [
+            (o.prefer_l1, "prefer_l1"),
+            (o.vectorize, "vectorize"),
+            (o.unroll, "unroll"),
+            (o.same_index, "same_index"),
+        ] {
+            if on {
+                opts.push(n.into());
+            }
+        }
+        let t = self.tile;
+        let c = self.chunk;
+        format!(
+            "{}; tile({}, {}, {}), chunksize({}, {}, {})",
+            if opts.is_empty() {
+                "no options".to_string()
+            } else {
+                opts.join(", ")
+            },
+            t[0],
+            t[1],
+            t[2],
+            c[0],
+            c[1],
+            c[2]
+        )
+    }
+
+    /// `kernel` with this candidate's options, `tile` and `chunksize` (as literal clauses,
+    /// so that no run-time clause value is needed). `tune` stays as it was: it does not
+    /// change the translation.
+    pub fn apply(&self, kernel: &Kernel) -> Kernel {
+        let mut k = kernel.clone();
+        let tune = k.options.tune;
+        k.options = self.options;
+        k.options.tune = tune;
+        let n = k.nest.len();
+        let axes = |v: [u32; 3]| {
+            let mut v = v;
+            for (i, x) in v.iter_mut().enumerate() {
+                if i >= n {
+                    *x = 1;
+                }
+            }
+            v.map(ClauseValue::Const)
+        };
+        k.clauses.tile = Some(axes(self.tile));
+        k.clauses.chunk = Some(axes(self.chunk));
+        k
+    }
+}
+
+/// The kernel's configuration as written: its options, and its `tile` and `chunksize`
+/// with run-time entries taken from `target.clause_values` and missing clauses at their
+/// defaults (Sec. 3.3.2). `tune` is cleared.
+///
+/// # Errors
+/// What [`config::resolve`] rejects (a chunksize that does not divide the tile, too many
+/// threads per block, ...).
+pub fn as_written(kernel: &Kernel, target: &Target) -> DiagResult<Candidate> {
+    let cfg = config::resolve(kernel, target)?;
+    let mut chunk = cfg.chunk;
+    if vector_width(kernel).is_some() {
+        // resolve() sets chunksize x to the vector width; as written it is 1
+        chunk[0] = 1;
+    }
+    let mut options = kernel.options;
+    options.tune = false;
+    Ok(Candidate {
+        options,
+        tile: cfg.tile,
+        chunk,
+    })
+}
+
+/// Which option sets a kernel admits: `vector` when `vectorize` would apply to it (two
+/// or more parallel loops, arrays of the nest's rank of one element size of 4 or 8
+/// bytes, no reduction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Space {
+    /// Number of parallel loops (1..=3).
+    pub nest: usize,
+    pub vector: bool,
+}
+
+impl Space {
+    /// The space of `kernel`; `None` for what is not tuned: a `single` block, and a
+    /// kernel with a reduction (its value depends on the block shape through the order
+    /// of the sum, so no other configuration could give the same result).
+    pub fn of(kernel: &Kernel) -> Option<Space> {
+        if kernel.is_single() || kernel.reduction.is_some() || kernel.nest.is_empty() {
+            return None;
+        }
+        let mut k = kernel.clone();
+        k.options.vectorize = true;
+        Some(Space {
+            nest: kernel.nest.len().min(3),
+            vector: vector_width(&k).is_some(),
+        })
+    }
+}
+
+/// The candidates for a kernel of `space` written as `written`: `written` first, then the
+/// levels and block shapes of the module documentation, without repeats. Every candidate
+/// keeps `written`'s `unroll` and `same_index`, and `shared` keeps its plane count when
+/// `written` gave one (8 otherwise).
+pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
+    let w = written.options;
+    let planes = if w.shared > 0 { w.shared } else { 8 };
+    let opts = |register: bool, shared: bool, prefer_l1: bool, vectorize: bool| OptOptions {
+        register,
+        shared: if shared { planes } else { 0 },
+        prefer_l1,
+        unroll: w.unroll,
+        same_index: w.same_index,
+        vectorize,
+        tune: false,
+    };
+    let none = opts(false, false, false, false);
+    let reg = opts(true, false, false, false);
+    let sh = opts(false, true, false, false);
+    let sr = opts(true, true, false, false);
+    let srl1 = opts(true, true, true, false);
+    let vec = opts(false, false, false, true);
+    let c = |options, tile: [u32; 3], chunk: [u32; 3]| Candidate {
+        options,
+        tile,
+        chunk,
+    };
+    let mut list = vec![*written];
+    let all: Vec<Candidate> = match space.nest {
+        1 => [64, 128, 256, 512, 1024]
+            .into_iter()
+            .map(|t| c(none, [t, 1, 1], [1, 1, 1]))
+            .collect(),
+        2 => vec![
+            // the levels (Sec. 6.2.2) in 2-D
+            c(none, [32, 8, 1], [1, 1, 1]),
+            c(none, [16, 16, 1], [1, 1, 1]),
+            c(sh, [32, 8, 1], [1, 1, 1]),
+            c(reg, [32, 8, 1], [1, 1, 1]),
+            c(sr, [32, 8, 1], [1, 1, 1]),
+            c(srl1, [32, 8, 1], [1, 1, 1]),
+            c(sr, [32, 16, 1], [1, 4, 1]),
+            // block shapes and y chunks
+            c(none, [64, 4, 1], [1, 1, 1]),
+            c(none, [128, 2, 1], [1, 1, 1]),
+            c(none, [32, 16, 1], [1, 4, 1]),
+            c(sr, [32, 32, 1], [1, 4, 1]),
+            c(sr, [64, 16, 1], [2, 4, 1]),
+            c(vec, [128, 4, 1], [1, 1, 1]),
+            c(vec, [128, 8, 1], [1, 1, 1]),
+            c(vec, [256, 2, 1], [1, 1, 1]),
+            c(vec, [128, 16, 1], [1, 4, 1]),
+        ],
+        _ => vec![
+            // the levels (Sec. 6.2.2)
+            c(none, [32, 8, 1], [1, 1, 1]),
+            c(none, [16, 16, 1], [1, 1, 1]),
+            c(sh, [32, 8, 1], [1, 1, 1]),
+            c(sh, [32, 8, 64], [1, 1, 64]),
+            c(sr, [32, 8, 64], [1, 1, 64]),
+            c(reg, [32, 8, 1], [1, 1, 1]),
+            c(srl1, [32, 8, 64], [1, 1, 64]),
+            c(sr, [32, 16, 64], [1, 4, 64]),
+            c(vec, [128, 4, 1], [1, 1, 1]),
+            c(vec, [128, 4, 4], [1, 1, 4]),
+            // block shapes and sliding-window lengths
+            c(none, [64, 4, 1], [1, 1, 1]),
+            c(none, [32, 4, 2], [1, 1, 2]),
+            c(reg, [32, 8, 16], [1, 1, 16]),
+            c(reg, [32, 4, 32], [1, 1, 32]),
+            c(sr, [32, 8, 16], [1, 1, 16]),
+            c(sr, [64, 4, 32], [1, 1, 32]),
+            c(sr, [32, 16, 32], [1, 2, 32]),
+            c(sr, [32, 32, 32], [1, 4, 32]),
+            c(srl1, [32, 8, 16], [1, 1, 16]),
+            c(vec, [64, 4, 2], [1, 1, 2]),
+            c(vec, [64, 4, 4], [1, 1, 4]),
+            c(vec, [128, 4, 2], [1, 1, 2]),
+            c(vec, [128, 4, 8], [1, 1, 8]),
+            c(vec, [128, 4, 16], [1, 1, 16]),
+        ],
+    };
+    for cand in all {
+        if cand.options.vectorize && !space.vector {
+            continue;
+        }
+        if !list.contains(&cand) {
+            list.push(cand);
+        }
+    }
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::ScalarTy;
+    use crate::testing::kernel;
+
+    fn heat(header: &str) -> Kernel {
+        kernel(
+            "heat_0",
+            &format!(
+                "arrays: u f64 3, v f64 3
+                 nest: z 1..n-1, y 1..n-1, x 1..n-1
+                 {header}
+                 v[z][y][x] = u[z][y][x-1] + u[z][y][x+1] + u[z-1][y][x] + u[z+1][y][x];"
+            ),
+        )
+    }
+
+    #[test]
+    fn the_kernel_as_written_comes_first_and_nothing_repeats() {
+        let k = heat("options: shared=4, unroll\ntile: 64, 4, 8\nchunk: 1, 1, 8");
+        let w = as_written(&k, &Target::default()).unwrap();
+        assert_eq!((w.tile, w.chunk), ([64, 4, 8], [1, 1, 8]));
+        assert_eq!(w.options.shared, 4);
+        let space = Space::of(&k).unwrap();
+        assert_eq!(space, Space { nest: 3, vector: true });
+        let c = candidates(space, &w);
+        assert_eq!(c[0], w);
+        for (i, a) in c.iter().enumerate() {
+            assert!(!c[i + 1..].contains(a), "{} repeats", a.describe());
+            // the written unroll and plane count are kept
+            assert!(a.options.unroll);
+            assert!(a.options.shared == 0 || a.options.shared == 4);
+            assert!(!a.options.tune);
+        }
+        // the thesis's levels are there: the baseline, opt-3, opt-3+y; and vectorize+z
+        let has = |p: &dyn Fn(&Candidate) -> bool| c.iter().any(p);
+        assert!(has(&|a| {
+            let o = a.options;
+            !o.register && o.shared == 0 && !o.vectorize && a.tile == [32, 8, 1]
+        }));
+        assert!(has(&|a| a.options.register && a.options.shared > 0 && a.chunk == [1, 1, 64]));
+        assert!(has(&|a| a.chunk == [1, 4, 64]));
+        assert!(has(&|a| a.options.vectorize && a.chunk == [1, 1, 4]));
+    }
+
+    #[test]
+    fn every_candidate_translates_or_is_rejected_with_a_message() {
+        // on the default target every candidate of a plain 3-D stencil fits
+        let k = heat("");
+        let w = as_written(&k, &Target::default()).unwrap();
+        assert_eq!(w.tile, [16, 16, 1], "the default tile (Sec. 3.3.2)");
+        let all = candidates(Space::of(&k).unwrap(), &w);
+        assert!(all.len() > 20);
+        for c in &all {
+            let t = crate::translate(&c.apply(&k), &Target::default());
+            let t = t.unwrap_or_else(|d| panic!("{}: {:?}", c.describe(), d));
+            assert_eq!(t.config.tile, c.tile, "{}", c.describe());
+            assert_eq!(t.ir.options.vectorize, c.options.vectorize);
+        }
+        // a device that allows 128 threads per block rejects the 256-thread blocks, and
+        // the translator says why
+        let small = Target {
+            max_threads_per_block: 128,
+            ..Target::default()
+        };
+        let mut fits = 0;
+        for c in &all {
+            let threads = (0..3).map(|i| c.tile[i] / c.chunk[i]).product::<u32>();
+            // vectorize: 16 bytes, two f64 x points per thread
+            let wide = if c.options.vectorize { threads / 2 } else { threads };
+            match crate::translate(&c.apply(&k), &small) {
+                Ok(_) => {
+                    assert!(wide <= 128, "{}", c.describe());
+                    fits += 1;
+                }
+                Err(d) => {
+                    assert!(wide > 128, "{}: {:?}", c.describe(), d);
+                    assert!(d[0].message.contains("threads per block"), "{:?}", d);
+                }
+            }
+        }
+        assert!(fits > 0 && fits < all.len());
+    }
+
+    #[test]
+    fn vectorize_is_left_out_where_it_cannot_apply_and_reductions_are_not_tuned() {
+        let k2 = kernel(
+            "mixed_0",
+            "arrays: u f32 2, v f64 2
+             nest: y 1..n-1, x 1..n-1
+             v[y][x] = u[y][x] * 2.0;",
+        );
+        let s = Space::of(&k2).unwrap();
+        assert_eq!(s, Space { nest: 2, vector: false }, "mixed element sizes");
+        let w = as_written(&k2, &Target::default()).unwrap();
+        let c = candidates(s, &w);
+        assert!(c.len() > 10);
+        assert!(c.iter().all(|c| !c.options.vectorize));
+        assert!(c.iter().all(|c| c.tile[2] == 1 && c.chunk[2] == 1));
+        let mut r = kernel(
+            "sum_0",
+            "arrays: u f64 1
+             nest: x 0..n
+             reduction: +: s
+             s += u[x];",
+        );
+        r.reduction.as_mut().unwrap().ty = Some(ScalarTy::F64);
+        assert_eq!(Space::of(&r), None);
+    }
+
+    #[test]
+    fn apply_sets_literal_clauses_and_keeps_the_body() {
+        let mut k = heat("options: unroll\ntile: 64, 8, 1");
+        k.options.tune = true;
+        let c = Candidate {
+            options: OptOptions {
+                register: true,
+                ..OptOptions::default()
+            },
+            tile: [32, 4, 32],
+            chunk: [1, 1, 32],
+        };
+        let a = c.apply(&k);
+        assert_eq!(a.body, k.body);
+        assert!(a.options.register && a.options.tune && !a.options.unroll);
+        let t = crate::translate(&a, &Target::default()).unwrap();
+        assert_eq!((t.config.tile, t.config.chunk), ([32, 4, 32], [1, 1, 32]));
+        assert_eq!(as_written(&a, &Target::default()).unwrap(), c);
+    }
+}
