@@ -3,10 +3,13 @@
 //!
 //! ```text
 //! cargo run --release --example heat3d -- --verify
-//! cargo run --release --example heat3d -- --n 512 --steps 100 --level opt-3 --precision f32
+//! cargo run --release --example heat3d -- --n 512 --steps 100 --precision f32
+//! cargo run --release --example heat3d -- --n 512 --steps 100 --level opt-3
 //! cargo run --release --example heat3d -- --level baseline --tile 32,8,1 --chunk 1,1,1
 //! ```
 //!
+//! The kernel is tuned by default (`--level tune`: `#[mint::parallel(tune)]`, see the
+//! README's "Autotuning"); the warm-up step tunes it, so the timed steps run the choice.
 //! Prints the backend, time per step, GPts/s, GFLOP/s (8 flops per point, thesis Table
 //! 6.3), effective bandwidth (one read and one write per point per step) and, on a GPU,
 //! its fraction of the device-to-device copy bandwidth measured in the same run.
@@ -27,9 +30,11 @@ struct Args {
     /// Time steps. Default: 100 on a GPU, 20 on the CPU.
     #[arg(long)]
     steps: Option<usize>,
-    /// Optimization level: baseline, opt-1 (shared), opt-2 (shared + chunksize in z),
-    /// opt-3 (opt-2 + register), register, opt-3+L1, opt-3+y (thesis Sec. 6.2.2).
-    #[arg(long, default_value = "opt-3")]
+    /// Optimization level: tune (the default: the autotuner picks options, tile and
+    /// chunksize at the first launch on a GPU and stores the choice), baseline, opt-1
+    /// (shared), opt-2 (shared + chunksize in z), opt-3 (opt-2 + register), register,
+    /// opt-3+L1, opt-3+y (thesis Sec. 6.2.2), vector, vector+z.
+    #[arg(long, default_value = "tune")]
     level: String,
     /// tile(x, y, z): points one thread block computes (default: the level's).
     #[arg(long, value_delimiter = ',', num_args = 1)]

@@ -8,6 +8,11 @@
 //!
 //! Prints `Max: … L2norm: …` of the final E (as the thesis's code does), the iteration
 //! count, the time, GFLOP/s (28 flops per point, Table 7.9) and GB/s (4 words per point).
+//!
+//! The region has the `tune` option: on a GPU each kernel is autotuned at its first
+//! launch (`--tile` is then the configuration as written, one candidate among others),
+//! and the choice is stored for the next run (README, "Autotuning"). `MINT_TUNE=0` runs
+//! the kernels as written.
 
 mod model;
 
@@ -183,6 +188,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         };
         let points = (n * n) as f64 * niter as f64;
         println!("Max: {mx:.6e} L2norm: {l2:.6e}");
+        if mint::tune::searches() > 0 {
+            println!(
+                "autotuner (`tune`): {} kernel(s) tuned in {:.2} s, included in the time below; a second run reads the stored choices",
+                mint::tune::searches(),
+                mint::tune::search_seconds()
+            );
+        }
         println!(
             "{niter} iterations in {secs:.3} s (transfers included): {:.1} GFLOP/s ({} flops/point), {:.1} GB/s ({} words/point)",
             points * model::FLOPS_PER_POINT / secs * 1e-9,

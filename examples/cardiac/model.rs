@@ -78,7 +78,7 @@ pub fn stats<T: Copy + Into<f64>>(e: &Array2<T>) -> (f64, f64) {
 /// # Errors
 /// [`mint::Error`] from the device.
 #[allow(clippy::too_many_arguments)]
-#[mint::parallel]
+#[mint::parallel(tune)]
 pub fn simulate<T: Real>(
     e: &mut Array2<T>,
     e_prev: &mut Array2<T>,

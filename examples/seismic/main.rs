@@ -15,6 +15,11 @@
 //! otherwise (the `[grid.coarse]` resolution), and writes per-receiver seismograms as CSV
 //! (t, vx, vy, vz in m/s; x east, y north, z up), `seismograms.png` and a map of peak
 //! ground velocity `pgv.png`.
+//!
+//! The region has the `tune` option: on a GPU each kernel is autotuned at its first
+//! launch for the grid (`--tile` is then the configuration as written, one candidate
+//! among others), and the choice is stored for the next run (README, "Autotuning").
+//! `MINT_TUNE=0` runs the kernels as written.
 
 mod compare;
 mod config;
@@ -304,6 +309,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             );
         }
         bar.finish();
+        if mint::tune::searches() > 0 {
+            println!(
+                "autotuner (`tune`): {} kernel(s) tuned in {:.2} s, included in the time below; a second run reads the stored choices",
+                mint::tune::searches(),
+                mint::tune::search_seconds()
+            );
+        }
         let per_step = out.seconds / setup.nsteps as f64;
         let words = if setup.medium.anelastic.is_some() {
             solver::ANELASTIC_WORDS_PER_POINT

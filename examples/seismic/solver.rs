@@ -148,7 +148,7 @@ pub fn run(s: &Setup, tile: [u32; 3], progress: &mut dyn FnMut(usize)) -> mint::
 /// `nsteps` steps of the staggered-grid velocity–stress scheme: the one Mint region,
 /// with its arrays as fields of the structs it takes.
 #[allow(clippy::too_many_arguments)]
-#[mint::parallel]
+#[mint::parallel(tune)]
 fn time_loop(
     w: &mut Wavefield,
     m: &Medium,

@@ -45,62 +45,55 @@ pub struct Variant {
 }
 
 /// Configurations the autotuner tries beyond the thesis's levels, for `dims`-D kernels:
-/// other block shapes for the baseline, shorter z chunks and y chunks for the sliding
-/// window, and the register queue without shared memory.
+/// the library's candidates ([`mint::tune::candidates`], for a kernel written with
+/// `unroll` and the default clauses) that the suite compiles an option set for and that
+/// no [`Level`] already measures.
 pub fn candidates(dims: usize) -> Vec<Variant> {
-    use crate::Opts::*;
-    let v = |opts, tile: [u32; 3], chunk: [u32; 3]| Variant {
-        name: format!(
-            "{}{} t{}x{}x{} c{}x{}x{}",
-            match opts {
-                None => "baseline",
-                Register => "register",
-                Shared => "shared",
-                SharedRegister => "opt-3",
-                SharedRegisterL1 => "opt-3+L1",
-                Vector => "vector",
-            },
-            "",
-            tile[0],
-            tile[1],
-            tile[2],
-            chunk[0],
-            chunk[1],
-            chunk[2]
-        ),
-        opts,
-        tile,
-        chunk,
+    let written = mint::tune::Candidate {
+        options: mint::tune::OptOptions {
+            unroll: true,
+            ..Default::default()
+        },
+        tile: [16, 16, 1],
+        chunk: [1, 1, 1],
     };
-    if dims == 2 {
-        vec![
-            v(None, [64, 4, 1], [1, 1, 1]),
-            v(None, [128, 2, 1], [1, 1, 1]),
-            v(None, [32, 16, 1], [1, 4, 1]),
-            v(SharedRegister, [32, 32, 1], [1, 4, 1]),
-            v(SharedRegister, [64, 16, 1], [2, 4, 1]),
-            v(Vector, [128, 8, 1], [1, 1, 1]),
-            v(Vector, [256, 2, 1], [1, 1, 1]),
-            v(Vector, [128, 16, 1], [1, 4, 1]),
-        ]
-    } else {
-        vec![
-            v(None, [64, 4, 1], [1, 1, 1]),
-            v(None, [32, 4, 2], [1, 1, 2]),
-            v(Register, [32, 8, 16], [1, 1, 16]),
-            v(Register, [32, 4, 32], [1, 1, 32]),
-            v(SharedRegister, [32, 8, 16], [1, 1, 16]),
-            v(SharedRegister, [64, 4, 32], [1, 1, 32]),
-            v(SharedRegister, [32, 16, 32], [1, 2, 32]),
-            v(SharedRegister, [32, 32, 32], [1, 4, 32]),
-            v(SharedRegisterL1, [32, 8, 16], [1, 1, 16]),
-            v(Vector, [64, 4, 2], [1, 1, 2]),
-            v(Vector, [64, 4, 4], [1, 1, 4]),
-            v(Vector, [128, 4, 2], [1, 1, 2]),
-            v(Vector, [128, 4, 8], [1, 1, 8]),
-            v(Vector, [128, 4, 16], [1, 1, 16]),
-        ]
-    }
+    let space = mint::tune::Space {
+        nest: dims,
+        vector: true,
+    };
+    let levels: Vec<(crate::Opts, [u32; 3], [u32; 3])> = Level::ALL
+        .iter()
+        .map(|l| {
+            let (t, c) = l.config(dims);
+            (l.opts(), t, c)
+        })
+        .collect();
+    mint::tune::candidates(space, &written)
+        .into_iter()
+        .skip(1)
+        .filter_map(|c| {
+            let opts = crate::Opts::of(&c.options)?;
+            if levels.contains(&(opts, c.tile, c.chunk)) {
+                return None;
+            }
+            let (t, k) = (c.tile, c.chunk);
+            Some(Variant {
+                name: format!(
+                    "{} t{}x{}x{} c{}x{}x{}",
+                    opts.function().trim_start_matches("k_"),
+                    t[0],
+                    t[1],
+                    t[2],
+                    k[0],
+                    k[1],
+                    k[2]
+                ),
+                opts,
+                tile: t,
+                chunk: k,
+            })
+        })
+        .collect()
 }
 
 impl Default for Config {
@@ -446,11 +439,11 @@ impl Results {
         for l in levels {
             s.push_str(&format!("{} | ", l.name()));
         }
-        s.push_str("Mint best | GFLOP/s | GB/s | of copy BW | Hand-CUDA | Mint/Hand |\n|---|---|");
+        s.push_str("Mint best | GFLOP/s | GB/s | of copy BW | tune of best | Hand-CUDA | Mint/Hand |\n|---|---|");
         for _ in levels {
             s.push_str("---:|");
         }
-        s.push_str("---|---:|---:|---:|---:|---:|\n");
+        s.push_str("---|---:|---:|---:|---:|---:|---:|\n");
         let mut keys: Vec<(String, String)> = Vec::new();
         for r in &self.rows {
             let key = (r.kernel.clone(), r.precision.clone());
@@ -488,6 +481,22 @@ impl Results {
                 )),
                 None => s.push_str("– | | | | "),
             }
+            // the tuned kernel against the best of the other variants
+            let tuned = rows
+                .iter()
+                .find(|r| r.status == "ok" && r.level == Level::Tuned.name());
+            let others = rows
+                .iter()
+                .filter(|r| {
+                    r.status == "ok"
+                        && r.level != Level::Tuned.name()
+                        && !r.level.starts_with("hand-cuda")
+                })
+                .max_by(|a, b| a.gpts.total_cmp(&b.gpts));
+            match (tuned, others) {
+                (Some(t), Some(o)) => s.push_str(&format!("{:.1}% | ", 100.0 * t.gpts / o.gpts)),
+                _ => s.push_str("– | "),
+            }
             match (mint_best, hand_best) {
                 (Some(m), Some(h)) => s.push_str(&format!(
                     "{:.1} ({}) | {:.0}% |\n",
@@ -498,7 +507,7 @@ impl Results {
                 _ => s.push_str("– | – |\n"),
             }
         }
-        s.push_str("\nGPts/s per level; GFLOP/s, GB/s and the fraction of the copy bandwidth for Mint's best variant; Hand-CUDA is the fastest correct hand-written strategy.\n");
+        s.push_str("\nGPts/s per level; GFLOP/s, GB/s and the fraction of the copy bandwidth for Mint's best variant; \"tune of best\" is the `tune` level (default clauses) over the fastest other Mint variant; Hand-CUDA is the fastest correct hand-written strategy.\n");
         s
     }
 }

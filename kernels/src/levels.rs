@@ -15,6 +15,9 @@ pub enum Opts {
     SharedRegisterL1,
     /// `vectorize, unroll`.
     Vector,
+    /// `tune, unroll`: the autotuner picks the options, `tile` and `chunksize` at the
+    /// first launch on a GPU (`mint::tune`); on the CPU, the baseline.
+    Tune,
 }
 
 impl Opts {
@@ -27,7 +30,22 @@ impl Opts {
             Opts::SharedRegister => "k_shared_register",
             Opts::SharedRegisterL1 => "k_shared_register_l1",
             Opts::Vector => "k_vector",
+            Opts::Tune => "k_tune",
         }
+    }
+
+    /// The option set of an autotuner candidate's options, if the suite compiles one
+    /// (`unroll` and the shared-memory plane count aside).
+    pub fn of(o: &mint::tune::OptOptions) -> Option<Opts> {
+        Some(match (o.register, o.shared > 0, o.prefer_l1, o.vectorize) {
+            (false, false, false, false) => Opts::None,
+            (true, false, false, false) => Opts::Register,
+            (false, true, false, false) => Opts::Shared,
+            (true, true, false, false) => Opts::SharedRegister,
+            (true, true, true, false) => Opts::SharedRegisterL1,
+            (false, false, false, true) => Opts::Vector,
+            _ => return None,
+        })
     }
 }
 
@@ -55,10 +73,13 @@ pub enum Level {
     /// `vectorize` with `chunksize` 4 in z (the z column of each row in a register queue
     /// of vectors); `tile(128, 4, 4)`, `chunksize(1, 1, 4)`.
     VectorZ,
+    /// `tune` with the default clauses (`tile(16, 16, 1)`, Sec. 3.3.2): the autotuner's
+    /// choice (`mint::tune`).
+    Tuned,
 }
 
 impl Level {
-    pub const ALL: [Level; 9] = [
+    pub const ALL: [Level; 10] = [
         Level::Baseline,
         Level::Opt1,
         Level::Opt2,
@@ -68,6 +89,7 @@ impl Level {
         Level::Opt3Y,
         Level::Vector,
         Level::VectorZ,
+        Level::Tuned,
     ];
 
     pub fn name(self) -> &'static str {
@@ -81,6 +103,7 @@ impl Level {
             Level::Opt3Y => "opt-3+y",
             Level::Vector => "vector",
             Level::VectorZ => "vector+z",
+            Level::Tuned => "tune",
         }
     }
 
@@ -97,6 +120,7 @@ impl Level {
             Level::Opt3 | Level::Opt3Y => Opts::SharedRegister,
             Level::Opt3L1 => Opts::SharedRegisterL1,
             Level::Vector | Level::VectorZ => Opts::Vector,
+            Level::Tuned => Opts::Tune,
         }
     }
 
@@ -108,6 +132,7 @@ impl Level {
             Level::Opt3Y => ([32, 16, 64], [1, 4, 64]),
             Level::Vector => ([128, 4, 1], [1, 1, 1]),
             Level::VectorZ => ([128, 4, 4], [1, 1, 4]),
+            Level::Tuned => ([16, 16, 1], [1, 1, 1]),
         };
         if dims == 2 {
             ([t[0], t[1], 1], [c[0], c[1], 1])
@@ -126,6 +151,7 @@ macro_rules! option_sets {
         $k!($t, k_shared_register, [shared, register, unroll] $(, $extra)*);
         $k!($t, k_shared_register_l1, [shared, register, prefer_l1, unroll] $(, $extra)*);
         $k!($t, k_vector, [vectorize, unroll] $(, $extra)*);
+        $k!($t, k_tune, [tune, unroll] $(, $extra)*);
     };
 }
 
@@ -139,6 +165,7 @@ macro_rules! dispatch {
             $crate::Opts::SharedRegister => k_shared_register($($arg),*),
             $crate::Opts::SharedRegisterL1 => k_shared_register_l1($($arg),*),
             $crate::Opts::Vector => k_vector($($arg),*),
+            $crate::Opts::Tune => k_tune($($arg),*),
         }
     };
 }

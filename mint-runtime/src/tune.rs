@@ -33,6 +33,7 @@ use crate::{jit, stats};
 use cudarc::driver::result as drv;
 use cudarc::driver::sys;
 use mint_translator::ir::ScalarTy;
+pub use mint_translator::ir::OptOptions;
 pub use mint_translator::tune::{Candidate, Space, as_written, candidates};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -74,6 +75,13 @@ pub fn mode() -> Mode {
 }
 
 static SEARCHES: AtomicU64 = AtomicU64::new(0);
+static SEARCH_NANOS: AtomicU64 = AtomicU64::new(0);
+
+/// Seconds this process has spent in searches (compiling, running and timing
+/// candidates).
+pub fn search_seconds() -> f64 {
+    SEARCH_NANOS.load(Ordering::Relaxed) as f64 * 1e-9
+}
 
 /// How many searches this process has run (a launch that found a stored choice runs
 /// none).
@@ -411,6 +419,7 @@ fn tune(
         return Ok(Some(r.outcome.choice));
     }
     SEARCHES.fetch_add(1, Ordering::Relaxed);
+    let t0 = std::time::Instant::now();
     let cands = candidates(space, &written);
     let errors = configs.prepare(&cands);
     let writes = configs.written_arrays(&written)?;
@@ -419,6 +428,7 @@ fn tune(
         search(&cands, &mut bench)?
     };
     configs.unload_except(Some(&outcome.choice));
+    SEARCH_NANOS.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
     let record = Record {
         version: VERSION,
         kernel: site.qualified(),
