@@ -49,7 +49,8 @@
 //! when a driver, NVRTC and a device exist, otherwise the CPU, logged once);
 //! `MINT_DUMP=DIR` writes every generated kernel to `DIR/<kernel>.cu`; `MINT_REPORT=1`
 //! prints what the translator decided for each kernel and its registers, spills and
-//! occupancy, and timings at region exit; `MINT_CACHE_DIR` holds compiled kernels.
+//! occupancy, and timings at region exit; `MINT_CACHE_DIR` holds compiled kernels and
+//! the autotuner's choices ([`tune`]; `MINT_TUNE=0|1|fresh`).
 //! Failures are [`Error`]s, returned through `?` from a region that returns a `Result`
 //! whose error converts from [`Error`], and panics otherwise.
 

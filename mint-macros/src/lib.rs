@@ -26,7 +26,9 @@ use proc_macro::TokenStream;
 ///
 /// Options (defaults for every kernel of the region; each `#[mint::r#for]` may override
 /// them): `register`, `shared` / `shared = N` (1..=8 planes, 0 = off), `prefer_l1`,
-/// `unroll`, `same_index`, `vectorize` (16-byte loads along x; README, Optimizer options).
+/// `unroll`, `same_index`, `vectorize` (16-byte loads along x; README, Optimizer options),
+/// `tune` (autotune options, `tile` and `chunksize` at the first launch on a GPU;
+/// README, Autotuning).
 #[proc_macro_attribute]
 pub fn parallel(attr: TokenStream, item: TokenStream) -> TokenStream {
     region::expand(attr.into(), item.into()).into()

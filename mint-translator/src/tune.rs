@@ -151,8 +151,9 @@ impl Space {
 
 /// The candidates for a kernel of `space` written as `written`: `written` first, then the
 /// levels and block shapes of the module documentation, without repeats. Every candidate
-/// keeps `written`'s `unroll` and `same_index`, and `shared` keeps its plane count when
-/// `written` gave one (8 otherwise).
+/// keeps `written`'s `unroll` and `same_index`, except the baseline with no options at
+/// all (the thesis's baseline level) at two block shapes; `shared` keeps its plane count
+/// when `written` gave one (8 otherwise).
 pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
     let w = written.options;
     let planes = if w.shared > 0 { w.shared } else { 8 };
@@ -166,6 +167,14 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         tune: false,
     };
     let none = opts(false, false, false, false);
+    // the thesis's baseline level has no options at all: unrolling a long serial loop
+    // can cost more than it saves (the radius-8 star in f32 on an H100, 2026-11-23:
+    // 100 GPts/s without `unroll`, 89 with it)
+    let plain = OptOptions {
+        unroll: false,
+        same_index: false,
+        ..none
+    };
     let reg = opts(true, false, false, false);
     let sh = opts(false, true, false, false);
     let sr = opts(true, true, false, false);
@@ -181,6 +190,7 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         1 => [64, 128, 256, 512, 1024]
             .into_iter()
             .map(|t| c(none, [t, 1, 1], [1, 1, 1]))
+            .chain([c(plain, [256, 1, 1], [1, 1, 1])])
             .collect(),
         2 => vec![
             // the levels (Sec. 6.2.2) in 2-D
@@ -201,6 +211,8 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(vec, [128, 8, 1], [1, 1, 1]),
             c(vec, [256, 2, 1], [1, 1, 1]),
             c(vec, [128, 16, 1], [1, 4, 1]),
+            c(plain, [32, 8, 1], [1, 1, 1]),
+            c(plain, [64, 4, 1], [1, 1, 1]),
         ],
         _ => vec![
             // the levels (Sec. 6.2.2)
@@ -229,6 +241,8 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(vec, [128, 4, 2], [1, 1, 2]),
             c(vec, [128, 4, 8], [1, 1, 8]),
             c(vec, [128, 4, 16], [1, 1, 16]),
+            c(plain, [32, 8, 1], [1, 1, 1]),
+            c(plain, [64, 4, 1], [1, 1, 1]),
         ],
     };
     for cand in all {
@@ -272,8 +286,10 @@ mod tests {
         assert_eq!(c[0], w);
         for (i, a) in c.iter().enumerate() {
             assert!(!c[i + 1..].contains(a), "{} repeats", a.describe());
-            // the written unroll and plane count are kept
-            assert!(a.options.unroll);
+            // the written unroll and plane count are kept, but for the plain baseline
+            let o = a.options;
+            let plain = !(o.register || o.shared > 0 || o.vectorize || o.prefer_l1);
+            assert!(a.options.unroll || plain, "{}", a.describe());
             assert!(a.options.shared == 0 || a.options.shared == 4);
             assert!(!a.options.tune);
         }
