@@ -55,8 +55,8 @@
 //! whose error converts from [`Error`], and panics otherwise.
 
 pub use mint_macros::{device, r#for, parallel, single};
-pub use mint_runtime::tune;
 pub use mint_runtime::Real;
+pub use mint_runtime::tune;
 pub use mint_runtime::{
     Backend, Device, Error, GpuList, JitStats, KernelStats, Result, cuda_available,
     cuda_device_count, cuda_required, jit_stats, kernel_stat, kernel_stats, reset_kernel_stats,

@@ -68,7 +68,11 @@ impl Bench for Emulation<'_> {
         })?;
         let mut arrays = [self.scratch.clone(), self.v.clone()];
         let s = &self.u.shape;
-        let bounds = [(1, s[0] as i64 - 1), (1, s[1] as i64 - 1), (1, s[2] as i64 - 1)];
+        let bounds = [
+            (1, s[0] as i64 - 1),
+            (1, s[1] as i64 - 1),
+            (1, s[2] as i64 - 1),
+        ];
         interp::run(
             &t.ir,
             interp::Launch {
@@ -81,7 +85,9 @@ impl Bench for Emulation<'_> {
         .expect("the interpreter runs the kernel");
         let [mut out, _] = arrays;
         if self.miscompiled == Some(*c) {
-            let Value::F64(x) = out.data[500] else { unreachable!() };
+            let Value::F64(x) = out.data[500] else {
+                unreachable!()
+            };
             out.data[500] = Value::F64(f64::from_bits(x.to_bits() + 1));
         }
         self.scratch = out;
@@ -105,10 +111,9 @@ impl Bench for Emulation<'_> {
 
 /// A deterministic cost for each candidate, unrelated to the order of the list.
 fn scrambled(c: &Candidate) -> f64 {
-    let h = c
-        .describe()
-        .bytes()
-        .fold(1469598103934665603u64, |h, b| (h ^ b as u64).wrapping_mul(1099511628211));
+    let h = c.describe().bytes().fold(1469598103934665603u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(1099511628211)
+    });
     1e-3 * (1.0 + (h % 1000) as f64 / 1000.0)
 }
 
@@ -155,18 +160,22 @@ fn the_search_keeps_the_fastest_candidate_whose_results_equal_the_kernel_as_writ
     let expect_skipped: Vec<Candidate> = cands.iter().filter(|c| !fits(c)).copied().collect();
     assert!(!expect_skipped.is_empty());
     assert_eq!(skipped, expect_skipped);
-    assert!(o.skipped.iter().all(|s| s.1.contains("threads per block")), "{:?}", o.skipped);
+    assert!(
+        o.skipped.iter().all(|s| s.1.contains("threads per block")),
+        "{:?}",
+        o.skipped
+    );
     // the choice is the cheapest of the rest, and the runner-up the next
-    let mut ok: Vec<&Candidate> = cands
-        .iter()
-        .filter(|c| fits(c) && **c != fastest)
-        .collect();
+    let mut ok: Vec<&Candidate> = cands.iter().filter(|c| fits(c) && **c != fastest).collect();
     assert!(ok.len() >= 4, "{ok:?}");
     ok.sort_by(|a, b| scrambled(a).total_cmp(&scrambled(b)));
     assert_eq!(o.choice, *ok[0]);
     assert_eq!(o.seconds, scrambled(ok[0]));
     assert_eq!(o.runner_up, Some((*ok[1], scrambled(ok[1]))));
-    assert_eq!((o.written, o.written_seconds), (written, scrambled(&written)));
+    assert_eq!(
+        (o.written, o.written_seconds),
+        (written, scrambled(&written))
+    );
     assert_eq!(o.candidates, cands.len());
     // and the chosen configuration computes what the kernel as written computes
     e.miscompiled = None;
@@ -265,12 +274,21 @@ fn a_stored_choice_reads_back_and_a_damaged_one_is_removed() {
 fn the_report_line_names_the_choice_the_kernel_as_written_and_the_runner_up() {
     let r = record();
     let line = tune::report_line(&r);
-    assert!(line.starts_with("mint report: tune heat::step_0 on NVIDIA H100"), "{line}");
+    assert!(
+        line.starts_with("mint report: tune heat::step_0 on NVIDIA H100"),
+        "{line}"
+    );
     assert!(line.contains("[510, 510, 510] points"), "{line}");
-    assert!(line.contains("chose `register, shared; tile(32, 8, 64), chunksize(1, 1, 64)`, 0.4000 ms"), "{line}");
+    assert!(
+        line.contains("chose `register, shared; tile(32, 8, 64), chunksize(1, 1, 64)`, 0.4000 ms"),
+        "{line}"
+    );
     let ratio = r.outcome.written_seconds / r.outcome.seconds;
     assert!(line.contains(&format!("{ratio:.2}x the kernel as written (`no options; tile(16, 16, 1), chunksize(1, 1, 1)`, 0.6000 ms)")), "{line}");
-    assert!(line.contains("runner-up `no options; tile(64, 4, 1), chunksize(1, 1, 1)`, 0.4500 ms"), "{line}");
+    assert!(
+        line.contains("runner-up `no options; tile(64, 4, 1), chunksize(1, 1, 1)`, 0.4500 ms"),
+        "{line}"
+    );
     assert!(line.contains("25 candidates, 1 skipped"), "{line}");
 }
 
@@ -324,16 +342,36 @@ fn a_tuned_kernel_gives_the_untuned_results_and_a_second_run_searches_nothing() 
     let searches = tune::searches();
     let got = run(heat_tuned);
     assert_eq!(tune::searches(), searches + 1, "the first run searches");
-    assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "tuning changed a result");
-    let stored: Vec<_> = std::fs::read_dir(dir.join("tune")).unwrap().flatten().collect();
+    assert!(
+        got.iter()
+            .zip(&want)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "tuning changed a result"
+    );
+    let stored: Vec<_> = std::fs::read_dir(dir.join("tune"))
+        .unwrap()
+        .flatten()
+        .collect();
     assert_eq!(stored.len(), 1, "one stored choice");
     // a second run of the program (this process's choices forgotten) reads the store
     tune::forget();
     let again = run(heat_tuned);
-    assert_eq!(tune::searches(), searches + 1, "the second run searches nothing");
-    assert!(again.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()));
-    let r = tune::load(&dir.join("tune"), stored[0].path().file_stem().unwrap().to_str().unwrap())
-        .expect("the stored choice reads back");
+    assert_eq!(
+        tune::searches(),
+        searches + 1,
+        "the second run searches nothing"
+    );
+    assert!(
+        again
+            .iter()
+            .zip(&want)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
+    let r = tune::load(
+        &dir.join("tune"),
+        stored[0].path().file_stem().unwrap().to_str().unwrap(),
+    )
+    .expect("the stored choice reads back");
     assert_eq!(r.extents, vec![65, 59, 68]);
     assert!(r.outcome.seconds <= r.outcome.written_seconds);
     assert!(r.outcome.candidates > 20);

@@ -32,8 +32,8 @@ use crate::launch::{Configs, KernelSite, LaunchArgs, LaunchCtx, launch_as};
 use crate::{jit, stats};
 use cudarc::driver::result as drv;
 use cudarc::driver::sys;
-use mint_translator::ir::ScalarTy;
 pub use mint_translator::ir::OptOptions;
+use mint_translator::ir::ScalarTy;
 pub use mint_translator::tune::{Candidate, Space, as_written, candidates};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -256,11 +256,7 @@ pub fn report_line(record: &Record) -> String {
         ms(o.written_seconds),
     );
     if let Some((c, t)) = &o.runner_up {
-        line.push_str(&format!(
-            "; runner-up `{}`, {:.4} ms",
-            c.describe(),
-            ms(*t)
-        ));
+        line.push_str(&format!("; runner-up `{}`, {:.4} ms", c.describe(), ms(*t)));
     }
     line.push_str(&format!(
         "; {} candidates, {} skipped (do not fit or fail), {} rejected (results differ)",
@@ -305,10 +301,16 @@ impl Sig {
             && self.clauses == args.clauses
             && self.arrays.len() == args.arrays.len()
             && self.scalars.len() == args.scalars.len()
-            && self.scalars.iter().zip(args.scalars).all(|(t, v)| *t == v.ty)
-            && self.arrays.iter().zip(args.arrays).all(|(sig, &s)| {
-                (cx.slot)(s).is_some_and(|a| (a.elem, a.shape, a.planes) == *sig)
-            })
+            && self
+                .scalars
+                .iter()
+                .zip(args.scalars)
+                .all(|(t, v)| *t == v.ty)
+            && self
+                .arrays
+                .iter()
+                .zip(args.arrays)
+                .all(|(sig, &s)| (cx.slot)(s).is_some_and(|a| (a.elem, a.shape, a.planes) == *sig))
     }
 }
 

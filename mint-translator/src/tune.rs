@@ -281,7 +281,13 @@ mod tests {
         assert_eq!((w.tile, w.chunk), ([64, 4, 8], [1, 1, 8]));
         assert_eq!(w.options.shared, 4);
         let space = Space::of(&k).unwrap();
-        assert_eq!(space, Space { nest: 3, vector: true });
+        assert_eq!(
+            space,
+            Space {
+                nest: 3,
+                vector: true
+            }
+        );
         let c = candidates(space, &w);
         assert_eq!(c[0], w);
         for (i, a) in c.iter().enumerate() {
@@ -299,7 +305,9 @@ mod tests {
             let o = a.options;
             !o.register && o.shared == 0 && !o.vectorize && a.tile == [32, 8, 1]
         }));
-        assert!(has(&|a| a.options.register && a.options.shared > 0 && a.chunk == [1, 1, 64]));
+        assert!(has(&|a| a.options.register
+            && a.options.shared > 0
+            && a.chunk == [1, 1, 64]));
         assert!(has(&|a| a.chunk == [1, 4, 64]));
         assert!(has(&|a| a.options.vectorize && a.chunk == [1, 1, 4]));
     }
@@ -328,7 +336,11 @@ mod tests {
         for c in &all {
             let threads = (0..3).map(|i| c.tile[i] / c.chunk[i]).product::<u32>();
             // vectorize: 16 bytes, two f64 x points per thread
-            let wide = if c.options.vectorize { threads / 2 } else { threads };
+            let wide = if c.options.vectorize {
+                threads / 2
+            } else {
+                threads
+            };
             match crate::translate(&c.apply(&k), &small) {
                 Ok(_) => {
                     assert!(wide <= 128, "{}", c.describe());
@@ -352,7 +364,14 @@ mod tests {
              v[y][x] = u[y][x] * 2.0;",
         );
         let s = Space::of(&k2).unwrap();
-        assert_eq!(s, Space { nest: 2, vector: false }, "mixed element sizes");
+        assert_eq!(
+            s,
+            Space {
+                nest: 2,
+                vector: false
+            },
+            "mixed element sizes"
+        );
         let w = as_written(&k2, &Target::default()).unwrap();
         let c = candidates(s, &w);
         assert!(c.len() > 10);
