@@ -280,7 +280,7 @@ fn the_report_line_names_the_choice_the_kernel_as_written_and_the_runner_up() {
     );
     assert!(line.contains("[510, 510, 510] points"), "{line}");
     assert!(
-        line.contains("chose `register, shared; tile(32, 8, 64), chunksize(1, 1, 64)`, 0.4000 ms"),
+        line.contains("chose `shared, register; tile(32, 8, 64), chunksize(1, 1, 64)`, 0.4000 ms"),
         "{line}"
     );
     let ratio = r.outcome.written_seconds / r.outcome.seconds;

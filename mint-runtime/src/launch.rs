@@ -551,10 +551,11 @@ fn compile_variant(
 fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Variant> {
     let t0 = Instant::now();
     let (t, image) = compile_variant(site, gpu, &key)?;
-    load_variant(site, gpu, key, t, image, t0)
+    load_variant(site, gpu, key, t, image, t0, true)
 }
 
-/// Loads a compiled variant and reads its resource use.
+/// Loads a compiled variant and reads its resource use; `report`: print it
+/// (`MINT_REPORT=1`; the autotuner's candidates are not, its choice is).
 fn load_variant(
     site: &KernelSite,
     gpu: &Arc<Gpu>,
@@ -562,6 +563,7 @@ fn load_variant(
     t: Translation,
     image: jit::Image,
     t0: Instant,
+    report: bool,
 ) -> Result<Variant> {
     gpu.bind()?;
     let ptx = if image.is_cubin {
@@ -649,7 +651,27 @@ fn load_variant(
         blocks_per_sm,
         occupancy: (blocks_per_sm as f64 * threads.div_ceil(32) as f64 / warps_per_sm).min(1.0),
     };
+    jit::note_load_time(t0);
+    let v = Variant {
+        key,
+        t,
+        func,
+        finish,
+        attrs,
+        bufs: Mutex::new(Buffers::default()),
+        gpu: gpu.clone(),
+    };
+    if report {
+        report_variant(&v);
+    }
+    Ok(v)
+}
+
+/// What `MINT_REPORT=1` prints of a loaded variant: the translator's report and the
+/// driver's resource figures.
+fn report_variant(v: &Variant) {
     if stats::report_enabled() {
+        let (t, attrs) = (&v.t, &v.attrs);
         eprintln!(
             "mint report: {}  registers/thread {}, local (spill) bytes/thread {}, static shared {} B, dynamic shared {} B, {} block(s)/SM, theoretical occupancy {:.0}%",
             t.report.to_string().trim_end(),
@@ -661,16 +683,6 @@ fn load_variant(
             attrs.occupancy * 100.0
         );
     }
-    jit::note_load_time(t0);
-    Ok(Variant {
-        key,
-        t,
-        func,
-        finish,
-        attrs,
-        bufs: Mutex::new(Buffers::default()),
-        gpu: gpu.clone(),
-    })
 }
 
 fn variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Arc<Variant>> {
@@ -752,7 +764,7 @@ impl<'a> Configs<'a> {
                 continue;
             };
             let r = c.and_then(|(t, image)| {
-                load_variant(self.site, self.gpu, key, t, image, Instant::now())
+                load_variant(self.site, self.gpu, key, t, image, Instant::now(), false)
             });
             match r {
                 Ok(v) => {
@@ -787,10 +799,16 @@ impl<'a> Configs<'a> {
     }
 
     /// Unloads the candidates other than `keep`, so that later launches search a short
-    /// list of variants.
-    pub(crate) fn unload_except(&self, keep: Option<&Candidate>) {
+    /// list of variants, and reports `keep`'s variant (`MINT_REPORT=1`).
+    pub(crate) fn unload_except(&self, keep: &Candidate) {
         let mut vs = self.site.variants.lock().unwrap_or_else(|p| p.into_inner());
-        vs.retain(|v| v.key.config.is_none() || v.key.config.as_ref() == keep);
+        vs.retain(|v| v.key.config.is_none() || v.key.config.as_ref() == Some(keep));
+        if let Some(v) = vs
+            .iter()
+            .find(|v| v.key.config.as_ref() == Some(keep) && v.key.clauses == self.key.clauses)
+        {
+            report_variant(v);
+        }
     }
 }
 

@@ -429,7 +429,7 @@ fn tune(
         let mut bench = GpuBench::new(gpu, base, site, args, &writes, &cands, errors)?;
         search(&cands, &mut bench)?
     };
-    configs.unload_except(Some(&outcome.choice));
+    configs.unload_except(&outcome.choice);
     SEARCH_NANOS.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
     let record = Record {
         version: VERSION,

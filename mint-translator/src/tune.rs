@@ -35,30 +35,8 @@ pub struct Candidate {
 impl Candidate {
     /// The candidate as a user would write it: `options; tile(..), chunksize(..)`.
     pub fn describe(&self) -> String {
-        let o = &self.options;
-        let mut opts: Vec<String> = Vec::new();
-        if o.register {
-            opts.push("register".into());
-        }
-        if o.shared > 0 {
-            opts.push(if o.shared == 8 {
-                "shared".into()
-            } else {
-                format!("shared = {}", o.shared)
-            });
-        }
-        for (on, n) in [
-            (o.prefer_l1, "prefer_l1"),
-            (o.vectorize, "vectorize"),
-            (o.unroll, "unroll"),
-            (o.same_index, "same_index"),
-        ] {
-            if on {
-                opts.push(n.into());
-            }
-        }
-        let t = self.tile;
-        let c = self.chunk;
+        let opts = self.options.written();
+        let (t, c) = (self.tile, self.chunk);
         format!(
             "{}; tile({}, {}, {}), chunksize({}, {}, {})",
             if opts.is_empty() {

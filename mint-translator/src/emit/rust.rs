@@ -274,23 +274,7 @@ pub fn region(
         .reduction
         .as_ref()
         .map(|r| r.ty.map(|t| t.rust_name()).unwrap_or("f64"));
-    let o = &k.options;
-    let mut opts = Vec::new();
-    if o.shared > 0 {
-        opts.push(format!("shared = {}", o.shared));
-    }
-    for (on, n) in [
-        (o.register, "register"),
-        (o.prefer_l1, "prefer_l1"),
-        (o.unroll, "unroll"),
-        (o.same_index, "same_index"),
-        (o.vectorize, "vectorize"),
-        (o.tune, "tune"),
-    ] {
-        if on {
-            opts.push(n.to_string());
-        }
-    }
+    let opts = k.options.written();
     let attr = if opts.is_empty() {
         "#[mint::parallel]".to_string()
     } else {

@@ -218,6 +218,31 @@ pub struct OptOptions {
 }
 
 impl OptOptions {
+    /// The options as a user writes them in `#[mint::parallel(..)]`: `shared` for 8
+    /// planes, `shared = N` for fewer, then `register`, `prefer_l1`, `unroll`,
+    /// `same_index`, `vectorize` and `tune`, each when on.
+    pub fn written(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        match self.shared {
+            0 => {}
+            8 => v.push("shared".to_string()),
+            n => v.push(format!("shared = {n}")),
+        }
+        for (on, n) in [
+            (self.register, "register"),
+            (self.prefer_l1, "prefer_l1"),
+            (self.unroll, "unroll"),
+            (self.same_index, "same_index"),
+            (self.vectorize, "vectorize"),
+            (self.tune, "tune"),
+        ] {
+            if on {
+                v.push(n.to_string());
+            }
+        }
+        v
+    }
+
     /// Whether any on-chip optimization is requested.
     pub fn any(&self) -> bool {
         self.register || self.shared > 0 || self.unroll || self.same_index || self.vectorize
