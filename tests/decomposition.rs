@@ -129,9 +129,10 @@ cardiac_split!(cardiac_split_equals_one_device_f64, f64);
 cardiac_split!(cardiac_split_equals_one_device_f32, f32);
 
 /// `file` (loh1.toml or loh3.toml) at its coarse resolution (200 m; dt = 0.016 s for
-/// LOH.1, 0.014 s for LOH.3) in a domain of 8 × 8 × 7 km for 0.8 s, with the LOH.1 source, a source on every slab
-/// boundary of 2, 3 and 4 devices and one plane above it, and a column of receivers at
-/// every depth: seismograms and the PGV map on one device and on each split.
+/// LOH.1, 0.014 s for LOH.3) in a domain of 8 × 8 × 7 km for 0.8 s, with the LOH.1
+/// source, a source on every slab boundary of 2, 3 and 4 devices and one plane above it,
+/// and a column of receivers at every depth: seismograms and the PGV map on one device
+/// and on each split.
 fn seismic_split(file: &str) {
     let text = std::fs::read_to_string(common::seismic_dir().join(file)).unwrap();
     let mut cfg = config::Config::parse(&text, Path::new(file)).unwrap();

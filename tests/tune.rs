@@ -373,7 +373,11 @@ fn a_tuned_kernel_gives_the_untuned_results_and_a_second_run_searches_nothing() 
     )
     .expect("the stored choice reads back");
     assert_eq!(r.extents, vec![65, 59, 68]);
-    assert!(r.outcome.seconds <= r.outcome.written_seconds);
+    assert_eq!(
+        r.outcome.written.tile,
+        [16, 16, 1],
+        "the default tile, as written"
+    );
     assert!(r.outcome.candidates > 20);
     eprintln!("{}", tune::report_line(&r));
     let _ = std::fs::remove_dir_all(&dir);

@@ -85,6 +85,27 @@ pub fn layout(shape: [usize; 3], elem_bytes: usize, align_x: usize) -> (usize, u
     )
 }
 
+/// `bytes` of device memory on `gpu` (bound), 0 for none; running out is
+/// [`Error::OutOfMemory`] naming `array()` with the bytes requested and free.
+fn malloc(gpu: &Gpu, array: impl FnOnce() -> String, bytes: usize) -> Result<sys::CUdeviceptr> {
+    if bytes == 0 {
+        return Ok(0);
+    }
+    unsafe { drv::malloc_sync(bytes) }.map_err(|e| {
+        if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
+            let (free, total) = gpu.memory_info();
+            Error::OutOfMemory {
+                array: array(),
+                requested_bytes: bytes,
+                free_bytes: free,
+                total_bytes: total,
+            }
+        } else {
+            Error::driver("cuMemAlloc", e)
+        }
+    })
+}
+
 /// The index, in the padded `[z, y, x]` shape, of the slowest axis of an array of `ndim`
 /// dimensions (z for 3-D, y for 2-D, x for 1-D).
 fn slow_axis(ndim: usize) -> usize {
@@ -139,37 +160,18 @@ impl DeviceArray {
                 * ROW_ALIGN
         };
         gpu.bind()?;
-        let base = if bytes == 0 {
-            0
-        } else {
-            match unsafe { drv::malloc_sync(bytes) } {
-                // zero once: the guard bands and row padding are read by 16-byte vector
-                // loads (their lanes outside the array are discarded) and must not be
-                // uninitialized memory (compute-sanitizer's initcheck, tests/sanitize.sh)
-                Ok(p) => match unsafe { drv::memset_d8_sync(p, 0, bytes) } {
-                    Ok(()) => p,
-                    Err(e) => {
-                        unsafe {
-                            let _ = drv::free_sync(p);
-                        }
-                        return Err(Error::driver("cuMemsetD8", e));
-                    }
-                },
-                Err(e) => {
-                    let (free, total) = gpu.memory_info();
-                    return Err(if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
-                        Error::OutOfMemory {
-                            array: name.into(),
-                            requested_bytes: bytes,
-                            free_bytes: free,
-                            total_bytes: total,
-                        }
-                    } else {
-                        Error::driver("cuMemAlloc", e)
-                    });
+        let base = malloc(gpu, || name.into(), bytes)?;
+        if base != 0 {
+            // zero once: the guard bands and row padding are read by 16-byte vector
+            // loads (their lanes outside the array are discarded) and must not be
+            // uninitialized memory (compute-sanitizer's initcheck, tests/sanitize.sh)
+            if let Err(e) = unsafe { drv::memset_d8_sync(base, 0, bytes) } {
+                unsafe {
+                    let _ = drv::free_sync(base);
                 }
+                return Err(Error::driver("cuMemsetD8", e));
             }
-        };
+        }
         let slice = pitch * shape[1];
         let plane = if ndim >= 3 { slice } else { pitch };
         Ok(DeviceArray {
@@ -257,23 +259,8 @@ impl DeviceArray {
     /// [`Error::OutOfMemory`] naming the array.
     pub(crate) fn scratch_copy(&self) -> Result<DeviceArray> {
         self.gpu.bind()?;
-        let base = if self.bytes == 0 {
-            0
-        } else {
-            unsafe { drv::malloc_sync(self.bytes) }.map_err(|e| {
-                let (free, total) = self.gpu.memory_info();
-                if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
-                    Error::OutOfMemory {
-                        array: format!("{} (the autotuner's scratch copy)", self.name),
-                        requested_bytes: self.bytes,
-                        free_bytes: free,
-                        total_bytes: total,
-                    }
-                } else {
-                    Error::driver("cuMemAlloc", e)
-                }
-            })?
-        };
+        let name = || format!("{} (the autotuner's scratch copy)", self.name);
+        let base = malloc(&self.gpu, name, self.bytes)?;
         let copy = DeviceArray {
             name: self.name,
             elem: self.elem,

@@ -423,7 +423,11 @@ fn tune(
     SEARCHES.fetch_add(1, Ordering::Relaxed);
     let t0 = std::time::Instant::now();
     let cands = candidates(space, &written);
-    let errors = configs.prepare(&cands);
+    let mut errors = configs.prepare(&cands);
+    // the kernel as written does not build: the launch fails as it would untuned
+    if let Some(e) = errors[0].take() {
+        return Err(e);
+    }
     let writes = configs.written_arrays(&written)?;
     let outcome = {
         let mut bench = GpuBench::new(gpu, base, site, args, &writes, &cands, errors)?;
