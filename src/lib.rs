@@ -50,12 +50,16 @@
 //! `MINT_DUMP=DIR` writes every generated kernel to `DIR/<kernel>.cu`; `MINT_REPORT=1`
 //! prints what the translator decided for each kernel and its registers, spills and
 //! occupancy, and timings at region exit; `MINT_CACHE_DIR` holds compiled kernels and
-//! the autotuner's choices ([`tune`]; `MINT_TUNE=0|1|fresh`).
+//! the autotuner's choices ([`tune`]; `MINT_TUNE=0|1|fresh`). The host waits for a
+//! kernel lazily, where it could observe the device (`copy!`, a reduction, `barrier!()`,
+//! the region's end; `MINT_SYNC=1` waits at the end of every `for`), and a region's
+//! steady loop of launches is replayed as CUDA graphs ([`graph`]; `MINT_GRAPHS=0` off).
 //! Failures are [`Error`]s, returned through `?` from a region that returns a `Result`
 //! whose error converts from [`Error`], and panics otherwise.
 
 pub use mint_macros::{device, r#for, parallel, single};
 pub use mint_runtime::Real;
+pub use mint_runtime::graph;
 pub use mint_runtime::tune;
 pub use mint_runtime::{
     Backend, Device, Error, GpuList, JitStats, KernelStats, Result, cuda_available,

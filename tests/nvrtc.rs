@@ -95,7 +95,7 @@ fn every_kernel_at_every_level_compiles_for_sm_90() {
                     t.source
                 ));
             }
-            match mint::__rt::compile_only((9, 0), &site.qualified(), &t.source) {
+            match mint::__rt::compile_only((9, 0), site.qualified(), &t.source) {
                 Ok(bytes) if bytes > 0 => None,
                 Ok(_) => Some(format!("{} at {}: empty image", site.qualified(), level)),
                 Err(e) => Some(format!(

@@ -341,7 +341,7 @@ impl Halver {
 fn methods_of_the_same_name_are_different_kernels() {
     let names: Vec<String> = mint::kernel_sites()
         .filter(|s| s.name == "apply_0")
-        .map(|s| s.qualified())
+        .map(|s| s.qualified().to_string())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
     assert_ne!(names[0], names[1]);

@@ -195,20 +195,18 @@ impl KernelSite {
     /// Regions that are methods of different types in one module can share a name
     /// (`step` of two `impl`s); their kernels are then told apart by the line of the loop
     /// nest: `module::step_0@42`.
-    pub fn qualified(&self) -> String {
-        self.qualified
-            .get_or_init(|| {
-                let base = format!("{}::{}", self.module, self.name);
-                let same = kernel_sites()
-                    .filter(|s| s.module == self.module && s.name == self.name)
-                    .count();
-                if same > 1 {
-                    format!("{base}@{}", self.line)
-                } else {
-                    base
-                }
-            })
-            .clone()
+    pub fn qualified(&self) -> &str {
+        self.qualified.get_or_init(|| {
+            let base = format!("{}::{}", self.module, self.name);
+            let same = kernel_sites()
+                .filter(|s| s.module == self.module && s.name == self.name)
+                .count();
+            if same > 1 {
+                format!("{base}@{}", self.line)
+            } else {
+                base
+            }
+        })
     }
 
     /// `file:line` of the loop nest.
@@ -864,6 +862,9 @@ pub(crate) struct LaunchCtx<'a> {
     /// Owner-computes on one of several GPUs: the lowered kernel's added array and
     /// scalars, and which of the kernel's arrays are distributed.
     pub owner: Option<OwnerArgs<'a>>,
+    /// Where launches the host does not wait for are recorded ([`crate::graph`]); a
+    /// launch that goes to the stream directly submits it first.
+    pub batch: Option<&'a mut crate::graph::Batch>,
 }
 
 /// The arguments [`mint_translator::owner::lower`] adds to a kernel.
@@ -882,6 +883,9 @@ impl LaunchCtx<'_> {
         }
     }
 }
+
+/// Kernel parameters a launch packs on the stack; more take a heap buffer.
+const STACK_PARAMS: usize = 64;
 
 fn fits_i32(v: i128) -> bool {
     v >= i32::MIN as i128 && v <= i32::MAX as i128
@@ -1029,11 +1033,16 @@ pub(crate) fn launch_as(
             });
         }
     }
-    let extents: Vec<i64> = args.bounds.iter().map(|&(lo, hi)| hi - lo).collect();
-    let grid = t.config.grid(&extents);
+    // at most three parallel loops
+    let mut extent_buf = [0i64; 3];
+    for (e, &(lo, hi)) in extent_buf.iter_mut().zip(args.bounds) {
+        *e = hi - lo;
+    }
+    let extents = &extent_buf[..args.bounds.len().min(3)];
+    let grid = t.config.grid(extents);
     let red = t.reduction.as_ref();
     if counted {
-        stats::record_launch(&site.qualified(), &site.location());
+        stats::record_launch(site.qualified(), || site.location());
     }
     if grid.contains(&0) {
         // An empty iteration space: nothing runs; a reduction yields its identity.
@@ -1052,6 +1061,13 @@ pub(crate) fn launch_as(
         }
     }
     let blocks: u64 = grid.iter().product();
+    let timing = cx.timing && stats::timing_enabled();
+    // Recorded into the region's batch: a counted launch nobody waits for, not timed,
+    // without a reduction or packed parameters (whose buffers the stream writes).
+    let batched = nowait && counted && !timing && red.is_none() && t.packed.is_empty();
+    if !batched && let Some(b) = cx.batch.as_deref_mut() {
+        b.flush()?;
+    }
 
     let mut bufs = v.bufs.lock().unwrap_or_else(|p| p.into_inner());
     let partials = match red {
@@ -1088,9 +1104,17 @@ pub(crate) fn launch_as(
             ParamKind::Packed => 0,
         })
     };
-    let mut words: Vec<u64> = Vec::with_capacity(t.params.len());
-    for p in &t.params {
-        words.push(word(p.kind)?);
+    // The parameter words, on the stack for the usual kernel (no allocation per launch).
+    let mut word_buf = [0u64; STACK_PARAMS];
+    let mut word_vec = Vec::new();
+    let words: &mut [u64] = if t.params.len() <= STACK_PARAMS {
+        &mut word_buf[..t.params.len()]
+    } else {
+        word_vec.resize(t.params.len(), 0);
+        &mut word_vec
+    };
+    for (w, p) in words.iter_mut().zip(&t.params) {
+        *w = word(p.kind)?;
     }
     if !t.packed.is_empty() {
         let packed: Vec<u64> = t
@@ -1113,12 +1137,32 @@ pub(crate) fn launch_as(
             }
         }
     }
-    let mut ptrs: Vec<*mut c_void> = words
-        .iter_mut()
-        .map(|w| w as *mut u64 as *mut c_void)
-        .collect();
+    let cfg = &t.config;
+    let to_u32 = |g: u64| g as u32;
+    if batched && let Some(b) = cx.batch.as_deref_mut() {
+        b.push(crate::graph::Rec {
+            site,
+            func: v.func.cu_function(),
+            _keep: v.clone(),
+            grid: [to_u32(grid[0]), to_u32(grid[1]), to_u32(grid[2])],
+            block: cfg.block,
+            shared: t.dynamic_shared_bytes,
+            words: words.to_vec(),
+        })?;
+        return Ok(None);
+    }
+    let mut ptr_buf = [std::ptr::null_mut::<c_void>(); STACK_PARAMS];
+    let mut ptr_vec = Vec::new();
+    let ptrs: &mut [*mut c_void] = if words.len() <= STACK_PARAMS {
+        &mut ptr_buf[..words.len()]
+    } else {
+        ptr_vec.resize(words.len(), std::ptr::null_mut());
+        &mut ptr_vec
+    };
+    for (p, w) in ptrs.iter_mut().zip(words.iter_mut()) {
+        *p = w as *mut u64 as *mut c_void;
+    }
 
-    let timing = cx.timing && stats::timing_enabled();
     let ev = if timing {
         let (s, e) = (cx.event()?, cx.event()?);
         unsafe { drv::event::record(s, gpu.stream.cu_stream()) }
@@ -1127,8 +1171,6 @@ pub(crate) fn launch_as(
     } else {
         None
     };
-    let cfg = &t.config;
-    let to_u32 = |g: u64| g as u32;
     unsafe {
         drv::launch_kernel(
             v.func.cu_function(),
@@ -1136,7 +1178,7 @@ pub(crate) fn launch_as(
             (cfg.block[0], cfg.block[1], cfg.block[2]),
             t.dynamic_shared_bytes,
             gpu.stream.cu_stream(),
-            &mut ptrs,
+            ptrs,
         )
     }
     .map_err(|e| launch_err(site, "launch", e))?;

@@ -142,6 +142,71 @@ impl RawKernel {
             .map_err(|e| Error::driver("cuFuncSetAttribute", e))
     }
 
+    /// Enqueues one launch on the runtime's stream and returns at once: no event, no
+    /// wait (the host cost of a bare `cuLaunchKernel`, the baseline of
+    /// `benches/launch.rs`). A fault shows at the next wait on the device.
+    ///
+    /// # Errors
+    /// [`Error::Launch`] when the driver refuses the launch.
+    pub fn enqueue(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        args: &[RawArg],
+    ) -> Result<()> {
+        let mut words = [0u64; 32];
+        let mut ptrs = [std::ptr::null_mut::<c_void>(); 32];
+        if args.len() > words.len() {
+            return Err(Error::Launch {
+                kernel: self.name.clone(),
+                location: "hand-written CUDA".into(),
+                message: format!(
+                    "{} arguments; at most {} are supported",
+                    args.len(),
+                    words.len()
+                ),
+            });
+        }
+        for (w, a) in words.iter_mut().zip(args) {
+            *w = match *a {
+                RawArg::Ptr(p) => p,
+                RawArg::I32(v) => v as u32 as u64,
+                RawArg::Scalar(s) => s.bits,
+            };
+        }
+        for (p, w) in ptrs.iter_mut().zip(words.iter_mut()) {
+            *p = w as *mut u64 as *mut c_void;
+        }
+        unsafe {
+            drv::launch_kernel(
+                self.func.cu_function(),
+                (grid[0], grid[1], grid[2]),
+                (block[0], block[1], block[2]),
+                shared,
+                self.gpu.stream.cu_stream(),
+                &mut ptrs[..args.len()],
+            )
+        }
+        .map_err(|e| Error::Launch {
+            kernel: self.name.clone(),
+            location: "hand-written CUDA".into(),
+            message: format!("launch: {}", describe(e)),
+        })
+    }
+
+    /// Waits for everything enqueued on the runtime's stream.
+    ///
+    /// # Errors
+    /// [`Error::Launch`] when a kernel faulted.
+    pub fn wait(&self) -> Result<()> {
+        self.gpu.synchronize().map_err(|e| Error::Launch {
+            kernel: self.name.clone(),
+            location: "hand-written CUDA".into(),
+            message: e.to_string(),
+        })
+    }
+
     /// Launches on the runtime's stream and, when `timed`, returns the kernel's device
     /// time in seconds (CUDA events); waits for the kernel either way.
     ///
@@ -155,18 +220,6 @@ impl RawKernel {
         args: &[RawArg],
         timed: bool,
     ) -> Result<f64> {
-        let mut words: Vec<u64> = args
-            .iter()
-            .map(|a| match *a {
-                RawArg::Ptr(p) => p,
-                RawArg::I32(v) => v as u32 as u64,
-                RawArg::Scalar(s) => s.bits,
-            })
-            .collect();
-        let mut ptrs: Vec<*mut c_void> = words
-            .iter_mut()
-            .map(|w| w as *mut u64 as *mut c_void)
-            .collect();
         let stream = self.gpu.stream.cu_stream();
         let err = |what: &str, e| Error::Launch {
             kernel: self.name.clone(),
@@ -183,25 +236,11 @@ impl RawKernel {
         } else {
             None
         };
-        unsafe {
-            drv::launch_kernel(
-                self.func.cu_function(),
-                (grid[0], grid[1], grid[2]),
-                (block[0], block[1], block[2]),
-                shared,
-                stream,
-                &mut ptrs,
-            )
-        }
-        .map_err(|e| err("launch", e))?;
+        self.enqueue(grid, block, shared, args)?;
         let mut t = 0.0;
         if let Some((a, b)) = events {
             unsafe { drv::event::record(b, stream) }.map_err(|e| err("cuEventRecord", e))?;
-            self.gpu.synchronize().map_err(|e| Error::Launch {
-                kernel: self.name.clone(),
-                location: "hand-written CUDA".into(),
-                message: e.to_string(),
-            })?;
+            self.wait()?;
             t = unsafe { drv::event::elapsed(a, b) }.map_err(|e| err("cuEventElapsedTime", e))?
                 as f64
                 * 1e-3;
@@ -210,11 +249,7 @@ impl RawKernel {
                 let _ = drv::event::destroy(b);
             }
         } else {
-            self.gpu.synchronize().map_err(|e| Error::Launch {
-                kernel: self.name.clone(),
-                location: "hand-written CUDA".into(),
-                message: e.to_string(),
-            })?;
+            self.wait()?;
         }
         Ok(t)
     }

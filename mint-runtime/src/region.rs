@@ -5,6 +5,7 @@ use crate::array::DeviceArray;
 use crate::cpu::{CpuDev, Reducible};
 use crate::device::{Backend, Gpu, backend};
 use crate::error::{Error, Result};
+use crate::graph::{self, Batch};
 use crate::host::{Element, HostArray, HostArrayMut, ScalarValue};
 use crate::launch::{self, KernelSite, LaunchArgs, LaunchCtx, Pending};
 use crate::split::Split;
@@ -12,6 +13,58 @@ use crate::stats;
 use cudarc::driver::{result as drv, sys};
 use mint_translator::ir::RedOp;
 use std::sync::Arc;
+
+/// Timing events a region holds before it waits to read them.
+const MAX_PENDING: usize = 512;
+
+/// Whether `MINT_SYNC=1` asks the host to wait at the end of every `for` without
+/// `nowait`, as the thesis's Mint does, instead of at the next point it can observe the
+/// device (Mint's default): a fault is then reported by the launch that caused it.
+pub fn sync_each_launch() -> bool {
+    static S: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *S.get_or_init(|| match std::env::var("MINT_SYNC").as_deref() {
+        Err(_) | Ok("") | Ok("0") => false,
+        Ok("1") => true,
+        Ok(v) => {
+            eprintln!("mint: MINT_SYNC={v} is not 0 or 1; waiting lazily (0)");
+            false
+        }
+    })
+}
+
+/// A fault the host found while waiting, charged to the kernels launched since it last
+/// waited (`unwaited`, in launch order; empty when only `nowait` kernels of another
+/// path ran).
+fn unwaited_fault(info: &RegionInfo, unwaited: &[&'static KernelSite], message: String) -> Error {
+    match unwaited {
+        [] => Error::Launch {
+            kernel: "(a kernel launched with nowait)".into(),
+            location: format!("{}:{} (fn {})", info.file, info.line, info.name),
+            message,
+        },
+        [one] => Error::Launch {
+            kernel: one.name.into(),
+            location: one.location(),
+            message,
+        },
+        several => Error::Launch {
+            kernel: several
+                .iter()
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join("` or `"),
+            location: several
+                .iter()
+                .map(|s| s.location())
+                .collect::<Vec<_>>()
+                .join(", "),
+            message: format!(
+                "{message} (one of the kernels launched since the host last waited; \
+                 MINT_SYNC=1 waits after each launch and names the one that faulted)"
+            ),
+        },
+    }
+}
 
 /// An array the region's `copy!`s name, as the macros describe it.
 #[derive(Debug)]
@@ -38,12 +91,20 @@ pub struct Region {
     info: &'static RegionInfo,
     backend: Backend,
     slots: Vec<Option<DeviceArray>>,
-    /// Kernels launched with `nowait` since the last wait.
+    /// Kernels launched since the host last waited for the device.
     outstanding: bool,
+    /// The kernels launched since the last wait, each once, in launch order: a fault
+    /// found at the next wait names them.
+    unwaited: Vec<&'static KernelSite>,
+    /// The kernels this region has launched: the first launch of each waits for the
+    /// device first (it may tune, and the tuner's trial runs wait).
+    launched: Vec<&'static KernelSite>,
     events: Vec<sys::CUevent>,
     pending: Vec<Pending>,
     /// The arrays on several emulated devices (`cpu:N`).
     split: Option<Split>,
+    /// Launches recorded for CUDA graphs ([`crate::graph`]; one GPU, `MINT_GRAPHS`).
+    batch: Option<Batch>,
 }
 
 impl std::fmt::Debug for Region {
@@ -85,12 +146,19 @@ impl Region {
             Backend::CudaSplit(gpus) => Some(Split::new(info, gpus.len(), Some(gpus.clone()))?),
             _ => None,
         };
+        let batch = match &backend {
+            Backend::Cuda(g) if graph::enabled() => Some(Batch::take(g.stream.cu_stream())),
+            _ => None,
+        };
         Ok(Region {
             split,
+            batch,
             info,
             backend,
             slots: (0..info.arrays.len()).map(|_| None).collect(),
             outstanding: false,
+            unwaited: Vec::new(),
+            launched: Vec::new(),
             events: Vec::new(),
             pending: Vec::new(),
         })
@@ -294,11 +362,29 @@ impl Region {
         if let (Some(split), Backend::CudaSplit(_)) = (&mut self.split, &self.backend) {
             let r = split.launch(site, args, nowait);
             self.outstanding = nowait;
+            if nowait && !self.unwaited.iter().any(|s| std::ptr::eq(*s, site)) {
+                self.unwaited.push(site);
+            }
             return r;
         }
         let Some(gpu) = self.gpu().cloned() else {
             unreachable!("the generated code runs the CPU version of a kernel on the CPU backend")
         };
+        // A launch that waits for the device itself (a reduction reads its value back, a
+        // first launch may tune) first waits for the kernels before it, so that a fault of
+        // theirs is reported as theirs.
+        let first = !self.launched.iter().any(|s| std::ptr::eq(*s, site));
+        let reduction = site.kernel().is_ok_and(|k| k.reduction.is_some());
+        if self.outstanding && (first || reduction) {
+            self.wait()?;
+        }
+        if first {
+            self.launched.push(site);
+        }
+        // The end of a `for` without `nowait` is a barrier (thesis Sec. 3.3.4); Mint
+        // waits for it lazily, at the next point the host can observe the device
+        // (`wait`), unless MINT_SYNC=1 asks for the thesis's eager wait.
+        let eager = !nowait && sync_each_launch();
         let slots = &self.slots;
         let slot = |s: usize| slots.get(s).and_then(|a| a.as_ref());
         let mut cx = LaunchCtx {
@@ -308,15 +394,30 @@ impl Region {
             pending: &mut self.pending,
             timing: true,
             owner: None,
+            // a first launch goes to the stream itself (its errors are its own)
+            batch: if first || eager {
+                None
+            } else {
+                self.batch.as_mut()
+            },
         };
-        let r = launch::launch(&mut cx, site, args, nowait);
-        if nowait {
-            self.outstanding = true;
-        } else {
+        let r = launch::launch(&mut cx, site, args, !eager)?;
+        if eager || reduction {
+            // the launch waited
             self.outstanding = false;
+            self.unwaited.clear();
             self.resolve_timing();
+        } else {
+            self.outstanding = true;
+            if !self.unwaited.iter().any(|s| std::ptr::eq(*s, site)) {
+                self.unwaited.push(site);
+            }
+            // bound the events held for timing
+            if self.pending.len() >= MAX_PENDING {
+                self.wait()?;
+            }
         }
-        r
+        Ok(r)
     }
 
     /// Typed wrapper of [`Region::launch`] for reductions: the reduced value as `T`.
@@ -336,23 +437,24 @@ impl Region {
 
     fn wait(&mut self) -> Result<()> {
         let info = self.info;
-        // a fault found while waiting belongs to some kernel launched with `nowait`
-        let nowait_fault = |e: Error| match e {
-            Error::Driver { message, .. } => Error::Launch {
-                kernel: "(a kernel launched with nowait)".into(),
-                location: format!("{}:{} (fn {})", info.file, info.line, info.name),
-                message,
-            },
+        let unwaited = std::mem::take(&mut self.unwaited);
+        // a fault found while waiting belongs to one of the kernels launched since the
+        // last wait
+        let fault = |e: Error| match e {
+            Error::Driver { message, .. } => unwaited_fault(info, &unwaited, message),
             other => other,
         };
         if let (Some(s), true) = (&self.split, self.outstanding) {
-            s.synchronize().map_err(nowait_fault)?;
+            s.synchronize().map_err(fault)?;
             self.outstanding = false;
+        }
+        if let Some(b) = &mut self.batch {
+            b.flush().map_err(fault)?;
         }
         if let Some(g) = self.gpu()
             && (self.outstanding || !self.pending.is_empty())
         {
-            g.synchronize().map_err(nowait_fault)?;
+            g.synchronize().map_err(fault)?;
             self.outstanding = false;
         }
         self.resolve_timing();
@@ -362,7 +464,7 @@ impl Region {
     fn resolve_timing(&mut self) {
         for p in self.pending.drain(..) {
             let ms = unsafe { drv::event::elapsed(p.start, p.end) }.unwrap_or(0.0);
-            stats::record_time(&p.kernel.qualified(), ms as f64 * 1e-3, p.points, p.bytes);
+            stats::record_time(p.kernel.qualified(), ms as f64 * 1e-3, p.points, p.bytes);
             self.events.push(p.start);
             self.events.push(p.end);
         }
@@ -402,6 +504,9 @@ impl Drop for Region {
             let _ = g.bind();
             for e in self.events.drain(..) {
                 let _ = unsafe { drv::event::destroy(e) };
+            }
+            if let Some(b) = self.batch.take() {
+                b.give_back();
             }
         }
         if report && !self.is_cpu() {

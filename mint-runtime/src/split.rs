@@ -764,6 +764,7 @@ impl Split {
                 pending: &mut pending,
                 timing: false,
                 owner: owner_args,
+                batch: None,
             };
             let a = LaunchArgs {
                 bounds: &bounds,
@@ -791,7 +792,7 @@ impl Split {
                 .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
                 .sum::<f64>()
                 * points;
-            crate::stats::record_time(&site.qualified(), t0.elapsed().as_secs_f64(), points, bytes);
+            crate::stats::record_time(site.qualified(), t0.elapsed().as_secs_f64(), points, bytes);
         }
         let values: Vec<ScalarValue> = values.into_iter().flatten().collect();
         Ok(match (values.first(), site.kernel()?.reduction.as_ref()) {

@@ -97,14 +97,23 @@ pub fn reset_kernel_stats() {
     STATS.lock().unwrap_or_else(|p| p.into_inner()).clear();
 }
 
-pub(crate) fn record_launch(kernel: &str, location: &str) {
+/// Counts a launch of `kernel` (its `file:line` from `location`, asked for only on the
+/// kernel's first launch: a launch allocates nothing here).
+pub(crate) fn record_launch(kernel: &str, location: impl FnOnce() -> String) {
     let mut m = STATS.lock().unwrap_or_else(|p| p.into_inner());
-    let e = m.entry(kernel.to_string()).or_insert_with(|| KernelStats {
-        kernel: kernel.to_string(),
-        location: location.to_string(),
-        ..Default::default()
-    });
-    e.launches += 1;
+    if let Some(e) = m.get_mut(kernel) {
+        e.launches += 1;
+        return;
+    }
+    m.insert(
+        kernel.to_string(),
+        KernelStats {
+            kernel: kernel.to_string(),
+            location: location(),
+            launches: 1,
+            ..Default::default()
+        },
+    );
 }
 
 pub(crate) fn record_time(kernel: &str, seconds: f64, points: f64, bytes: f64) {

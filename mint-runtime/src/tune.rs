@@ -437,7 +437,7 @@ fn tune(
     SEARCH_NANOS.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
     let record = Record {
         version: VERSION,
-        kernel: site.qualified(),
+        kernel: site.qualified().to_string(),
         device: gpu.name.clone(),
         extents,
         outcome,
@@ -522,6 +522,7 @@ impl<'a, 'b> GpuBench<'a, 'b> {
             pending: &mut pending,
             timing: false,
             owner: None,
+            batch: None,
         };
         launch_as(&mut cx, self.site, self.args, true, Some(*c), false)?;
         Ok(())
