@@ -41,6 +41,18 @@ struct Emulation<'a> {
     miscompiled: Option<Candidate>,
     cost: &'a dyn Fn(&Candidate) -> f64,
     runs: usize,
+    /// The scratch array's bytes after the kernel as written ran.
+    reference: Vec<u8>,
+}
+
+impl Emulation<'_> {
+    fn bytes(&self) -> Vec<u8> {
+        self.scratch
+            .data
+            .iter()
+            .flat_map(|v| v.as_f64().to_le_bytes())
+            .collect()
+    }
 }
 
 fn array(shape: [usize; 3], f: impl Fn(usize) -> f64) -> interp::Array {
@@ -95,13 +107,13 @@ impl Bench for Emulation<'_> {
         Ok(())
     }
 
-    fn output(&mut self) -> mint::Result<Vec<u8>> {
-        Ok(self
-            .scratch
-            .data
-            .iter()
-            .flat_map(|v| v.as_f64().to_le_bytes())
-            .collect())
+    fn snapshot(&mut self) -> mint::Result<()> {
+        self.reference = self.bytes();
+        Ok(())
+    }
+
+    fn matches_snapshot(&mut self) -> mint::Result<bool> {
+        Ok(self.bytes() == self.reference)
     }
 
     fn time(&mut self, c: &Candidate) -> mint::Result<f64> {
@@ -149,6 +161,7 @@ fn the_search_keeps_the_fastest_candidate_whose_results_equal_the_kernel_as_writ
         miscompiled: Some(fastest),
         cost: &scrambled,
         runs: 0,
+        reference: Vec::new(),
     };
     let o: Outcome = tune::search(&cands, &mut e).unwrap();
     // the kernel's own arrays are untouched
@@ -181,10 +194,10 @@ fn the_search_keeps_the_fastest_candidate_whose_results_equal_the_kernel_as_writ
     e.miscompiled = None;
     e.restore().unwrap();
     e.run(&o.choice).unwrap();
-    let chosen = e.output().unwrap();
+    let chosen = e.bytes();
     e.restore().unwrap();
     e.run(&written).unwrap();
-    assert_eq!(chosen, e.output().unwrap());
+    assert_eq!(chosen, e.bytes());
 }
 
 #[test]
@@ -204,6 +217,7 @@ fn ties_go_to_the_kernel_as_written_and_a_failing_kernel_is_an_error() {
         miscompiled: None,
         cost: &flat,
         runs: 0,
+        reference: Vec::new(),
     };
     let o = tune::search(&cands, &mut e).unwrap();
     assert_eq!(o.choice, written);

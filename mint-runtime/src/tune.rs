@@ -104,8 +104,10 @@ pub trait Bench {
     fn restore(&mut self) -> Result<()>;
     /// Runs `c` once on the scratch arrays and waits for it. An error skips `c`.
     fn run(&mut self, c: &Candidate) -> Result<()>;
-    /// The scratch arrays' contents.
-    fn output(&mut self) -> Result<Vec<u8>>;
+    /// Keeps the scratch arrays' contents as the reference (the kernel as written ran).
+    fn snapshot(&mut self) -> Result<()>;
+    /// Whether the scratch arrays hold exactly the reference's bytes.
+    fn matches_snapshot(&mut self) -> Result<bool>;
     /// Seconds per launch of `c` (a median), on the scratch arrays.
     fn time(&mut self, c: &Candidate) -> Result<f64>;
 }
@@ -145,7 +147,7 @@ pub fn search(cands: &[Candidate], bench: &mut dyn Bench) -> Result<Outcome> {
     })?;
     bench.restore()?;
     bench.run(&written)?;
-    let want = bench.output()?;
+    bench.snapshot()?;
     let mut timed: Vec<(usize, f64)> = vec![(0, bench.time(&written)?)];
     let mut skipped = Vec::new();
     let mut rejected = Vec::new();
@@ -155,9 +157,9 @@ pub fn search(cands: &[Candidate], bench: &mut dyn Bench) -> Result<Outcome> {
             skipped.push((*c, e.to_string()));
             continue;
         }
-        match bench.output() {
-            Ok(out) if out == want => {}
-            Ok(_) => {
+        match bench.matches_snapshot() {
+            Ok(true) => {}
+            Ok(false) => {
                 rejected.push(*c);
                 continue;
             }
@@ -424,6 +426,7 @@ fn tune(
     let t0 = std::time::Instant::now();
     let cands = candidates(space, &written);
     let mut errors = configs.prepare(&cands);
+    let compiled = t0.elapsed().as_secs_f64();
     // the kernel as written does not build: the launch fails as it would untuned
     if let Some(e) = errors[0].take() {
         return Err(e);
@@ -447,6 +450,12 @@ fn tune(
     }
     if stats::report_enabled() {
         eprintln!("{}", report_line(&record));
+        eprintln!(
+            "mint report: tune {}: the search took {:.2} s, {compiled:.2} s of it translating and compiling {} candidates",
+            site.qualified(),
+            t0.elapsed().as_secs_f64(),
+            cands.len()
+        );
     }
     Ok(Some(record.outcome.choice))
 }
@@ -461,6 +470,8 @@ struct GpuBench<'a, 'b> {
     slots: Vec<usize>,
     originals: Vec<&'a DeviceArray>,
     scratch: Vec<DeviceArray>,
+    /// The scratch arrays after the kernel as written ran ([`Bench::snapshot`]).
+    reference: Vec<DeviceArray>,
     /// What [`Configs::prepare`] found for each candidate.
     errors: Vec<(Candidate, String)>,
     events: Vec<sys::CUevent>,
@@ -502,6 +513,7 @@ impl<'a, 'b> GpuBench<'a, 'b> {
             slots,
             originals,
             scratch,
+            reference: Vec::new(),
             errors,
             events: Vec::new(),
         })
@@ -580,12 +592,22 @@ impl Bench for GpuBench<'_, '_> {
         self.gpu.synchronize()
     }
 
-    fn output(&mut self) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
-        for s in &self.scratch {
-            out.extend(s.read_all()?);
+    fn snapshot(&mut self) -> Result<()> {
+        self.reference = self
+            .scratch
+            .iter()
+            .map(|a| a.scratch_copy())
+            .collect::<Result<_>>()?;
+        Ok(())
+    }
+
+    fn matches_snapshot(&mut self) -> Result<bool> {
+        for (a, r) in self.scratch.iter().zip(&self.reference) {
+            if !a.same_bytes(r)? {
+                return Ok(false);
+            }
         }
-        Ok(out)
+        Ok(true)
     }
 
     fn time(&mut self, c: &Candidate) -> Result<f64> {
