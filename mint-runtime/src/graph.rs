@@ -144,6 +144,8 @@ pub(crate) struct Batch {
     last: Option<Instant>,
     graphs: VecDeque<Graph>,
     seen: VecDeque<u64>,
+    /// Sequences the driver would not capture: never tried again.
+    refused: Vec<u64>,
 }
 
 static TOTALS: std::sync::Mutex<BatchCounts> = std::sync::Mutex::new(BatchCounts {
@@ -195,6 +197,7 @@ impl Batch {
             last: None,
             graphs: VecDeque::new(),
             seen: VecDeque::new(),
+            refused: Vec::new(),
         }
     }
 
@@ -253,8 +256,20 @@ impl Batch {
             return Ok(true);
         }
         let h = hash(&recs);
-        if recs.len() > 1 && self.seen.contains(&h) {
-            let exec = self.capture(&recs)?;
+        if recs.len() > 1 && self.seen.contains(&h) && !self.refused.contains(&h) {
+            let exec = match self.capture(&recs) {
+                Ok(exec) => exec,
+                Err(_) => {
+                    // The driver would not capture or instantiate these launches (the
+                    // launches themselves show why below, if they fail): they run as
+                    // plain launches, now and when they come again.
+                    self.refused.push(h);
+                    for r in &recs {
+                        r.enqueue(self.stream)?;
+                    }
+                    return Ok(false);
+                }
+            };
             TOTALS.lock().unwrap_or_else(|p| p.into_inner()).captured += 1;
             unsafe { drv::graph::launch(exec, self.stream) }
                 .map_err(|e| Error::driver("cuGraphLaunch", e))?;

@@ -900,7 +900,7 @@ pub(crate) fn launch(
     nowait: bool,
 ) -> Result<Option<ScalarValue>> {
     let config = if cx.owner.is_none() {
-        crate::tune::choose(cx, site, args)
+        crate::tune::choose(cx, site, args)?
     } else {
         None
     };

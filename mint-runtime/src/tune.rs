@@ -327,23 +327,33 @@ fn wanted(site: &KernelSite) -> bool {
 
 /// The configuration a launch of `site` with `args` runs in: `None` for the kernel as
 /// written (not tuned, or tuning was impossible), else the choice, found in this
-/// process, in the store, or by a search now. Never fails: what prevents tuning is
-/// reported (`MINT_REPORT=1`) and the kernel runs as written.
+/// process, in the store, or by a search now. What prevents tuning is reported
+/// (`MINT_REPORT=1`) and the kernel runs as written.
+///
+/// # Errors
+/// Only a launch the region held back ([`crate::graph`]) and submits before the search.
 pub(crate) fn choose(
     cx: &mut LaunchCtx,
     site: &'static KernelSite,
     args: &LaunchArgs,
-) -> Option<Candidate> {
+) -> Result<Option<Candidate>> {
     if !wanted(site) {
-        return None;
+        return Ok(None);
     }
     {
         let tuned = site.tuned.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, c)) = tuned.iter().find(|(sig, _)| sig.is(cx, args)) {
-            return *c;
+            return Ok(*c);
         }
     }
-    let sig = Sig::of(cx, args)?;
+    let Some(sig) = Sig::of(cx, args) else {
+        return Ok(None);
+    };
+    // A search runs on the stream and waits for it: the launches the region holds back
+    // go first, so the scratch copies start from the arrays as the program left them.
+    if let Some(b) = cx.batch.as_deref_mut() {
+        b.flush()?;
+    }
     let choice = match tune(cx, site, args) {
         Ok(c) => c,
         Err(e) => {
@@ -360,7 +370,7 @@ pub(crate) fn choose(
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push((sig, choice));
-    choice
+    Ok(choice)
 }
 
 /// The key a choice is stored under.
