@@ -19,6 +19,7 @@ use mint_translator::analyzer::slabs::SlabRef;
 use mint_translator::emit::ParamKind;
 use mint_translator::emit::cuda::FINISH_THREADS;
 use mint_translator::ir::{Kernel, ScalarTy};
+use mint_translator::optimizer::vector::MAX_REGISTERS;
 use mint_translator::tune::{Candidate, Space};
 use mint_translator::{Target, Translation};
 use std::ffi::c_void;
@@ -517,8 +518,9 @@ fn launch_err(site: &KernelSite, what: &str, e: cudarc::driver::DriverError) -> 
 }
 
 /// The target a variant is translated for.
-fn target_of(gpu: &Gpu, key: &VariantKey) -> Target {
+fn target_of(gpu: &Gpu, key: &VariantKey, max_registers: u32) -> Target {
     Target {
+        max_registers,
         compute_capability: gpu.compute_capability,
         idx64: key.idx64,
         max_threads_per_block: gpu.max_threads_per_block,
@@ -535,9 +537,10 @@ fn compile_variant(
     site: &KernelSite,
     gpu: &Gpu,
     key: &VariantKey,
+    max_registers: u32,
 ) -> Result<(Translation, jit::Image)> {
     let t = site.translate_bound(
-        &target_of(gpu, key),
+        &target_of(gpu, key, max_registers),
         key.types.as_ref(),
         key.owner.as_deref(),
         key.config.as_ref(),
@@ -548,8 +551,34 @@ fn compile_variant(
 
 fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Variant> {
     let t0 = Instant::now();
-    let (t, image) = compile_variant(site, gpu, &key)?;
-    load_variant(site, gpu, key, t, image, t0, true)
+    let (t, image) = compile_variant(site, gpu, &key, MAX_REGISTERS)?;
+    let v = load_variant(site, gpu, key, t, image, t0, false)?;
+    let v = unspill(site, gpu, v)?;
+    report_variant(&v);
+    Ok(v)
+}
+
+/// A kernel held to a register cap (`vectorize`) that spills under it is translated
+/// again with the cap doubled, up to 255, until it does not spill: a high-order
+/// stencil's z queue needs more registers than the cap that suits small radii
+/// ([`mint_translator::optimizer::vector::MAX_REGISTERS`]). The translator's report
+/// says so.
+fn unspill(site: &KernelSite, gpu: &Arc<Gpu>, mut v: Variant) -> Result<Variant> {
+    while let Some(cap) = v.t.max_registers
+        && v.attrs.local_bytes > 0
+        && cap < 255
+    {
+        let spilled = v.attrs.local_bytes;
+        let t0 = Instant::now();
+        let (t, image) = compile_variant(site, gpu, &v.key, (cap * 2).min(255))?;
+        let key = v.key.clone();
+        v = load_variant(site, gpu, key, t, image, t0, false)?;
+        v.t.report.notes.push(format!(
+            "registers: the cap of {cap} per thread spilled {spilled} bytes per thread; raised to {}",
+            v.t.max_registers.unwrap_or(255)
+        ));
+    }
+    Ok(v)
 }
 
 /// Loads a compiled variant and reads its resource use; `report`: print it
@@ -723,7 +752,7 @@ impl<'a> Configs<'a> {
         let Some(space) = Space::of(&k) else {
             return Ok(None);
         };
-        let written = mint_translator::tune::as_written(&k, &target_of(gpu, &key))
+        let written = mint_translator::tune::as_written(&k, &target_of(gpu, &key, MAX_REGISTERS))
             .map_err(|d| site.translate_err(d))?;
         let kernel_json = serde_json::to_string(k.as_ref()).unwrap_or_default();
         Ok(Some((
@@ -753,7 +782,7 @@ impl<'a> Configs<'a> {
         let gpu: &Gpu = self.gpu;
         let compiled: Vec<Option<Result<(Translation, jit::Image)>>> = keys
             .par_iter()
-            .map(|k| (!self.loaded(k)).then(|| compile_variant(self.site, gpu, k)))
+            .map(|k| (!self.loaded(k)).then(|| compile_variant(self.site, gpu, k, MAX_REGISTERS)))
             .collect();
         let mut errors = Vec::with_capacity(cands.len());
         for (key, c) in keys.into_iter().zip(compiled) {
@@ -761,9 +790,11 @@ impl<'a> Configs<'a> {
                 errors.push(None);
                 continue;
             };
-            let r = c.and_then(|(t, image)| {
-                load_variant(self.site, self.gpu, key, t, image, Instant::now(), false)
-            });
+            let r = c
+                .and_then(|(t, image)| {
+                    load_variant(self.site, self.gpu, key, t, image, Instant::now(), false)
+                })
+                .and_then(|v| unspill(self.site, self.gpu, v));
             match r {
                 Ok(v) => {
                     let mut vs = self.site.variants.lock().unwrap_or_else(|p| p.into_inner());

@@ -29,6 +29,10 @@ pub struct Target {
     pub param_limit: u32,
     /// Values of `tile`/`chunksize` entries given as host expressions.
     pub clause_values: Vec<u32>,
+    /// Registers per thread a vectorized kernel is held to through `__launch_bounds__`
+    /// (default [`crate::optimizer::vector::MAX_REGISTERS`]); the runtime raises it for
+    /// a kernel that spills under it.
+    pub max_registers: u32,
 }
 
 impl Default for Target {
@@ -43,6 +47,7 @@ impl Default for Target {
             shared_bytes_optin: 227 * 1024,
             param_limit: 4096,
             clause_values: Vec::new(),
+            max_registers: crate::optimizer::vector::MAX_REGISTERS,
         }
     }
 }

@@ -40,6 +40,9 @@ pub struct Translation {
     pub static_shared_bytes: u32,
     /// Request the L1-preferring carveout (`prefer_l1`).
     pub prefer_l1: bool,
+    /// The registers per thread `__launch_bounds__` holds the kernel to, if it does
+    /// ([`Target::max_registers`], vectorized kernels).
+    pub max_registers: Option<u32>,
     pub idx64: bool,
     pub reduction: Option<ReductionPlan>,
     /// What the analyzer and optimizer decided, for `MINT_REPORT`.
@@ -146,6 +149,7 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
         dynamic_shared_bytes: 0,
         static_shared_bytes,
         prefer_l1: k.options.prefer_l1,
+        max_registers: None,
         idx64: target.idx64,
         reduction,
         report,

@@ -957,6 +957,7 @@ pub fn emit(
         dynamic_shared_bytes: smem_bytes,
         static_shared_bytes: red_bytes,
         prefer_l1: k.options.prefer_l1,
+        max_registers: None,
         idx64: target.idx64,
         reduction,
         report,

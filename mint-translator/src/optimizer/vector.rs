@@ -32,7 +32,8 @@
 //! (`edge_path`). A per-load or per-step test instead made the first and last thread of
 //! every row take a slow path, so half the warps of a 512-point row diverged.
 //!
-//! Registers are capped at [`MAX_REGISTERS`] through `__launch_bounds__`.
+//! Registers are capped through `__launch_bounds__` at [`crate::Target::max_registers`]
+//! ([`MAX_REGISTERS`] unless the runtime raised it for a kernel that spills under it).
 //!
 //! Measured on an H100 at 512³ (README, Performance): 3-D heat reaches 96% of the device
 //! copy bandwidth in `f32` and `f64` (the best thesis level: 76% and 89%).
@@ -249,7 +250,10 @@ __device__ __forceinline__ void mint_vmove(T* d, const T* s) {
 /// minimum of `65536 / (64 · threads)` blocks per SM): at most 64 keeps at least half of
 /// the SM's warp slots usable. Without the cap the compiler spends registers on hoisting
 /// loads of later steps and occupancy falls to 20–40% (`ncu`, H100); with it the 13-point
-/// star in `f64` gains 1.2× (bench-results/h100-2026-11-21/vectorize-v2).
+/// star in `f64` gains 1.2× (bench-results/h100-2026-11-21/vectorize-v2). High-order
+/// stencils need more (the radius-8 star's z queue alone holds 17 vectors, and it spills
+/// 200–600 bytes per thread under 64): the runtime translates a kernel that spills again
+/// with the cap doubled ([`crate::Target::max_registers`]).
 pub const MAX_REGISTERS: u32 = 64;
 
 /// Chunks in z up to this length are unrolled completely, so the z queue's moves become
@@ -799,7 +803,7 @@ pub fn emit(
         params: &params,
         packed: &packed,
         body: &body,
-        max_registers: Some(MAX_REGISTERS),
+        max_registers: Some(target.max_registers),
     };
     let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
     report.shared_bytes = 0;
@@ -813,6 +817,7 @@ pub fn emit(
         dynamic_shared_bytes: 0,
         static_shared_bytes: red_bytes,
         prefer_l1: k.options.prefer_l1,
+        max_registers: Some(target.max_registers),
         idx64: target.idx64,
         reduction,
         report,
