@@ -564,6 +564,7 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
 /// ([`mint_translator::optimizer::vector::MAX_REGISTERS`]). The translator's report
 /// says so.
 fn unspill(site: &KernelSite, gpu: &Arc<Gpu>, mut v: Variant) -> Result<Variant> {
+    let mut notes = Vec::new();
     while let Some(cap) = v.t.max_registers
         && v.attrs.local_bytes > 0
         && cap < 255
@@ -573,11 +574,12 @@ fn unspill(site: &KernelSite, gpu: &Arc<Gpu>, mut v: Variant) -> Result<Variant>
         let (t, image) = compile_variant(site, gpu, &v.key, (cap * 2).min(255))?;
         let key = v.key.clone();
         v = load_variant(site, gpu, key, t, image, t0, false)?;
-        v.t.report.notes.push(format!(
+        notes.push(format!(
             "registers: the cap of {cap} per thread spilled {spilled} bytes per thread; raised to {}",
             v.t.max_registers.unwrap_or(255)
         ));
     }
+    v.t.report.notes.extend(notes);
     Ok(v)
 }
 
