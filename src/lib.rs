@@ -64,7 +64,7 @@ pub use mint_runtime::tune;
 pub use mint_runtime::{
     Backend, Device, Error, GpuList, JitStats, KernelStats, Result, cuda_available,
     cuda_device_count, cuda_required, jit_stats, kernel_stat, kernel_stats, reset_kernel_stats,
-    set_timing, with_device,
+    set_sync_each_launch, set_timing, sync_each_launch, with_device,
 };
 
 /// Every kernel of the program (each annotated loop nest and `single` block linked into

@@ -1,8 +1,8 @@
 //! Lazy waits and launch batching (CUDA graphs, `mint-runtime/src/graph.rs`): a loop run
 //! with Mint's defaults gives, bit for bit, what the same loop gives with a `barrier!()`
 //! after every step and batching off (every launch waited for and enqueued on its own),
-//! and both agree
-//! with a serial reference. On a GPU the default run must have replayed launches as
+//! and both agree with a serial reference; so does a run that waits after every `for`
+//! (`MINT_SYNC=1`) while its `nowait` kernel is batched. On a GPU the default run must have replayed launches as
 //! graphs when its launches repeat, and must not have when a scalar changes every step.
 
 mod common;
@@ -28,7 +28,8 @@ fn heat(
     mint::copy!(v, to_device);
     for s in 0..steps {
         let c = if vary { 0.05 + 0.0005 * s as f32 } else { 0.1 };
-        #[mint::r#for(nest(1), tile(64))]
+        // `nowait`: recorded into the batch even when every other `for` waits
+        #[mint::r#for(nest(1), tile(64), nowait)]
         for y in 1..ny - 1 {
             u[[y, 0]] = u[[y, 1]];
             u[[y, nx - 1]] = u[[y, nx - 2]];
@@ -99,6 +100,18 @@ fn run(d: mint::Device, steps: usize, vary: bool, eager: bool) -> (Array2<f32>, 
     (u, sums)
 }
 
+/// With waits after every `for` (`MINT_SYNC=1`), graphs on: the `nowait` boundary
+/// kernel is batched and the waited kernel after it must submit it first.
+fn run_sync_each(d: mint::Device, steps: usize) -> Array2<f32> {
+    let mut u = initial(70, 90);
+    let mut v = u.clone();
+    mint::set_sync_each_launch(true);
+    let r = mint::with_device(d, || heat(&mut u, &mut v, steps, false, false));
+    mint::set_sync_each_launch(false);
+    r.unwrap();
+    u
+}
+
 #[test]
 fn lazy_waits_and_graphs_give_the_eager_result_bitwise() {
     let mut devices = vec![mint::Device::Cpu];
@@ -125,6 +138,15 @@ fn lazy_waits_and_graphs_give_the_eager_result_bitwise() {
                 eager_sums.to_bits(),
                 "{d:?} vary={vary}"
             );
+            if !vary {
+                let each = run_sync_each(d, steps);
+                assert!(
+                    each.iter()
+                        .zip(&eager)
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{d:?}: MINT_SYNC=1 with a nowait kernel batched differs from the eager run"
+                );
+            }
             let err = lazy
                 .iter()
                 .zip(&want)

@@ -36,7 +36,7 @@ pub use launch::{
 pub use mint_translator;
 pub use mint_translator::Target;
 pub use mint_translator::ir::RedOp;
-pub use region::{ArrayInfo, Region, RegionInfo};
+pub use region::{ArrayInfo, Region, RegionInfo, set_sync_each_launch, sync_each_launch};
 pub use stats::{KernelStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing};
 
 /// A kernel scalar argument of exactly type `T` (the macros use the type they inferred,
