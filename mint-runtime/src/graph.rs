@@ -271,16 +271,17 @@ impl Batch {
                 }
             };
             TOTALS.lock().unwrap_or_else(|p| p.into_inner()).captured += 1;
-            unsafe { drv::graph::launch(exec, self.stream) }
-                .map_err(|e| Error::driver("cuGraphLaunch", e))?;
             if self.graphs.len() >= MAX_GRAPHS
                 && let Some(old) = self.graphs.pop_front()
             {
+                // freed by the driver when a launch of it still in flight ends
                 unsafe {
                     let _ = sys::cuGraphExecDestroy(old.exec);
                 }
             }
             self.graphs.push_back(Graph { recs, exec });
+            unsafe { drv::graph::launch(exec, self.stream) }
+                .map_err(|e| Error::driver("cuGraphLaunch", e))?;
             return Ok(true);
         }
         for r in &recs {
