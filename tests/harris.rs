@@ -129,3 +129,41 @@ fn an_unreadable_file_is_an_error_naming_it() {
     std::fs::remove_file(&path).ok();
     assert!(e.contains("mint-harris-bad"), "{e}");
 }
+
+#[test]
+fn the_kernels_compile_for_sm_90_with_nvrtc() {
+    if !mint::__rt::nvrtc_available() {
+        if std::env::var("MINT_REQUIRE_NVRTC").is_ok_and(|v| v == "1") {
+            panic!("MINT_REQUIRE_NVRTC=1 but libnvrtc was not found");
+        }
+        eprintln!("skipped: NVRTC not found");
+        return;
+    }
+    // bind the kernels' types (f32) by running them once on the CPU
+    let data = Array3::<f32>::zeros((12, 12, 12));
+    for w in detect::WINDOWS {
+        mint::with_device(mint::Device::Cpu, || {
+            detect::scores(&data, w, [32, 8, 1]).map_err(|e| e.to_string())
+        })
+        .unwrap();
+    }
+    let sites: Vec<_> = mint::kernel_sites()
+        .filter(|s| s.module.ends_with("detect") && s.name.starts_with("scores"))
+        .collect();
+    assert_eq!(sites.len(), detect::WINDOWS.len());
+    for site in sites {
+        let k = site.kernel().unwrap();
+        let target = mint::Target {
+            clause_values: mint::__rt::clause_values(k, [32, 8, 1], [1, 1, 1]),
+            ..mint::Target::default()
+        };
+        let t = site.translate(&target).unwrap();
+        assert!(
+            !t.source.contains("double"),
+            "an f32 kernel computes in f32"
+        );
+        let bytes = mint::__rt::compile_only((9, 0), site.qualified(), &t.source)
+            .unwrap_or_else(|e| panic!("{}: {e}", site.qualified()));
+        assert!(bytes > 0);
+    }
+}

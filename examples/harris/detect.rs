@@ -48,8 +48,11 @@ pub fn weights(window: usize) -> Array3<f32> {
 /// The window sizes the Mint kernels are compiled for (each its own unrolled kernel).
 pub const WINDOWS: [usize; 3] = [3, 5, 7];
 
+/// One region per window edge `$w` (center offset `$c` = `$w / 2` and face margin `$h`
+/// = `$c + 1` as literals: the unroller folds `z + dz - $c` with a literal `dz` to
+/// `z ± const`, which the stencil analyzer needs, and `5 / 2` it would not fold).
 macro_rules! harris_region {
-    ($name:ident, $w:literal, $h:literal) => {
+    ($name:ident, $w:literal, $c:literal, $h:literal) => {
         /// The Harris scores of `data` into `score` (same shape; 0 near the faces), for a
         /// window of this size; `w` holds the window's weights ([`weights`]). On a GPU
         /// the kernel is autotuned at its first launch (`tune`). `tile` is its
@@ -84,27 +87,12 @@ macro_rules! harris_region {
                                 for dx in 0..$w {
                                     // subscripts written out (not through `let`s), so
                                     // that unrolling folds them to z ± c (thesis Sec. 5.4)
-                                    let gx = data
-                                        [[z + dz - $w / 2, y + dy - $w / 2, x + dx - $w / 2 + 1]]
-                                        - data[[
-                                            z + dz - $w / 2,
-                                            y + dy - $w / 2,
-                                            x + dx - $w / 2 - 1,
-                                        ]];
-                                    let gy = data
-                                        [[z + dz - $w / 2, y + dy - $w / 2 + 1, x + dx - $w / 2]]
-                                        - data[[
-                                            z + dz - $w / 2,
-                                            y + dy - $w / 2 - 1,
-                                            x + dx - $w / 2,
-                                        ]];
-                                    let gz = data
-                                        [[z + dz - $w / 2 + 1, y + dy - $w / 2, x + dx - $w / 2]]
-                                        - data[[
-                                            z + dz - $w / 2 - 1,
-                                            y + dy - $w / 2,
-                                            x + dx - $w / 2,
-                                        ]];
+                                    let gx = data[[z + dz - $c, y + dy - $c, x + dx - $c + 1]]
+                                        - data[[z + dz - $c, y + dy - $c, x + dx - $c - 1]];
+                                    let gy = data[[z + dz - $c, y + dy - $c + 1, x + dx - $c]]
+                                        - data[[z + dz - $c, y + dy - $c - 1, x + dx - $c]];
+                                    let gz = data[[z + dz - $c + 1, y + dy - $c, x + dx - $c]]
+                                        - data[[z + dz - $c - 1, y + dy - $c, x + dx - $c]];
                                     let g = w[[dz, dy, dx]];
                                     lx += g * gx * gx;
                                     ly += g * gy * gy;
@@ -130,9 +118,9 @@ macro_rules! harris_region {
     };
 }
 
-harris_region!(scores3, 3, 2);
-harris_region!(scores5, 5, 3);
-harris_region!(scores7, 7, 4);
+harris_region!(scores3, 3, 1, 2);
+harris_region!(scores5, 5, 2, 3);
+harris_region!(scores7, 7, 3, 4);
 
 /// The Harris scores of `data` for a window of `window` (3, 5 or 7) voxels: the Mint
 /// kernel compiled for that size. Returns the scores (`data`'s shape).
