@@ -48,9 +48,9 @@ pub fn weights(window: usize) -> Array3<f32> {
 /// The window sizes the Mint kernels are compiled for (each its own unrolled kernel).
 pub const WINDOWS: [usize; 3] = [3, 5, 7];
 
-/// One region per window edge `$w` (center offset `$c` = `$w / 2` and face margin `$h`
-/// = `$c + 1` as literals: the unroller folds `z + dz - $c` with a literal `dz` to
-/// `z ± const`, which the stencil analyzer needs, and `5 / 2` it would not fold).
+/// One region per window edge `$w`, with its center offset `$c` = `$w / 2` and face
+/// margin `$h` = `$c + 1`: unrolled, `z + dz - $c` becomes `z ± const`, the form the
+/// stencil analyzer needs (thesis Sec. 5.4).
 macro_rules! harris_region {
     ($name:ident, $w:literal, $c:literal, $h:literal) => {
         /// The Harris scores of `data` into `score` (same shape; 0 near the faces), for a

@@ -65,6 +65,20 @@ pub fn linear(e: &Expr) -> Option<Linear> {
                     (_, Some(k)) => Some(l.scale(k)),
                     _ => None,
                 },
+                // constants only (`W / 2` of a window): integer division and remainder
+                // truncate as in Rust and CUDA
+                BinOp::Div | BinOp::Rem => {
+                    let (a, b) = (l.as_const()?, r.as_const()?);
+                    let c = if *op == BinOp::Div {
+                        a.checked_div(b)?
+                    } else {
+                        a.checked_rem(b)?
+                    };
+                    Some(Linear {
+                        coeffs: BTreeMap::new(),
+                        constant: c,
+                    })
+                }
                 _ => None,
             }
         }
@@ -229,6 +243,17 @@ mod tests {
         let l = linear(&parse_expr("(i + 2) - i + 2")).unwrap();
         assert_eq!(l.as_const(), Some(4));
         assert!(linear(&parse_expr("x * y")).is_none());
+        // constant division and remainder fold; a variable divided does not
+        assert_eq!(
+            linear(&parse_expr("x - 5 / 2 + 1")).unwrap().offset_of("x"),
+            Some(-1)
+        );
+        assert_eq!(
+            linear(&parse_expr("7 % 4 + x")).unwrap().offset_of("x"),
+            Some(3)
+        );
+        assert!(linear(&parse_expr("x / 2")).is_none());
+        assert!(linear(&parse_expr("x + 1 / 0")).is_none());
         assert_eq!(
             linear(&parse_expr("2 * (x + 1) - x"))
                 .unwrap()
