@@ -243,7 +243,7 @@ pub fn serial_scores(data: &Array3<f32>, window: usize) -> Array3<f32> {
 }
 
 /// A synthetic volume of `n`³ voxels (`[z, y, x]`) with known corners: two boxes of
-/// opacity 1 on 0, smoothed by a 3×3×3 box blur (twice) so that the response has one
+/// opacity 1 on 0, smoothed by a 3×3×3 box average (twice) so that the response has one
 /// peak per corner. Returns the volume and the 16 box corners: the corner voxel of each
 /// box (its first or last voxel along each axis). `n` must be at least 32.
 pub fn phantom(n: usize) -> (Array3<f32>, Vec<[usize; 3]>) {
@@ -275,22 +275,48 @@ pub fn phantom(n: usize) -> (Array3<f32>, Vec<[usize; 3]>) {
         }
     }
     for _ in 0..2 {
-        let s = v.clone();
-        for z in 1..n - 1 {
-            for y in 1..n - 1 {
-                for x in 1..n - 1 {
-                    let mut t = 0.0;
-                    for a in z - 1..=z + 1 {
-                        for b in y - 1..=y + 1 {
-                            for c in x - 1..=x + 1 {
-                                t += s[[a, b, c]];
-                            }
-                        }
-                    }
-                    v[[z, y, x]] = t / 27.0;
-                }
-            }
-        }
+        v = box_blur(&v);
     }
     (v, corners)
+}
+
+/// The 3×3×3 box average of `v` (an `n`³ volume) at every voxel off the faces, as three
+/// 3-point sums along x, y and z (on all cores: a 1024³ phantom is 4 GiB); the face
+/// voxels keep their values.
+fn box_blur(v: &Array3<f32>) -> Array3<f32> {
+    use rayon::prelude::*;
+    let n = v.dim().0;
+    let src = v.as_slice().expect("a standard-layout volume");
+    let plane = n * n;
+    // 3-point sums along x, then y, then z, each for the voxels off that axis's faces
+    let mut a = vec![0.0f32; n * plane];
+    a.par_chunks_mut(n).enumerate().for_each(|(row, out)| {
+        let s = &src[row * n..(row + 1) * n];
+        for x in 1..n - 1 {
+            out[x] = s[x - 1] + s[x] + s[x + 1];
+        }
+    });
+    let mut b = vec![0.0f32; n * plane];
+    b.par_chunks_mut(plane).enumerate().for_each(|(z, out)| {
+        let p = &a[z * plane..(z + 1) * plane];
+        for y in 1..n - 1 {
+            for x in 0..n {
+                out[y * n + x] = p[(y - 1) * n + x] + p[y * n + x] + p[(y + 1) * n + x];
+            }
+        }
+    });
+    let mut c = src.to_vec();
+    c.par_chunks_mut(plane).enumerate().for_each(|(z, out)| {
+        if z == 0 || z == n - 1 {
+            return;
+        }
+        for y in 1..n - 1 {
+            for x in 1..n - 1 {
+                let i = y * n + x;
+                out[i] =
+                    (b[(z - 1) * plane + i] + b[z * plane + i] + b[(z + 1) * plane + i]) / 27.0;
+            }
+        }
+    });
+    Array3::from_shape_vec((n, n, n), c).expect("n³ values")
 }
