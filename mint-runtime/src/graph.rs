@@ -29,7 +29,6 @@ use std::collections::VecDeque;
 use std::ffi::c_void;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 /// Launches a batch holds before it is submitted.
@@ -42,33 +41,18 @@ const MAX_SEEN: usize = 64;
 /// A launch this long after the one before it goes straight to the stream.
 pub const GAP: Duration = Duration::from_micros(100);
 
-/// 0: `MINT_GRAPHS` not read yet; 1: off; 2: on.
-static ENABLED: AtomicU8 = AtomicU8::new(0);
+static ENABLED: crate::flag::EnvFlag = crate::flag::EnvFlag::new("MINT_GRAPHS", true);
 
 /// Whether regions entered from now on batch their launches into CUDA graphs
 /// (`MINT_GRAPHS`: unset or `1` on, `0` off; [`set_enabled`]).
 pub fn enabled() -> bool {
-    match ENABLED.load(Ordering::Relaxed) {
-        0 => {
-            let on = match std::env::var("MINT_GRAPHS").as_deref() {
-                Err(_) | Ok("") | Ok("1") => true,
-                Ok("0") => false,
-                Ok(v) => {
-                    eprintln!("mint: MINT_GRAPHS={v} is not 0 or 1; batching launches (1)");
-                    true
-                }
-            };
-            ENABLED.store(if on { 2 } else { 1 }, Ordering::Relaxed);
-            on
-        }
-        v => v == 2,
-    }
+    ENABLED.get()
 }
 
 /// Turns batching on or off for the regions entered from now on (over `MINT_GRAPHS`):
 /// off, every launch is enqueued on its own (for comparisons and benchmarks).
 pub fn set_enabled(on: bool) {
-    ENABLED.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+    ENABLED.set(on);
 }
 
 /// One recorded launch.

@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod decomp;
 pub mod device;
 pub mod error;
+mod flag;
 pub mod graph;
 pub mod host;
 pub mod jit;

@@ -17,36 +17,20 @@ use std::sync::Arc;
 /// Timing events a region holds before it waits to read them.
 const MAX_PENDING: usize = 512;
 
-/// 0: `MINT_SYNC` not read yet; 1: lazy waits; 2: a wait after every `for`.
-static SYNC: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+static SYNC: crate::flag::EnvFlag = crate::flag::EnvFlag::new("MINT_SYNC", false);
 
 /// Whether the host waits at the end of every `for` without `nowait`, as the thesis's
 /// Mint does (`MINT_SYNC=1`, [`set_sync_each_launch`]), instead of at the next point it
 /// can observe the device (Mint's default): a fault is then reported by the launch that
 /// caused it.
 pub fn sync_each_launch() -> bool {
-    use std::sync::atomic::Ordering;
-    match SYNC.load(Ordering::Relaxed) {
-        0 => {
-            let on = match std::env::var("MINT_SYNC").as_deref() {
-                Err(_) | Ok("") | Ok("0") => false,
-                Ok("1") => true,
-                Ok(v) => {
-                    eprintln!("mint: MINT_SYNC={v} is not 0 or 1; waiting lazily (0)");
-                    false
-                }
-            };
-            SYNC.store(if on { 2 } else { 1 }, Ordering::Relaxed);
-            on
-        }
-        v => v == 2,
-    }
+    SYNC.get()
 }
 
 /// Waits at the end of every `for` without `nowait` from now on (`true`), or lazily
 /// (`false`, the default), over `MINT_SYNC`.
 pub fn set_sync_each_launch(on: bool) {
-    SYNC.store(if on { 2 } else { 1 }, std::sync::atomic::Ordering::Relaxed);
+    SYNC.set(on);
 }
 
 /// A fault the host found while waiting, charged to the kernels launched since it last
