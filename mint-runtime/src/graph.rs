@@ -26,7 +26,6 @@ use crate::launch::KernelSite;
 use cudarc::driver::{result as drv, sys};
 use std::any::Any;
 use std::collections::VecDeque;
-use std::ffi::c_void;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -79,21 +78,14 @@ impl Rec {
 
     /// Enqueues the launch on `stream` (captured when the stream is capturing).
     fn enqueue(&self, stream: sys::CUstream) -> Result<()> {
-        let mut words = self.words.clone();
-        let mut ptrs: Vec<*mut c_void> = words
-            .iter_mut()
-            .map(|w| w as *mut u64 as *mut c_void)
-            .collect();
-        unsafe {
-            drv::launch_kernel(
-                self.func,
-                (self.grid[0], self.grid[1], self.grid[2]),
-                (self.block[0], self.block[1], self.block[2]),
-                self.shared,
-                stream,
-                &mut ptrs,
-            )
-        }
+        crate::launch::enqueue_words(
+            self.func,
+            self.grid,
+            self.block,
+            self.shared,
+            stream,
+            &self.words,
+        )
         .map_err(|e| Error::Launch {
             kernel: self.site.name.into(),
             location: self.site.location(),

@@ -920,6 +920,46 @@ impl LaunchCtx<'_> {
 /// Kernel parameters a launch packs on the stack; more take a heap buffer.
 const STACK_PARAMS: usize = 64;
 
+/// `cuLaunchKernel` of `func` with one 64-bit word per parameter, on `stream`; up to
+/// [`STACK_PARAMS`] parameters without allocating. Every launch of a kernel goes
+/// through here: generated kernels, replays of a batch ([`crate::graph`]) and
+/// hand-written ones ([`crate::raw::RawKernel`]).
+pub(crate) fn enqueue_words(
+    func: sys::CUfunction,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    stream: sys::CUstream,
+    words: &[u64],
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    let n = words.len();
+    let (mut word_buf, mut word_vec) = ([0u64; STACK_PARAMS], Vec::new());
+    let (mut ptr_buf, mut ptr_vec) = ([std::ptr::null_mut::<c_void>(); STACK_PARAMS], Vec::new());
+    let (w, p): (&mut [u64], &mut [*mut c_void]) = if n <= STACK_PARAMS {
+        (&mut word_buf[..n], &mut ptr_buf[..n])
+    } else {
+        word_vec.resize(n, 0);
+        ptr_vec.resize(n, std::ptr::null_mut());
+        (&mut word_vec, &mut ptr_vec)
+    };
+    w.copy_from_slice(words);
+    for (p, w) in p.iter_mut().zip(w.iter_mut()) {
+        *p = w as *mut u64 as *mut c_void;
+    }
+    // SAFETY: `func` is a loaded kernel whose parameters are these words (the callers'
+    // translation or source says so); the driver copies them before returning.
+    unsafe {
+        drv::launch_kernel(
+            func,
+            (grid[0], grid[1], grid[2]),
+            (block[0], block[1], block[2]),
+            shared,
+            stream,
+            p,
+        )
+    }
+}
+
 fn fits_i32(v: i128) -> bool {
     v >= i32::MIN as i128 && v <= i32::MAX as i128
 }
@@ -1184,18 +1224,6 @@ pub(crate) fn launch_as(
         })?;
         return Ok(None);
     }
-    let mut ptr_buf = [std::ptr::null_mut::<c_void>(); STACK_PARAMS];
-    let mut ptr_vec = Vec::new();
-    let ptrs: &mut [*mut c_void] = if words.len() <= STACK_PARAMS {
-        &mut ptr_buf[..words.len()]
-    } else {
-        ptr_vec.resize(words.len(), std::ptr::null_mut());
-        &mut ptr_vec
-    };
-    for (p, w) in ptrs.iter_mut().zip(words.iter_mut()) {
-        *p = w as *mut u64 as *mut c_void;
-    }
-
     let ev = if timing {
         let (s, e) = (cx.event()?, cx.event()?);
         unsafe { drv::event::record(s, gpu.stream.cu_stream()) }
@@ -1204,16 +1232,14 @@ pub(crate) fn launch_as(
     } else {
         None
     };
-    unsafe {
-        drv::launch_kernel(
-            v.func.cu_function(),
-            (to_u32(grid[0]), to_u32(grid[1]), to_u32(grid[2])),
-            (cfg.block[0], cfg.block[1], cfg.block[2]),
-            t.dynamic_shared_bytes,
-            gpu.stream.cu_stream(),
-            ptrs,
-        )
-    }
+    enqueue_words(
+        v.func.cu_function(),
+        [to_u32(grid[0]), to_u32(grid[1]), to_u32(grid[2])],
+        cfg.block,
+        t.dynamic_shared_bytes,
+        gpu.stream.cu_stream(),
+        words,
+    )
     .map_err(|e| launch_err(site, "launch", e))?;
 
     if let Some((s, e)) = ev {
@@ -1240,21 +1266,14 @@ pub(crate) fn launch_as(
                 .out
                 .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
                 .ensure(&gpu, 8)?;
-            let mut fw: [u64; 3] = [partials.unwrap_or(0), blocks, out];
-            let mut fp: Vec<*mut c_void> = fw
-                .iter_mut()
-                .map(|w| w as *mut u64 as *mut c_void)
-                .collect();
-            unsafe {
-                drv::launch_kernel(
-                    f.cu_function(),
-                    (1, 1, 1),
-                    (FINISH_THREADS, 1, 1),
-                    0,
-                    gpu.stream.cu_stream(),
-                    &mut fp,
-                )
-            }
+            enqueue_words(
+                f.cu_function(),
+                [1, 1, 1],
+                [FINISH_THREADS, 1, 1],
+                0,
+                gpu.stream.cu_stream(),
+                &[partials.unwrap_or(0), blocks, out],
+            )
             .map_err(|e| launch_err(site, "launching the reduction finish kernel", e))?;
             let mut host = [0u8; 8];
             unsafe {
