@@ -12,7 +12,8 @@
 //! README's "Autotuning"); the warm-up step tunes it, so the timed steps run the choice.
 //! Prints the backend, time per step, GPts/s, GFLOP/s (8 flops per point, thesis Table
 //! 6.3), effective bandwidth (one read and one write per point per step) and, on a GPU,
-//! its fraction of the device-to-device copy bandwidth measured in the same run.
+//! its fraction of the device-to-device copy bandwidth measured in the same run. The
+//! host↔device copies (`copy!`) are reported on their own line.
 
 use clap::Parser;
 use mint::{Backend, Device};
@@ -198,6 +199,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "whole run (transfers and allocation included): {:.3} s",
             wall
         );
+        let t = mint::transfer_stats();
+        if t.to_device_copies + t.from_device_copies > 0 {
+            println!(
+                "transfers: {} to the device, {:.2} GB in {:.3} s ({:.1} GB/s); {} back, {:.2} GB in {:.3} s ({:.1} GB/s)",
+                t.to_device_copies,
+                t.to_device_bytes * 1e-9,
+                t.to_device_seconds,
+                t.to_device_rate() * 1e-9,
+                t.from_device_copies,
+                t.from_device_bytes * 1e-9,
+                t.from_device_seconds,
+                t.from_device_rate() * 1e-9
+            );
+        }
         if on_gpu {
             let bw = mint::device_copy_bandwidth(1 << 30, 10)?;
             println!(

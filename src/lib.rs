@@ -62,9 +62,9 @@ pub use mint_runtime::Real;
 pub use mint_runtime::graph;
 pub use mint_runtime::tune;
 pub use mint_runtime::{
-    Backend, Device, Error, GpuList, JitStats, KernelStats, Result, cuda_available,
+    Backend, Device, Error, GpuList, JitStats, KernelStats, Result, TransferStats, cuda_available,
     cuda_device_count, cuda_required, jit_stats, kernel_stat, kernel_stats, reset_kernel_stats,
-    set_sync_each_launch, set_timing, sync_each_launch, with_device,
+    set_sync_each_launch, set_timing, sync_each_launch, transfer_stats, with_device,
 };
 
 /// Every kernel of the program (each annotated loop nest and `single` block linked into
@@ -138,6 +138,29 @@ pub fn device_copy_bandwidth(bytes: usize, reps: usize) -> Result<f64> {
     }
 }
 
+/// Measured host↔device copy bandwidth of the CUDA device the current backend uses (the
+/// first GPU of several): (host to device, device to host) in bytes per second, the
+/// median of `reps` copies of `bytes` bytes between a host buffer of kind `mem` and the
+/// device. [`HostMemory::PageLocked`] gives the link's speed, the bound `copy!` is
+/// judged against (`cargo bench --bench transfer`).
+///
+/// # Errors
+/// [`Error::NoDevice`] on the CPU backend; [`Error::OutOfMemory`] if the device buffer
+/// does not fit; [`Error::Driver`] if page-locked memory cannot be allocated.
+pub fn host_copy_bandwidth(bytes: usize, reps: usize, mem: HostMemory) -> Result<(f64, f64)> {
+    use mint_runtime::bandwidth::host_copy_bandwidth as measure;
+    match backend()? {
+        Backend::Cuda(g) => measure(&g, bytes, reps, mem),
+        Backend::CudaSplit(gs) => measure(&gs[0], bytes, reps, mem),
+        Backend::Cpu | Backend::CpuSplit(_) => Err(Error::NoDevice {
+            requested: "copy bandwidth".into(),
+            reason: "the current backend is the CPU".into(),
+        }),
+    }
+}
+
+pub use mint_runtime::bandwidth::HostMemory;
+
 /// `copy!(x, to_device)`, `copy!(x, from_device)`, `copy!(x, to_device, [nz, ny, nx])`:
 /// moves array `x` between host and device at this point of a `#[mint::parallel]`
 /// function (thesis Sec. 3.3.3). The first `to_device` allocates `x`'s device array,
@@ -165,6 +188,7 @@ macro_rules! barrier {
 /// runtime (the benchmark's Hand-CUDA references use this).
 pub mod cuda {
     pub use mint_runtime::raw::{RawArg, RawArray, RawKernel};
+    pub use mint_runtime::transfer;
     pub use mint_runtime::{Gpu, ScalarValue};
 }
 

@@ -21,7 +21,8 @@ fn wild_write(a: &mut Array1<f64>, far: usize) -> mint::Result<()> {
 #[test]
 fn a_faulting_kernel_is_an_error_and_the_host_array_is_untouched() {
     let Some(d) = common::gpu() else { return };
-    let mut a = Array1::from_elem(1 << 16, 7.0);
+    // 64 MiB: large enough to go through the page-locked ring (mint_runtime::transfer)
+    let mut a = Array1::from_elem(1 << 23, 7.0);
     let e = mint::with_device(d, || wild_write(&mut a, 2_000_000_000)).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, mint::Error::Launch { .. }), "{msg}");

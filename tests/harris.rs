@@ -33,7 +33,12 @@ fn assert_finds_exactly(points: &[(usize, usize, usize, f32)], corners: &[[usize
     }
 }
 
+/// The CPU and the GPU when present. The kernels run as written (their `tile` clause,
+/// unrolled), not tuned: a search compiles dozens of fully unrolled 7×7×7 windows, which
+/// is the example's business (`examples/harris/gpu.sh`), and tuning cannot change a
+/// result (`tests/tune.rs`).
 fn devices() -> Vec<mint::Device> {
+    mint::tune::set_mode(mint::tune::Mode::Off);
     let mut v = vec![mint::Device::Cpu];
     v.extend(common::gpu());
     v

@@ -12,6 +12,7 @@
 use crate::device::Gpu;
 use crate::error::{Error, Result, describe};
 use crate::host::{Element, RawArray};
+use crate::transfer::{self, Direction, Rows};
 use cudarc::driver::{result as drv, sys};
 use mint_translator::ir::ScalarTy;
 pub use mint_translator::target::GUARD_BYTES;
@@ -412,55 +413,29 @@ impl DeviceArray {
         if rows * row_bytes == 0 {
             return Ok(());
         }
-        let (host_t, dev_t) = (
-            sys::CUmemorytype::CU_MEMORYTYPE_HOST,
-            sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
-        );
-        let pitch = self.pitch * self.elem_bytes;
-        let p = sys::CUDA_MEMCPY2D {
-            srcXInBytes: 0,
-            srcY: 0,
-            srcMemoryType: if to_device { host_t } else { dev_t },
-            srcHost: if to_device {
-                host as *const _
-            } else {
-                std::ptr::null()
-            },
-            srcDevice: if to_device { 0 } else { dev },
-            srcArray: std::ptr::null_mut(),
-            srcPitch: if to_device { row_bytes } else { pitch },
-            dstXInBytes: 0,
-            dstY: 0,
-            dstMemoryType: if to_device { dev_t } else { host_t },
-            dstHost: if to_device {
-                std::ptr::null_mut()
-            } else {
-                host as *mut _
-            },
-            dstDevice: if to_device { dev } else { 0 },
-            dstArray: std::ptr::null_mut(),
-            dstPitch: if to_device { pitch } else { row_bytes },
-            WidthInBytes: row_bytes,
-            Height: rows,
-        };
         self.gpu.bind()?;
         let call = if to_device {
             "cuMemcpy2D (host to device)"
         } else {
             "cuMemcpy2D (device to host)"
         };
-        unsafe { sys::cuMemcpy2DAsync_v2(&p, self.gpu.stream.cu_stream()) }
-            .result()
-            .map_err(|e| Error::Driver {
-                call: call.into(),
-                message: format!("array `{}`: {}", self.name, describe(e)),
-            })?;
-        self.gpu.synchronize().map_err(|e| match e {
-            Error::Driver { call: c, message } => Error::Driver {
-                call: c,
-                message: format!("array `{}`: {message}", self.name),
-            },
-            other => other,
+        let rows = Rows {
+            host,
+            dev,
+            rows,
+            row_bytes,
+            pitch: self.pitch * self.elem_bytes,
+        };
+        let dir = if to_device {
+            Direction::ToDevice
+        } else {
+            Direction::ToHost
+        };
+        // SAFETY: `host` covers the planes' rows (the callers pass a buffer of the whole
+        // array's shape); the device rows lie inside this array's allocation.
+        unsafe { transfer::copy(&self.gpu, dir, rows) }.map_err(|e| Error::Driver {
+            call: call.into(),
+            message: format!("array `{}`: {}", self.name, describe(e)),
         })
     }
 
@@ -479,11 +454,20 @@ impl DeviceArray {
         self.copy_planes(host.as_mut_ptr(), lo, hi, false)
     }
 
-    /// Copies this array into a standard-layout host array of the same shape. The data
-    /// lands in a staging buffer first, so a failed copy leaves the host array untouched.
+    /// Copies this array into a standard-layout host array of the same shape.
+    ///
+    /// The device's stream is waited for before any byte of the host array is written,
+    /// so a fault of earlier work leaves it untouched. A small array (below
+    /// [`transfer::DIRECT_BELOW`] bytes) lands in a host buffer first, so a failed copy
+    /// leaves it untouched too; a large one streams through the page-locked ring of
+    /// [`crate::transfer`] straight into the host array, where only a failure of the
+    /// copy itself (the device lost in the middle of it) can leave part of it written.
     pub(crate) fn download<T: Element>(&self, host: &RawArray<T>) -> Result<()> {
         debug_assert!(host.standard && host.shape == self.shape && T::TY == self.elem);
         let n = host.len();
+        if n * self.elem_bytes >= transfer::DIRECT_BELOW {
+            return self.copy2d(host.ptr as *mut u8, false);
+        }
         let mut staging: Vec<T> = vec![T::default(); n];
         self.copy2d(staging.as_mut_ptr() as *mut u8, false)?;
         // SAFETY: the host array is standard layout with `n` elements, exclusively

@@ -212,6 +212,9 @@ pub struct Gpu {
     pub total_memory: usize,
     pub l2_bytes: u32,
     pub max_grid: [u32; 3],
+    /// Page-locked staging buffers for large host↔device copies, allocated at the
+    /// first ([`crate::transfer`]).
+    pub(crate) staging: Mutex<Option<crate::transfer::Staging>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -266,6 +269,7 @@ impl Gpu {
             ],
             ctx,
             stream,
+            staging: Mutex::new(None),
         })
     }
 

@@ -21,6 +21,7 @@ pub mod raw;
 pub mod region;
 pub mod split;
 pub mod stats;
+pub mod transfer;
 pub mod tune;
 
 pub use device::{
@@ -38,7 +39,10 @@ pub use mint_translator;
 pub use mint_translator::Target;
 pub use mint_translator::ir::RedOp;
 pub use region::{ArrayInfo, Region, RegionInfo, set_sync_each_launch, sync_each_launch};
-pub use stats::{KernelStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing};
+pub use stats::{
+    KernelStats, TransferStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing,
+    transfer_stats,
+};
 
 /// A kernel scalar argument of exactly type `T` (the macros use the type they inferred,
 /// so a wrong inference is a compile error, not a wrong answer).

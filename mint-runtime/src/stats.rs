@@ -92,9 +92,69 @@ pub fn kernel_stat(kernel: &str) -> Option<KernelStats> {
     })
 }
 
-/// Forgets all statistics.
+/// Forgets all statistics: the kernels' and the transfers' ([`transfer_stats`]).
 pub fn reset_kernel_stats() {
     STATS.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    *TRANSFERS.lock().unwrap_or_else(|p| p.into_inner()) = TransferStats::default();
+}
+
+/// Host↔device copies so far: `copy!` (with the scatters and gathers of several
+/// devices) and the arrays of hand-written kernels. Seconds are host wall time from the
+/// moment the device has finished the work queued before the copy to the copy's end.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TransferStats {
+    pub to_device_copies: u64,
+    pub to_device_bytes: f64,
+    pub to_device_seconds: f64,
+    pub from_device_copies: u64,
+    pub from_device_bytes: f64,
+    pub from_device_seconds: f64,
+}
+
+impl TransferStats {
+    /// Bytes per second host to device (0 before the first copy).
+    pub fn to_device_rate(&self) -> f64 {
+        if self.to_device_seconds > 0.0 {
+            self.to_device_bytes / self.to_device_seconds
+        } else {
+            0.0
+        }
+    }
+    /// Bytes per second device to host (0 before the first copy).
+    pub fn from_device_rate(&self) -> f64 {
+        if self.from_device_seconds > 0.0 {
+            self.from_device_bytes / self.from_device_seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+static TRANSFERS: Mutex<TransferStats> = Mutex::new(TransferStats {
+    to_device_copies: 0,
+    to_device_bytes: 0.0,
+    to_device_seconds: 0.0,
+    from_device_copies: 0,
+    from_device_bytes: 0.0,
+    from_device_seconds: 0.0,
+});
+
+/// The host↔device copies since the start or the last [`reset_kernel_stats`].
+pub fn transfer_stats() -> TransferStats {
+    *TRANSFERS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub(crate) fn record_transfer(to_device: bool, bytes: usize, seconds: f64) {
+    let mut t = TRANSFERS.lock().unwrap_or_else(|p| p.into_inner());
+    if to_device {
+        t.to_device_copies += 1;
+        t.to_device_bytes += bytes as f64;
+        t.to_device_seconds += seconds;
+    } else {
+        t.from_device_copies += 1;
+        t.from_device_bytes += bytes as f64;
+        t.from_device_seconds += seconds;
+    }
 }
 
 /// Counts a launch of `kernel` (its `file:line` from `location`, asked for only on the

@@ -58,10 +58,17 @@ pub enum Mode {
     Fresh,
 }
 
-/// `MINT_TUNE`, read once. Other values than `0`, `1` and `fresh` count as unset, with a
-/// warning.
+/// `MINT_TUNE`, read once, unless [`set_mode`] overrode it. Other values than `0`, `1`
+/// and `fresh` count as unset, with a warning.
 pub fn mode() -> Mode {
     static M: OnceLock<Mode> = OnceLock::new();
+    match OVERRIDE.load(Ordering::Relaxed) {
+        1 => return Mode::AsWritten,
+        2 => return Mode::All,
+        3 => return Mode::Off,
+        4 => return Mode::Fresh,
+        _ => {}
+    }
     *M.get_or_init(|| match std::env::var("MINT_TUNE").as_deref() {
         Err(_) | Ok("") => Mode::AsWritten,
         Ok("1") | Ok("all") => Mode::All,
@@ -72,6 +79,21 @@ pub fn mode() -> Mode {
             Mode::AsWritten
         }
     })
+}
+
+/// 0: `MINT_TUNE` decides; otherwise the [`Mode`] [`set_mode`] gave.
+static OVERRIDE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Overrides `MINT_TUNE` for the rest of the process (for every thread): for example
+/// `Mode::Off` runs every kernel as written, without searching.
+pub fn set_mode(m: Mode) {
+    let v = match m {
+        Mode::AsWritten => 1,
+        Mode::All => 2,
+        Mode::Off => 3,
+        Mode::Fresh => 4,
+    };
+    OVERRIDE.store(v, Ordering::Relaxed);
 }
 
 static SEARCHES: AtomicU64 = AtomicU64::new(0);
