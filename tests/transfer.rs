@@ -35,7 +35,7 @@ fn bump2(u: &mut Array2<f32>) -> mint::Result<()> {
     #[mint::r#for(nest(all))]
     for y in 0..ny {
         for x in 0..nx {
-            u[[y, x]] = u[[y, x]] - 1.0;
+            u[[y, x]] -= 1.0;
         }
     }
     mint::copy!(u, from_device);
@@ -48,7 +48,7 @@ fn bump1(u: &mut Array1<f32>) -> mint::Result<()> {
     mint::copy!(u, to_device);
     #[mint::r#for]
     for i in 0..n {
-        u[i] = u[i] + 1.0;
+        u[i] += 1.0;
     }
     mint::copy!(u, from_device);
     Ok(())
@@ -79,7 +79,7 @@ fn large_pitched_3d_arrays_round_trip_through_the_ring() {
         );
         match &one {
             None => one = Some(u),
-            Some(o) => assert!(&u == o, "{dev:?}: differs from one device"),
+            Some(o) => assert!(u == *o, "{dev:?}: differs from one device"),
         }
     }
 }

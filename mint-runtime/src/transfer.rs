@@ -48,11 +48,13 @@ pub struct Ring {
 impl Ring {
     /// What Mint uses unless [`set_ring`] says otherwise.
     ///
-    /// Chosen on an H100 host (16 cores) on 2026-11-23 by `cargo bench --bench transfer
-    /// -- --sweep`: streaming stores gave 10–40% over plain copies, 4 MiB slots lost to
-    /// the cost of waking the cores per slot, and 1 MiB pieces beat 4 MiB ones.
+    /// Chosen on an H100 host (16 cores) on 2026-11-23 by two runs of `cargo bench
+    /// --bench transfer -- --sweep`: streaming stores gave 10–40% over plain copies,
+    /// slots of 8 MiB or less lost to the cost of waking the cores per slot, 1 MiB
+    /// pieces beat larger ones, and 4 slots of 16 MiB were the steadiest device to host
+    /// (47–54 GB/s of 55) with the others within the runs' noise host to device.
     pub const DEFAULT: Ring = Ring {
-        slots: 8,
+        slots: 4,
         slot_bytes: 16 << 20,
         piece_bytes: 1 << 20,
         stream_stores: true,
@@ -196,6 +198,17 @@ fn pieces(r: &Rows, slot_bytes: usize) -> Vec<Piece> {
     out
 }
 
+/// Piece `p` of `r` as its own copy between staging buffer `buf` and the device.
+fn piece_rows(r: &Rows, p: &Piece, buf: *mut u8) -> Rows {
+    Rows {
+        host: buf,
+        dev: r.dev + p.dev_off as u64,
+        rows: p.rows,
+        row_bytes: p.width,
+        pitch: dev_pitch(r, p),
+    }
+}
+
 /// The device pitch of a piece's copy: a one-row piece may be wider than the array's
 /// pitch (a byte range across rows that are back to back), and `cuMemcpy2D` wants a
 /// pitch at least as wide as the row it copies.
@@ -203,16 +216,10 @@ fn dev_pitch(r: &Rows, p: &Piece) -> usize {
     if p.rows == 1 { p.width } else { r.pitch }
 }
 
-fn memcpy2d(
-    dir: Direction,
-    host: *mut u8,
-    host_pitch: usize,
-    dev: sys::CUdeviceptr,
-    dev_pitch: usize,
-    width: usize,
-    rows: usize,
-    stream: sys::CUstream,
-) -> Result<(), DriverError> {
+/// One `cuMemcpy2DAsync` of `r` (host rows back to back, `r.row_bytes` apart).
+fn memcpy2d(dir: Direction, r: Rows, stream: sys::CUstream) -> Result<(), DriverError> {
+    let (host, dev, width, rows) = (r.host, r.dev, r.row_bytes, r.rows);
+    let (host_pitch, dev_pitch) = (r.row_bytes, r.pitch);
     let (host_t, dev_t) = (
         sys::CUmemorytype::CU_MEMORYTYPE_HOST,
         sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
@@ -321,16 +328,7 @@ pub unsafe fn copy(gpu: &Gpu, dir: Direction, r: Rows) -> Result<(), DriverError
     unsafe { drv::stream::synchronize(stream) }?;
     let t = std::time::Instant::now();
     let result = if total < DIRECT_BELOW {
-        memcpy2d(
-            dir,
-            r.host,
-            r.row_bytes,
-            r.dev,
-            r.pitch,
-            r.row_bytes,
-            r.rows,
-            stream,
-        )
+        memcpy2d(dir, r, stream)
     } else {
         unsafe { staged(gpu, dir, &r, stream) }
     };
@@ -388,16 +386,7 @@ unsafe fn pipeline_up(
             )
         };
         par_copy(dst, src, &staging.ring);
-        memcpy2d(
-            Direction::ToDevice,
-            buf,
-            p.width,
-            r.dev + p.dev_off as u64,
-            dev_pitch(r, &p),
-            p.width,
-            p.rows,
-            stream,
-        )?;
+        memcpy2d(Direction::ToDevice, piece_rows(r, p, buf), stream)?;
         unsafe { drv::event::record(ev, stream) }?;
     }
     Ok(())
@@ -415,16 +404,7 @@ unsafe fn pipeline_down(
     let queue = |i: usize| -> Result<(), DriverError> {
         let (buf, ev) = staging.slots[i % slots];
         let p = pieces[i];
-        memcpy2d(
-            Direction::ToHost,
-            buf,
-            p.width,
-            r.dev + p.dev_off as u64,
-            dev_pitch(r, &p),
-            p.width,
-            p.rows,
-            stream,
-        )?;
+        memcpy2d(Direction::ToHost, piece_rows(r, &p, buf), stream)?;
         unsafe { drv::event::record(ev, stream) }
     };
     for i in 0..pieces.len().min(slots) {
