@@ -246,3 +246,51 @@ fn the_readme_example_at_both_precisions() {
     readme_heat::<f32>(1e-5);
     readme_heat::<f64>(1e-12);
 }
+
+/// A reduction over a variable of the generic type (`let mut s: T`): the sum of squares
+/// and the largest |value|.
+#[mint::parallel]
+fn norms<T: Real>(a: &Array3<T>) -> mint::Result<(T, T)> {
+    let (nz, ny, nx) = a.dim();
+    copy!(a, to_device);
+    let mut s: T = T::new(0.0);
+    #[mint::r#for(nest(all), tile(16, 4, 1), reduction(+: s))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                s += a[[z, y, x]] * a[[z, y, x]];
+            }
+        }
+    }
+    let mut m: T = T::new(0.0);
+    #[mint::r#for(nest(all), tile(16, 4, 1), reduction(max: m))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                m = m.max(a[[z, y, x]].abs());
+            }
+        }
+    }
+    Ok((s, m))
+}
+
+fn check_norms<T: Real + Into<f64>>(tol: f64) {
+    let a = field::<T>(5, -1.0);
+    let sum: f64 = a.iter().map(|&v| v.into() * v.into()).sum();
+    let max = a.iter().fold(0.0f64, |m, &v| m.max(v.into().abs()));
+    for d in backends() {
+        let (s, m) = mint::with_device(d, || norms(&a)).unwrap();
+        assert!(
+            (s.into() - sum).abs() <= tol * sum,
+            "{d:?}: sum {} against {sum}",
+            s
+        );
+        assert_eq!(m.into(), max, "{d:?}: max");
+    }
+}
+
+#[test]
+fn a_reduction_over_a_generic_variable_at_both_precisions() {
+    check_norms::<f32>(1e-5);
+    check_norms::<f64>(1e-12);
+}

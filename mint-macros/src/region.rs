@@ -684,18 +684,21 @@ impl RegionGen {
                 }
             }
             Some(r) => {
-                let ty = ty_tokens(r.ty.unwrap_or(ScalarTy::F64));
+                // a variable of a generic type (`let mut sum: T`): Rust infers it from
+                // the variable, the runtime binds it at launch
+                let ty = r.ty.map(ty_tokens).unwrap_or_else(|| quote!(_));
                 let op = red_op_tokens(r.op);
                 let var = self.ident(&r.var);
                 let launch =
                     self.try_(quote!(__mint_region.launch_reduce::<#ty>(&__MINT_KERNEL, #args)));
                 let cpu = self.try_(quote! {
-                    __mint_region.cpu_reduce::<#ty>(&__MINT_KERNEL, &[#(#arrays_gpu),*], #op, |__mint_dev: &::mint::__rt::cpu::CpuDev| -> #ty {
+                    __mint_region.cpu_reduce::<#ty>(&__MINT_KERNEL, &[#(#arrays_gpu),*], #op, |__mint_dev: &::mint::__rt::cpu::CpuDev| {
+                        let __mint_identity = ::mint::__rt::cpu::identity_like(&#var, #op);
                         #(#views)*
-                        __mint_dev.par_reduce(#r0, #op, |#v0| -> #ty {
+                        __mint_dev.par_reduce(#r0, #op, |#v0| {
                             #(#shadows)*
                             #[allow(unused_mut)]
-                            let mut #var: #ty = ::mint::__rt::cpu::identity::<#ty>(#op);
+                            let mut #var: #ty = __mint_identity;
                             #inner
                             #var
                         })

@@ -714,6 +714,12 @@ pub fn identity<T: Reducible>(op: RedOp) -> T {
     T::red_identity(op)
 }
 
+/// [`identity`] of the type of `_like` (a reduction variable of a generic type, which the
+/// generated code cannot name).
+pub fn identity_like<T: Reducible>(_like: &T, op: RedOp) -> T {
+    T::red_identity(op)
+}
+
 /// `op(a, b)`.
 pub fn combine<T: Reducible>(op: RedOp, a: T, b: T) -> T {
     T::red_combine(op, a, b)

@@ -63,6 +63,7 @@ mod sealed {
 )]
 pub trait Real:
     Element
+    + crate::cpu::Reducible
     + num_traits::Float
     + std::ops::AddAssign
     + std::ops::SubAssign

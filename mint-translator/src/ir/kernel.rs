@@ -48,6 +48,7 @@ impl Kernel {
     pub fn types_at_launch(&self) -> bool {
         self.arrays.iter().any(|a| a.elem_at_launch || a.ndim == 0)
             || crate::inline::has_calls(&self.body)
+            || self.reduction.as_ref().is_some_and(|r| r.ty.is_none())
     }
     /// Binds the types a launch supplies, wherever the front end left them open:
     /// `elems[i]` is array `i`'s element type and number of dimensions, `scalars[i]` is
@@ -68,6 +69,15 @@ impl Kernel {
             if s.ty.is_none() {
                 s.ty = Some(t);
             }
+        }
+        // a reduction over a variable of a generic type (`let mut sum: T`) takes the
+        // type its scalar was bound to
+        if let Some(r) = k.reduction.as_mut().filter(|r| r.ty.is_none()) {
+            r.ty = k
+                .scalars
+                .iter()
+                .find(|s| s.name == r.var)
+                .and_then(|s| s.ty);
         }
         k
     }
