@@ -183,10 +183,75 @@ pub struct Plan {
 /// sweep solves exactly).
 const COARSE_SWEEPS: usize = 2;
 
-/// Solves on the hierarchy `hi` with the flat arrays of [`Hierarchy::problem`] and
-/// returns, after the FMG cycle (if any) and after each V-cycle, the residual's 2-norm
-/// on level 0 scaled by h^(3/2) (the discrete L2 norm) and the largest error |u − u*|
-/// on level 0. `u` holds the solution afterwards (every level; level 0 is the answer).
+/// One step of a multigrid schedule; [`solve`] runs each with one kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A sweep of one color (x + y + z ≡ `color` mod 2) on `level`, over-relaxed by the
+    /// plan's ω, or plain Gauss-Seidel (`gs`) on the coarsest level.
+    Sweep {
+        level: usize,
+        color: usize,
+        gs: bool,
+    },
+    /// r_l = f_l + Δu_l.
+    Residual(usize),
+    /// f_(l+1) = full weighting of r_l.
+    Restrict(usize),
+    /// u_l = 0.
+    Zero(usize),
+    /// u_l += trilinear interpolation of u_(l+1).
+    Prolong(usize),
+    /// The residual's norm and the error on level 0, into the history.
+    Measure,
+}
+
+fn sweeps(out: &mut Vec<Step>, level: usize, count: usize, gs: bool) {
+    for _ in 0..count {
+        for color in 0..2 {
+            out.push(Step::Sweep { level, color, gs });
+        }
+    }
+}
+
+/// One V-cycle from level `top` down to the coarsest of `levels`.
+fn v_cycle(out: &mut Vec<Step>, top: usize, levels: usize, plan: &Plan) {
+    for l in top..levels - 1 {
+        sweeps(out, l, plan.pre, false);
+        out.extend([Step::Residual(l), Step::Restrict(l), Step::Zero(l + 1)]);
+    }
+    sweeps(out, levels - 1, COARSE_SWEEPS, true);
+    for l in (top..levels - 1).rev() {
+        out.push(Step::Prolong(l));
+        sweeps(out, l, plan.post, false);
+    }
+}
+
+/// The steps of `plan` on `levels` levels: FMG (solve the coarsest level; for each finer
+/// level, interpolate the coarser solution and run one V-cycle from it), then V-cycles
+/// from level 0, each followed by [`Step::Measure`]. The schedule is plain host code;
+/// the region only runs it.
+pub fn schedule(levels: usize, plan: &Plan) -> Vec<Step> {
+    let mut out = Vec::new();
+    if plan.fmg {
+        sweeps(&mut out, levels - 1, COARSE_SWEEPS, true);
+        for top in (0..levels - 1).rev() {
+            out.extend([Step::Zero(top), Step::Prolong(top)]);
+            v_cycle(&mut out, top, levels, plan);
+        }
+        out.push(Step::Measure);
+    }
+    for _ in 0..plan.cycles {
+        v_cycle(&mut out, 0, levels, plan);
+        out.push(Step::Measure);
+    }
+    out
+}
+
+/// Solves on the hierarchy `hi` with the flat arrays of [`Hierarchy::problem`], running
+/// [`schedule`], and returns, after the FMG cycle (if any) and after each V-cycle, the
+/// residual's 2-norm on level 0 scaled by h^(3/2) (the discrete L2 norm) and the largest
+/// error |u − u*| on level 0. `u` holds the solution afterwards (every level; level 0 is
+/// the answer).
 ///
 /// # Errors
 /// The runtime's: no device, out of device memory, a launch failure.
@@ -199,188 +264,96 @@ pub fn solve<T: Real>(
     hi: &Hierarchy,
     plan: Plan,
 ) -> mint::Result<Vec<(T, T)>> {
-    let levels = hi.levels();
-    let w = T::new(plan.omega);
-    // the coarsest level's one unknown: Gauss-Seidel solves it exactly
-    let one = T::new(1.0);
+    let omega = T::new(plan.omega);
     mint::copy!(u, to_device);
     mint::copy!(f, to_device);
     mint::copy!(r, to_device);
     mint::copy!(ex, to_device);
     let mut history = Vec::new();
-    let passes = plan.cycles + usize::from(plan.fmg);
-    for pass in 0..passes {
-        let fmg = plan.fmg && pass == 0;
-        // FMG: solve the coarsest level, then for each finer level interpolate the
-        // coarser solution and run one V-cycle from it; otherwise one V-cycle from 0
-        let tops: Vec<usize> = if fmg {
-            (0..levels - 1).rev().collect()
-        } else {
-            vec![0]
-        };
-        if fmg {
-            let (n, o) = (hi.n[levels - 1], hi.offset[levels - 1]);
-            let h2 = T::new(hi.h(levels - 1).powi(2));
-            for _ in 0..COARSE_SWEEPS {
-                for c in 0..2usize {
-                    // red-black Gauss-Seidel sweep of color c (x + y + z ≡ c mod 2)
-                    #[mint::r#for(nest(all), tile(32, 4, 1))]
-                    for z in 1..n - 1 {
-                        for y in 1..n - 1 {
-                            for x in 1..n - 1 {
-                                if (x + y + z) % 2 == c {
-                                    let i = o + (z * n + y) * n + x;
-                                    u[i] = relax(&u, &f, i, n, h2, one);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for top in tops {
-            if fmg {
-                // u_top = P u_(top+1): zero, then add the interpolation
-                let (nf, of) = (hi.n[top], hi.offset[top]);
-                #[mint::r#for]
-                for i in of..of + nf * nf * nf {
-                    u[i] = T::new(0.0);
-                }
-                let (nc, oc) = (hi.n[top + 1], hi.offset[top + 1]);
-                #[mint::r#for(nest(all), tile(32, 4, 1))]
-                for z in 1..nf - 1 {
-                    for y in 1..nf - 1 {
-                        for x in 1..nf - 1 {
-                            let c = interpolate(&u, oc, nc, z, y, x);
-                            u[of + (z * nf + y) * nf + x] += c;
-                        }
-                    }
-                }
-            }
-            // one V-cycle from level `top`: down
-            for l in top..levels - 1 {
-                let (n, o) = (hi.n[l], hi.offset[l]);
-                let h2 = T::new(hi.h(l).powi(2));
-                let ih2 = T::new(hi.h(l).powi(-2));
-                for _ in 0..plan.pre {
-                    for c in 0..2usize {
-                        #[mint::r#for(nest(all), tile(32, 4, 1))]
-                        for z in 1..n - 1 {
-                            for y in 1..n - 1 {
-                                for x in 1..n - 1 {
-                                    if (x + y + z) % 2 == c {
-                                        let i = o + (z * n + y) * n + x;
-                                        u[i] = relax(&u, &f, i, n, h2, w);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                // r = f + Δu
-                #[mint::r#for(nest(all), tile(32, 4, 1))]
-                for z in 1..n - 1 {
-                    for y in 1..n - 1 {
-                        for x in 1..n - 1 {
+    for step in schedule(hi.levels(), &plan) {
+        if let Step::Sweep { level, color, gs } = step {
+            let (n, o, c) = (hi.n[level], hi.offset[level], color);
+            let h2 = T::new(hi.h(level).powi(2));
+            let w = if gs { T::new(1.0) } else { omega };
+            #[mint::r#for(nest(all), tile(32, 4, 1))]
+            for z in 1..n - 1 {
+                for y in 1..n - 1 {
+                    for x in 1..n - 1 {
+                        if (x + y + z) % 2 == c {
                             let i = o + (z * n + y) * n + x;
-                            r[i] = f[i] - ih2 * neg_laplacian(&u, i, n);
-                        }
-                    }
-                }
-                // f_(l+1) = full weighting of r_l; u_(l+1) = 0
-                let (nf, of) = (n, o);
-                let (nc, oc) = (hi.n[l + 1], hi.offset[l + 1]);
-                #[mint::r#for(nest(all), tile(32, 4, 1))]
-                for z in 1..nc - 1 {
-                    for y in 1..nc - 1 {
-                        for x in 1..nc - 1 {
-                            f[oc + (z * nc + y) * nc + x] = restrict(&r, of, nf, z, y, x);
-                        }
-                    }
-                }
-                #[mint::r#for]
-                for i in oc..oc + nc * nc * nc {
-                    u[i] = T::new(0.0);
-                }
-            }
-            // the coarsest level
-            {
-                let (n, o) = (hi.n[levels - 1], hi.offset[levels - 1]);
-                let h2 = T::new(hi.h(levels - 1).powi(2));
-                for _ in 0..COARSE_SWEEPS {
-                    for c in 0..2usize {
-                        #[mint::r#for(nest(all), tile(32, 4, 1))]
-                        for z in 1..n - 1 {
-                            for y in 1..n - 1 {
-                                for x in 1..n - 1 {
-                                    if (x + y + z) % 2 == c {
-                                        let i = o + (z * n + y) * n + x;
-                                        u[i] = relax(&u, &f, i, n, h2, one);
-                                    }
-                                }
-                            }
+                            u[i] = relax(&u, &f, i, n, h2, w);
                         }
                     }
                 }
             }
-            // up: u_l += P u_(l+1), then smooth
-            for l in (top..levels - 1).rev() {
-                let (nf, of) = (hi.n[l], hi.offset[l]);
-                let (nc, oc) = (hi.n[l + 1], hi.offset[l + 1]);
-                #[mint::r#for(nest(all), tile(32, 4, 1))]
-                for z in 1..nf - 1 {
-                    for y in 1..nf - 1 {
-                        for x in 1..nf - 1 {
-                            let c = interpolate(&u, oc, nc, z, y, x);
-                            u[of + (z * nf + y) * nf + x] += c;
-                        }
-                    }
-                }
-                let (n, o) = (nf, of);
-                let h2 = T::new(hi.h(l).powi(2));
-                for _ in 0..plan.post {
-                    for c in 0..2usize {
-                        #[mint::r#for(nest(all), tile(32, 4, 1))]
-                        for z in 1..n - 1 {
-                            for y in 1..n - 1 {
-                                for x in 1..n - 1 {
-                                    if (x + y + z) % 2 == c {
-                                        let i = o + (z * n + y) * n + x;
-                                        u[i] = relax(&u, &f, i, n, h2, w);
-                                    }
-                                }
-                            }
-                        }
+        } else if let Step::Residual(l) = step {
+            let (n, o) = (hi.n[l], hi.offset[l]);
+            let ih2 = T::new(hi.h(l).powi(-2));
+            #[mint::r#for(nest(all), tile(32, 4, 1))]
+            for z in 1..n - 1 {
+                for y in 1..n - 1 {
+                    for x in 1..n - 1 {
+                        let i = o + (z * n + y) * n + x;
+                        r[i] = f[i] - ih2 * neg_laplacian(&u, i, n);
                     }
                 }
             }
+        } else if let Step::Restrict(l) = step {
+            let (nf, of) = (hi.n[l], hi.offset[l]);
+            let (nc, oc) = (hi.n[l + 1], hi.offset[l + 1]);
+            #[mint::r#for(nest(all), tile(32, 4, 1))]
+            for z in 1..nc - 1 {
+                for y in 1..nc - 1 {
+                    for x in 1..nc - 1 {
+                        f[oc + (z * nc + y) * nc + x] = restrict(&r, of, nf, z, y, x);
+                    }
+                }
+            }
+        } else if let Step::Zero(l) = step {
+            let (n, o) = (hi.n[l], hi.offset[l]);
+            #[mint::r#for]
+            for i in o..o + n * n * n {
+                u[i] = T::new(0.0);
+            }
+        } else if let Step::Prolong(l) = step {
+            let (nf, of) = (hi.n[l], hi.offset[l]);
+            let (nc, oc) = (hi.n[l + 1], hi.offset[l + 1]);
+            #[mint::r#for(nest(all), tile(32, 4, 1))]
+            for z in 1..nf - 1 {
+                for y in 1..nf - 1 {
+                    for x in 1..nf - 1 {
+                        let c = interpolate(&u, oc, nc, z, y, x);
+                        u[of + (z * nf + y) * nf + x] += c;
+                    }
+                }
+            }
+        } else {
+            let n = hi.n[0];
+            let ih2 = T::new(hi.h(0).powi(-2));
+            let mut sum: T = T::new(0.0);
+            #[mint::r#for(nest(all), tile(32, 4, 1), reduction(+: sum))]
+            for z in 1..n - 1 {
+                for y in 1..n - 1 {
+                    for x in 1..n - 1 {
+                        let i = (z * n + y) * n + x;
+                        let v = f[i] - ih2 * neg_laplacian(&u, i, n);
+                        sum += v * v;
+                    }
+                }
+            }
+            let mut err: T = T::new(0.0);
+            #[mint::r#for(nest(all), tile(32, 4, 1), reduction(max: err))]
+            for z in 1..n - 1 {
+                for y in 1..n - 1 {
+                    for x in 1..n - 1 {
+                        let i = (z * n + y) * n + x;
+                        err = err.max((u[i] - ex[i]).abs());
+                    }
+                }
+            }
+            let h = T::new(hi.h(0));
+            history.push(((sum * h * h * h).sqrt(), err));
         }
-        // level 0: the residual's norm and the error, by reductions
-        let n = hi.n[0];
-        let ih2 = T::new(hi.h(0).powi(-2));
-        let mut sum: T = T::new(0.0);
-        #[mint::r#for(nest(all), tile(32, 4, 1), reduction(+: sum))]
-        for z in 1..n - 1 {
-            for y in 1..n - 1 {
-                for x in 1..n - 1 {
-                    let i = (z * n + y) * n + x;
-                    let v = f[i] - ih2 * neg_laplacian(&u, i, n);
-                    sum += v * v;
-                }
-            }
-        }
-        let mut err: T = T::new(0.0);
-        #[mint::r#for(nest(all), tile(32, 4, 1), reduction(max: err))]
-        for z in 1..n - 1 {
-            for y in 1..n - 1 {
-                for x in 1..n - 1 {
-                    let i = (z * n + y) * n + x;
-                    err = err.max((u[i] - ex[i]).abs());
-                }
-            }
-        }
-        let h = T::new(hi.h(0));
-        history.push(((sum * h * h * h).sqrt(), err));
     }
     mint::copy!(u, from_device);
     Ok(history)
