@@ -32,22 +32,39 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
         }
     };
     let stream = gpu.stream.cu_stream();
-    let run = || -> Result<Vec<f64>> {
+    let run = || -> Result<f64> {
         unsafe { drv::memset_d8_async(src, 1, bytes, stream) }
             .map_err(|e| Error::driver("cuMemsetD8", e))?;
-        let ev = |_: ()| {
-            drv::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
-                .map_err(|e| Error::driver("cuEventCreate", e))
-        };
-        let (a, b) = (ev(())?, ev(())?);
+        median_seconds(gpu, reps, || {
+            unsafe { drv::memcpy_dtod_async(dst, src, bytes, stream) }
+                .map_err(|e| Error::driver("cuMemcpyDtoD", e))
+        })
+    };
+    let r = run();
+    unsafe {
+        let _ = drv::free_sync(src);
+        let _ = drv::free_sync(dst);
+    }
+    Ok(2.0 * bytes as f64 / r?)
+}
+
+/// The median over `reps` runs (after one warm-up) of the device time of what `op`
+/// queues on `gpu`'s stream, in seconds, timed with CUDA events.
+fn median_seconds(gpu: &Gpu, reps: usize, mut op: impl FnMut() -> Result<()>) -> Result<f64> {
+    let stream = gpu.stream.cu_stream();
+    let ev = || {
+        drv::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+            .map_err(|e| Error::driver("cuEventCreate", e))
+    };
+    let (a, b) = (ev()?, ev()?);
+    let mut run = || -> Result<Vec<f64>> {
         let mut times = Vec::with_capacity(reps);
         for i in 0..=reps {
-            unsafe {
-                drv::event::record(a, stream).map_err(|e| Error::driver("cuEventRecord", e))?;
-                drv::memcpy_dtod_async(dst, src, bytes, stream)
-                    .map_err(|e| Error::driver("cuMemcpyDtoD", e))?;
-                drv::event::record(b, stream).map_err(|e| Error::driver("cuEventRecord", e))?;
-            }
+            unsafe { drv::event::record(a, stream) }
+                .map_err(|e| Error::driver("cuEventRecord", e))?;
+            op()?;
+            unsafe { drv::event::record(b, stream) }
+                .map_err(|e| Error::driver("cuEventRecord", e))?;
             gpu.synchronize()?;
             let ms = unsafe { drv::event::elapsed(a, b) }
                 .map_err(|e| Error::driver("cuEventElapsedTime", e))?;
@@ -55,21 +72,16 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: usize, reps: usize) -> Result<f64> {
                 times.push(ms as f64 * 1e-3);
             }
         }
-        unsafe {
-            let _ = drv::event::destroy(a);
-            let _ = drv::event::destroy(b);
-        }
         Ok(times)
     };
     let r = run();
     unsafe {
-        let _ = drv::free_sync(src);
-        let _ = drv::free_sync(dst);
+        let _ = drv::event::destroy(a);
+        let _ = drv::event::destroy(b);
     }
     let mut t = r?;
     t.sort_by(|a, b| a.total_cmp(b));
-    let med = t[t.len() / 2];
-    Ok(2.0 * bytes as f64 / med)
+    Ok(t[t.len() / 2])
 }
 
 /// Where the host side of a measured host↔device copy lives.
@@ -124,38 +136,19 @@ pub fn host_copy_bandwidth(
     let run = |up: bool| -> Result<f64> {
         // SAFETY: `host` holds `bytes` bytes, `dev` too.
         unsafe { std::ptr::write_bytes(host, 1, bytes) };
-        let ev = || {
-            drv::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
-                .map_err(|e| Error::driver("cuEventCreate", e))
-        };
-        let (a, b) = (ev()?, ev()?);
-        let mut times = Vec::with_capacity(reps);
-        for i in 0..=reps {
-            unsafe {
-                drv::event::record(a, stream).map_err(|e| Error::driver("cuEventRecord", e))?;
-                let r = if up {
+        let t = median_seconds(gpu, reps, || {
+            let r = unsafe {
+                if up {
                     let src = std::slice::from_raw_parts(host as *const u8, bytes);
                     drv::memcpy_htod_async(dev, src, stream)
                 } else {
                     let dst = std::slice::from_raw_parts_mut(host, bytes);
                     drv::memcpy_dtoh_async(dst, dev, stream)
-                };
-                r.map_err(|e| Error::driver("cuMemcpy (host)", e))?;
-                drv::event::record(b, stream).map_err(|e| Error::driver("cuEventRecord", e))?;
-            }
-            gpu.synchronize()?;
-            let ms = unsafe { drv::event::elapsed(a, b) }
-                .map_err(|e| Error::driver("cuEventElapsedTime", e))?;
-            if i > 0 {
-                times.push(ms as f64 * 1e-3);
-            }
-        }
-        unsafe {
-            let _ = drv::event::destroy(a);
-            let _ = drv::event::destroy(b);
-        }
-        times.sort_by(|a, b| a.total_cmp(b));
-        Ok(bytes as f64 / times[times.len() / 2])
+                }
+            };
+            r.map_err(|e| Error::driver("cuMemcpy (host)", e))
+        })?;
+        Ok(bytes as f64 / t)
     };
     let r = run(true).and_then(|up| Ok((up, run(false)?)));
     unsafe {
