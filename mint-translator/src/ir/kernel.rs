@@ -48,7 +48,6 @@ impl Kernel {
     pub fn types_at_launch(&self) -> bool {
         self.arrays.iter().any(|a| a.elem_at_launch || a.ndim == 0)
             || crate::inline::has_calls(&self.body)
-            || self.reduction.as_ref().is_some_and(|r| r.ty.is_none())
     }
     /// Binds the types a launch supplies, wherever the front end left them open:
     /// `elems[i]` is array `i`'s element type and number of dimensions, `scalars[i]` is
