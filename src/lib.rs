@@ -60,6 +60,8 @@
 pub use mint_macros::{device, r#for, parallel, single};
 pub use mint_runtime::Real;
 pub use mint_runtime::graph;
+pub use mint_runtime::memcap;
+pub use mint_runtime::stream;
 pub use mint_runtime::tune;
 pub use mint_runtime::{
     Backend, Device, Error, GpuList, JitStats, KernelStats, Result, TransferStats, cuda_available,
@@ -199,7 +201,8 @@ pub mod __rt {
     pub use mint_runtime::mint_translator::ir::ScalarTy;
     pub use mint_runtime::{
         ArrayInfo, DeviceFnSite, Element, HostArray, HostArrayMut, KernelSite, LaunchArgs, RedOp,
-        Region, RegionInfo, ScalarValue, SiteRef, bounds, clause, inventory, or_panic, scalar,
+        Region, RegionInfo, ScalarValue, SiteRef, StreamSpec, bounds, clause, inventory, or_panic,
+        scalar,
     };
     pub use mint_runtime::{clause_values, compile_only, nvrtc_available};
 

@@ -52,15 +52,16 @@ pub const WINDOWS: [usize; 3] = [3, 5, 7];
 /// margin `$h` = `$c + 1`: unrolled, `z + dz - $c` becomes `z ± const`, the form the
 /// stencil analyzer needs (thesis Sec. 5.4).
 macro_rules! harris_region {
-    ($name:ident, $w:literal, $c:literal, $h:literal) => {
+    ($name:ident, $w:literal, $c:literal, $h:literal, [$($stream:tt)*]) => {
         /// The Harris scores of `data` into `score` (same shape; 0 near the faces), for a
         /// window of this size; `w` holds the window's weights ([`weights`]). On a GPU
         /// the kernel is autotuned at its first launch (`tune`). `tile` is its
-        /// configuration as written.
+        /// configuration as written. The `_streamed` variants stream the volume through
+        /// the device in slabs (`stream`), overlapping the copies with the kernel.
         ///
         /// # Errors
         /// [`mint::Error`] from the device.
-        #[mint::parallel(tune, unroll)]
+        #[mint::parallel(tune, unroll $($stream)*)]
         pub fn $name<T: Real>(
             data: &Array3<T>,
             w: &Array3<T>,
@@ -118,9 +119,12 @@ macro_rules! harris_region {
     };
 }
 
-harris_region!(scores3, 3, 1, 2);
-harris_region!(scores5, 5, 2, 3);
-harris_region!(scores7, 7, 3, 4);
+harris_region!(scores3, 3, 1, 2, []);
+harris_region!(scores5, 5, 2, 3, []);
+harris_region!(scores7, 7, 3, 4, []);
+harris_region!(scores3_streamed, 3, 1, 2, [, stream]);
+harris_region!(scores5_streamed, 5, 2, 3, [, stream]);
+harris_region!(scores7_streamed, 7, 3, 4, [, stream]);
 
 /// The Harris scores of `data` for a window of `window` (3, 5 or 7) voxels: the Mint
 /// kernel compiled for that size. Returns the scores (`data`'s shape).
@@ -132,12 +136,30 @@ pub fn scores(
     window: usize,
     tile: [u32; 3],
 ) -> Result<Array3<f32>, Box<dyn std::error::Error>> {
+    scores_as(data, window, tile, false)
+}
+
+/// [`scores`], streamed through the device in slabs when `streamed` (the `_streamed`
+/// regions: `#[mint::parallel(stream)]`).
+///
+/// # Errors
+/// As [`scores`].
+pub fn scores_as(
+    data: &Array3<f32>,
+    window: usize,
+    tile: [u32; 3],
+    streamed: bool,
+) -> Result<Array3<f32>, Box<dyn std::error::Error>> {
     let w = weights(window);
     let mut score = Array3::<f32>::zeros(data.dim());
-    match window {
-        3 => scores3::<f32>(data, &w, &mut score, K, tile)?,
-        5 => scores5::<f32>(data, &w, &mut score, K, tile)?,
-        7 => scores7::<f32>(data, &w, &mut score, K, tile)?,
+    let s = &mut score;
+    match (window, streamed) {
+        (3, false) => scores3::<f32>(data, &w, s, K, tile)?,
+        (5, false) => scores5::<f32>(data, &w, s, K, tile)?,
+        (7, false) => scores7::<f32>(data, &w, s, K, tile)?,
+        (3, true) => scores3_streamed::<f32>(data, &w, s, K, tile)?,
+        (5, true) => scores5_streamed::<f32>(data, &w, s, K, tile)?,
+        (7, true) => scores7_streamed::<f32>(data, &w, s, K, tile)?,
         _ => {
             return Err(
                 format!("--window {window}: the kernels are compiled for 3, 5 and 7").into(),

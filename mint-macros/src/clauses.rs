@@ -18,6 +18,9 @@ pub struct Options {
     pub same_index: Option<bool>,
     pub vectorize: Option<bool>,
     pub tune: Option<bool>,
+    /// `stream` / `stream = N` (region only): stream the region's arrays through the
+    /// device in slabs; `Some(0)` lets the runtime's model choose the slab count.
+    pub stream: Option<(u32, Span)>,
 }
 
 impl Options {
@@ -35,7 +38,7 @@ impl Options {
     }
 }
 
-const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index`, `vectorize` and `tune` (each also as `name = false`)";
+const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index`, `vectorize` and `tune` (each also as `name = false`), and on `#[mint::parallel]` `stream` or `stream = N`";
 
 /// A `name`, `name = value` or `name(args)` item.
 struct Item {
@@ -93,6 +96,30 @@ fn option(opts: &mut Options, it: &Item) -> syn::Result<bool> {
         "same_index" | "useSameIndex" => opts.same_index = Some(bool_value(it)?),
         "vectorize" => opts.vectorize = Some(bool_value(it)?),
         "tune" | "autotune" => opts.tune = Some(bool_value(it)?),
+        "stream" => {
+            let n = match &it.value {
+                None => 0,
+                Some(Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                })) => match i.base10_parse::<u32>() {
+                    Ok(v) if v >= 1 => v,
+                    _ => {
+                        return Err(syn::Error::new(
+                            i.span(),
+                            "`stream = N` takes the number of slabs, an integer literal of at least 1; write `stream` to let the runtime choose",
+                        ));
+                    }
+                },
+                Some(e) => {
+                    return Err(syn::Error::new(
+                        e.span(),
+                        "`stream = N` takes an integer literal (the number of slabs); write `stream` to let the runtime choose",
+                    ));
+                }
+            };
+            opts.stream = Some((n, it.name.span()));
+        }
         "shared" => {
             opts.shared = Some(match &it.value {
                 None => 8,
@@ -320,6 +347,12 @@ pub fn for_clauses(tokens: TokenStream, span: Span) -> syn::Result<ForClauses> {
                         format!(
                             "unknown clause `{n}`{hint}; `#[mint::r#for]` takes nest(n|all), tile(x, y, z), chunksize(x, y, z), reduction(op: var), nowait, and the options: {OPTION_HELP}"
                         ),
+                    ));
+                }
+                if let Some((_, sp)) = c.options.stream {
+                    return Err(syn::Error::new(
+                        sp,
+                        "`stream` is an option of the region: put it on `#[mint::parallel(stream)]`, which streams all of the region's kernels",
                     ));
                 }
             }

@@ -18,6 +18,7 @@ mod mutate;
 mod region;
 #[cfg(test)]
 mod roundtrip;
+mod stream;
 
 use proc_macro::TokenStream;
 

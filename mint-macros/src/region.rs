@@ -18,14 +18,14 @@ use syn::{Expr, ExprForLoop, Ident, ItemFn, Stmt, parse_quote};
 
 /// Which Mint directive an attribute is, if any.
 #[derive(Debug, PartialEq)]
-enum Directive {
+pub(crate) enum Directive {
     For,
     Single,
     Parallel,
     Unknown(String),
 }
 
-fn directive(a: &syn::Attribute) -> Option<Directive> {
+pub(crate) fn directive(a: &syn::Attribute) -> Option<Directive> {
     let segs: Vec<String> = a
         .path()
         .segments
@@ -61,7 +61,7 @@ fn take_directive(attrs: &mut Vec<syn::Attribute>) -> Option<(Directive, syn::At
     Some((directive(&a).unwrap(), a))
 }
 
-fn macro_name(m: &syn::Macro) -> Option<&'static str> {
+pub(crate) fn macro_name(m: &syn::Macro) -> Option<&'static str> {
     let segs: Vec<String> = m
         .path
         .segments
@@ -99,11 +99,11 @@ impl<'ast> Visit<'ast> for CopyNames {
 }
 
 /// `copy!(x, to_device|from_device [, shape])`; `x` is a variable or a field path.
-struct CopyArgs {
+pub(crate) struct CopyArgs {
     array: Expr,
     /// The dotted name of `array` (`u`, `self.u`, `w.vel.u1`): its slot's key.
     name: String,
-    to_device: bool,
+    pub(crate) to_device: bool,
     shape: Option<Expr>,
 }
 
@@ -1432,6 +1432,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     let (generics, other_generics) = real_generics(&f.sig.generics);
+    let stream = options.stream.map(|(slabs, sp)| {
+        let (errs, outputs) = crate::stream::check(&f.block.stmts, sp);
+        (slabs, outputs, errs)
+    });
     let mut names = CopyNames(Vec::new());
     names.visit_block(&f.block);
     let n = names.0.len();
@@ -1451,6 +1455,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         generics,
         other_generics,
     };
+    let stream = stream.map(|(slabs, outputs, errs)| {
+        g.errors.extend(errs);
+        quote!(::core::option::Option::Some(::mint::__rt::StreamSpec { slabs: #slabs, outputs: #outputs }))
+    });
+    let stream = stream.unwrap_or_else(|| quote!(::core::option::Option::None));
     let body = g.stmts(std::mem::take(&mut f.block.stmts));
     // A `copy!` or `barrier!` left inside an expression (a closure, a call) was not a
     // statement of the region.
@@ -1495,6 +1504,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 file: ::core::file!(),
                 line: #line,
                 arrays: &[#(#arrays),*],
+                stream: #stream,
             };
         },
         parse_quote! {

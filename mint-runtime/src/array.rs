@@ -86,13 +86,40 @@ pub fn layout(shape: [usize; 3], elem_bytes: usize, align_x: usize) -> (usize, u
     )
 }
 
+/// Bytes [`DeviceArray::alloc_planes`] allocates for `planes` planes (along the slowest
+/// axis) of an array of `shape` with `elem_bytes`-byte elements.
+pub fn planes_alloc_bytes(
+    shape: [usize; 3],
+    elem_bytes: usize,
+    ndim: usize,
+    align_x: usize,
+    planes: usize,
+) -> usize {
+    let es = elem_bytes;
+    let (front, pitch, _) = layout(shape, es, align_x);
+    let mut local = shape;
+    local[slow_axis(ndim)] = planes;
+    let rows = local[0] * local[1];
+    if rows * local[2] == 0 {
+        0
+    } else {
+        (front * es + (rows - 1) * pitch * es + local[2] * es + GUARD_BYTES).div_ceil(ROW_ALIGN)
+            * ROW_ALIGN
+    }
+}
+
 /// `bytes` of device memory on `gpu` (bound), 0 for none; running out is
 /// [`Error::OutOfMemory`] naming `array()` with the bytes requested and free.
-fn malloc(gpu: &Gpu, array: impl FnOnce() -> String, bytes: usize) -> Result<sys::CUdeviceptr> {
+///
+/// The bytes count against the `MINT_DEVICE_MEMORY` cap ([`crate::memcap`]) until
+/// [`free`] gives them back.
+fn malloc(gpu: &Gpu, array: impl Fn() -> String, bytes: usize) -> Result<sys::CUdeviceptr> {
     if bytes == 0 {
         return Ok(0);
     }
+    gpu.usage.take(&array, bytes)?;
     unsafe { drv::malloc_sync(bytes) }.map_err(|e| {
+        gpu.usage.give(bytes);
         if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
             let (free, total) = gpu.memory_info();
             Error::OutOfMemory {
@@ -105,6 +132,14 @@ fn malloc(gpu: &Gpu, array: impl FnOnce() -> String, bytes: usize) -> Result<sys
             Error::driver("cuMemAlloc", e)
         }
     })
+}
+
+/// Frees what [`malloc`] allocated on `gpu` (bound).
+fn free(gpu: &Gpu, ptr: sys::CUdeviceptr, bytes: usize) {
+    if ptr != 0 {
+        let _ = unsafe { drv::free_sync(ptr) };
+        gpu.usage.give(bytes);
+    }
 }
 
 /// The kernel of [`DeviceArray::same_bytes`]: sets `*flag` when a 32-bit word differs.
@@ -180,15 +215,7 @@ impl DeviceArray {
         // and their rows are its rows
         let (front, pitch, whole_bytes) = layout(shape, es, align_x);
         let span = whole_bytes / es.max(1);
-        let mut local = shape;
-        local[slow_axis(ndim)] = planes.1 - planes.0;
-        let rows = local[0] * local[1];
-        let bytes = if rows * local[2] == 0 {
-            0
-        } else {
-            (front * es + (rows - 1) * pitch * es + local[2] * es + GUARD_BYTES).div_ceil(ROW_ALIGN)
-                * ROW_ALIGN
-        };
+        let bytes = planes_alloc_bytes(shape, es, ndim, align_x, planes.1 - planes.0);
         gpu.bind()?;
         let base = malloc(gpu, || name.into(), bytes)?;
         if base != 0 {
@@ -196,9 +223,7 @@ impl DeviceArray {
             // loads (their lanes outside the array are discarded) and must not be
             // uninitialized memory (compute-sanitizer's initcheck, tests/sanitize.sh)
             if let Err(e) = unsafe { drv::memset_d8_sync(base, 0, bytes) } {
-                unsafe {
-                    let _ = drv::free_sync(base);
-                }
+                free(gpu, base, bytes);
                 return Err(Error::driver("cuMemsetD8", e));
             }
         }
@@ -369,9 +394,7 @@ impl DeviceArray {
             Ok(host == [0; 4])
         };
         let r = run();
-        unsafe {
-            let _ = drv::free_sync(flag);
-        }
+        free(&self.gpu, flag, 4);
         r
     }
 
@@ -446,6 +469,25 @@ impl DeviceArray {
         self.copy2d(host.ptr as *mut u8, true)
     }
 
+    /// [`DeviceArray::upload`] from a standard-layout host buffer of this array's shape
+    /// and element type at `host`.
+    pub(crate) fn upload_bytes(&self, host: *mut u8) -> Result<()> {
+        self.copy2d(host, true)
+    }
+
+    /// Moves the planes this allocation holds to start at `lo` (as many as before),
+    /// keeping global indices: a streaming buffer reused by one slab after another
+    /// ([`crate::stream`]). Only the address arithmetic changes; no byte moves.
+    pub(crate) fn rebase(&mut self, lo: usize) {
+        let n = self.planes.1 - self.planes.0;
+        let plane = (self.plane_elems() * self.elem_bytes) as u64;
+        self.ptr = self
+            .ptr
+            .wrapping_add(self.planes.0 as u64 * plane)
+            .wrapping_sub(lo as u64 * plane);
+        self.planes = (lo, lo + n);
+    }
+
     /// Copies planes `lo..hi` of this array into the same planes of `host`, a
     /// standard-layout buffer of the whole array's bytes.
     pub(crate) fn download_planes(&self, host: &mut [u8], lo: usize, hi: usize) -> Result<()> {
@@ -481,7 +523,7 @@ impl Drop for DeviceArray {
     fn drop(&mut self) {
         if self.base != 0 {
             let _ = self.gpu.bind();
-            let _ = unsafe { drv::free_sync(self.base) };
+            free(&self.gpu, self.base, self.bytes);
         }
     }
 }

@@ -215,6 +215,8 @@ pub struct Gpu {
     /// Page-locked staging buffers for large host↔device copies, allocated at the
     /// first ([`crate::transfer`]).
     pub(crate) staging: Mutex<Option<crate::transfer::Staging>>,
+    /// Bytes of Mint's arrays on this device, against `MINT_DEVICE_MEMORY`.
+    pub(crate) usage: crate::memcap::Usage,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -270,6 +272,7 @@ impl Gpu {
             ctx,
             stream,
             staging: Mutex::new(None),
+            usage: Default::default(),
         })
     }
 

@@ -51,6 +51,27 @@ pub enum Error {
         total_bytes: usize,
     },
 
+    /// `MINT_DEVICE_MEMORY` does not parse.
+    #[error(
+        "MINT_DEVICE_MEMORY={value:?} is not understood; give bytes as an integer with an optional suffix K, M or G (powers of 1024), e.g. 512M"
+    )]
+    BadMemoryCap { value: String },
+
+    /// An allocation would take a device past the `MINT_DEVICE_MEMORY` cap.
+    #[error(
+        "array `{array}` needs {requested_bytes} bytes of device memory, but {allocated_bytes} of the {cap_bytes} bytes MINT_DEVICE_MEMORY allows are taken; raise the cap, or stream the region in slabs (`#[mint::parallel(stream)]`)"
+    )]
+    OverMemoryCap {
+        array: String,
+        requested_bytes: usize,
+        allocated_bytes: usize,
+        cap_bytes: usize,
+    },
+
+    /// A region with `stream` cannot be streamed as written.
+    #[error("region `{region}` cannot be streamed: {message}")]
+    Stream { region: String, message: String },
+
     /// A kernel uses an array that has no device copy yet (its first `copy!(x,
     /// to_device)` has not run), or `copy!(x, from_device)` ran before any `to_device`.
     #[error(

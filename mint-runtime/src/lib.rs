@@ -17,10 +17,12 @@ pub mod graph;
 pub mod host;
 pub mod jit;
 pub mod launch;
+pub mod memcap;
 pub mod raw;
 pub mod region;
 pub mod split;
 pub mod stats;
+pub mod stream;
 pub mod transfer;
 pub mod tune;
 
@@ -43,6 +45,7 @@ pub use stats::{
     KernelStats, TransferStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing,
     transfer_stats,
 };
+pub use stream::StreamSpec;
 
 /// A kernel scalar argument of exactly type `T` (the macros use the type they inferred,
 /// so a wrong inference is a compile error, not a wrong answer).

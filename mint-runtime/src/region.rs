@@ -6,10 +6,11 @@ use crate::cpu::{CpuDev, Reducible};
 use crate::device::{Backend, Gpu, backend};
 use crate::error::{Error, Result};
 use crate::graph::{self, Batch};
-use crate::host::{Element, HostArray, HostArrayMut, ScalarValue};
+use crate::host::{Element, HostArray, HostArrayMut, RawArray, ScalarValue};
 use crate::launch::{self, KernelSite, LaunchArgs, LaunchCtx, Pending};
 use crate::split::Split;
 use crate::stats;
+use crate::stream::{HostRef, StreamSpec, Streamer};
 use cudarc::driver::{result as drv, sys};
 use mint_translator::ir::RedOp;
 use std::sync::Arc;
@@ -84,6 +85,8 @@ pub struct RegionInfo {
     pub line: u32,
     /// One entry per slot of the host-to-device table.
     pub arrays: &'static [ArrayInfo],
+    /// `#[mint::parallel(stream)]` ([`crate::stream`]).
+    pub stream: Option<StreamSpec>,
 }
 
 /// A region being executed. Created on entry to the function; dropping it waits for the
@@ -106,6 +109,8 @@ pub struct Region {
     split: Option<Split>,
     /// Launches recorded for CUDA graphs ([`crate::graph`]; one GPU, `MINT_GRAPHS`).
     batch: Option<Batch>,
+    /// A streamed region's recording ([`crate::stream`]; one GPU or the CPU).
+    streamer: Option<Streamer>,
 }
 
 impl std::fmt::Debug for Region {
@@ -116,6 +121,20 @@ impl std::fmt::Debug for Region {
             self.info.name,
             self.backend.describe()
         )
+    }
+}
+
+/// A `copy!`'s host array, as a streamed region records it.
+fn host_ref<T: Element>(raw: &RawArray<T>) -> HostRef {
+    HostRef {
+        raw: RawArray {
+            ptr: raw.ptr as *mut u8,
+            shape: raw.shape,
+            strides: raw.strides,
+            ndim: raw.ndim,
+            standard: raw.standard,
+        },
+        elem: T::TY,
     }
 }
 
@@ -147,11 +166,30 @@ impl Region {
             Backend::CudaSplit(gpus) => Some(Split::new(info, gpus.len(), Some(gpus.clone()))?),
             _ => None,
         };
+        let streamer = match (&info.stream, &backend) {
+            (Some(spec), Backend::Cuda(_) | Backend::Cpu) => {
+                Some(Streamer::new(spec, info.arrays.len()))
+            }
+            (Some(_), _) => {
+                if stats::report_enabled() {
+                    eprintln!(
+                        "mint report: stream {}: not streamed on several devices ({}); the region runs split over them",
+                        info.name,
+                        backend.describe()
+                    );
+                }
+                None
+            }
+            (None, _) => None,
+        };
         let batch = match &backend {
-            Backend::Cuda(g) if graph::enabled() => Some(Batch::take(g.stream.cu_stream())),
+            Backend::Cuda(g) if graph::enabled() && streamer.is_none() => {
+                Some(Batch::take(g.stream.cu_stream()))
+            }
             _ => None,
         };
         Ok(Region {
+            streamer,
             split,
             batch,
             info,
@@ -207,6 +245,13 @@ impl Region {
                 s,
                 &raw.user_shape(),
             )?;
+        }
+        if let Some(st) = &mut self.streamer {
+            if !raw.standard {
+                return Err(Error::NotStandardLayout { array: name.into() });
+            }
+            st.record_input(slot, host_ref(&raw));
+            return Ok(());
         }
         if self.split.is_some() {
             self.wait()?;
@@ -267,6 +312,19 @@ impl Region {
                 &raw.user_shape(),
             )?;
         }
+        if self.split.is_none()
+            && let Some(st) = &mut self.streamer
+        {
+            if !raw.standard {
+                return Err(Error::NotStandardLayout { array: name.into() });
+            }
+            let last = st.record_output(name, slot, host_ref(&raw))?;
+            if last && let Some(gpu) = self.gpu().cloned() {
+                let st = self.streamer.take().expect("checked");
+                return crate::stream::run(&gpu, self.info, st);
+            }
+            return Ok(());
+        }
         if self.split.is_some() {
             self.wait()?;
             if !raw.standard {
@@ -322,6 +380,7 @@ impl Region {
         slots: &[usize],
         mut f: impl FnMut(&CpuDev),
     ) -> Result<()> {
+        self.stream_on_cpu()?;
         match &mut self.split {
             None => {
                 f(&CpuDev::HOST);
@@ -343,10 +402,22 @@ impl Region {
         op: RedOp,
         mut f: impl FnMut(&CpuDev) -> T,
     ) -> Result<T> {
+        self.stream_on_cpu()?;
         match &mut self.split {
             None => Ok(f(&CpuDev::HOST)),
             Some(s) => s.reduce(site, slots, op, f),
         }
+    }
+
+    /// A streamed region on the CPU: at its first kernel, the emulated devices that stand
+    /// for its slabs ([`crate::stream::cpu_split`]).
+    fn stream_on_cpu(&mut self) -> Result<()> {
+        if self.split.is_none()
+            && let Some(st) = &self.streamer
+        {
+            self.split = Some(crate::stream::cpu_split(self.info, st)?);
+        }
+        Ok(())
     }
 
     /// Launches a kernel. Returns the reduced value of a `reduction` kernel.
@@ -360,6 +431,10 @@ impl Region {
         args: &LaunchArgs,
         nowait: bool,
     ) -> Result<Option<ScalarValue>> {
+        if let Some(st) = &mut self.streamer {
+            st.record_launch(self.info, site, args)?;
+            return Ok(None);
+        }
         if let (Some(split), Backend::CudaSplit(_)) = (&mut self.split, &self.backend) {
             let r = split.launch(site, args, nowait);
             self.outstanding = nowait;

@@ -74,12 +74,16 @@ impl SplitArray {
     }
     /// [`Error::ShapeMismatch`] unless `raw` has this array's shape and element type.
     fn check<T: Element>(&self, name: &str, raw: &RawArray<T>) -> Result<()> {
-        if self.user_shape() != raw.user_shape() || self.elem != T::TY {
+        self.check_as(name, &raw.user_shape(), T::TY)
+    }
+    /// [`Error::ShapeMismatch`] unless `shape` and `elem` are this array's.
+    fn check_as(&self, name: &str, shape: &[usize], elem: ScalarTy) -> Result<()> {
+        if self.user_shape() != shape || self.elem != elem {
             return Err(Error::ShapeMismatch {
                 array: name.into(),
                 what: "the host array's shape differs from its device array's".into(),
                 expected: self.user_shape(),
-                found: raw.user_shape(),
+                found: shape.to_vec(),
             });
         }
         Ok(())
@@ -127,8 +131,6 @@ pub(crate) struct Split {
     pub gpus: Option<Vec<Arc<Gpu>>>,
     /// Each GPU's fault record for owner-computes kernels.
     faults: Vec<DeviceArray>,
-    /// The rank of the arrays the slabs split (0 or 1: nothing is split).
-    pub rank: u8,
     pub ghost: usize,
     /// The slowest extent of the distributed arrays: that of the first array of rank
     /// `rank` copied to the devices.
@@ -136,9 +138,12 @@ pub(crate) struct Split {
     pub slots: Vec<Option<SplitArray>>,
     info: &'static RegionInfo,
     plans: HashMap<(usize, Vec<bool>), KernelPlan>,
-    /// Per region slot: why the array is replicated whatever its shape (no kernel writes
-    /// it, and some kernel reads it at planes no ghost width bounds).
-    replicate: Vec<Option<String>>,
+    layout: Layout,
+    /// The emulation of a streamed region ([`crate::stream`]): kernels must be split and
+    /// may not need a halo exchange.
+    pub streamed: bool,
+    /// Each emulated device's arrays, against `MINT_DEVICE_MEMORY`.
+    usage: Vec<crate::memcap::Usage>,
 }
 
 /// The region's kernels, for the decomposition: every kernel site that names `info`.
@@ -148,14 +153,23 @@ fn region_kernels(info: &'static RegionInfo) -> Vec<&'static KernelSite> {
         .collect()
 }
 
-impl Split {
+/// What a region's kernels say about its arrays, before any is copied: the rank of the
+/// arrays the slabs split, the ghost width, and which slots are replicated whatever their
+/// shape. Shared by several devices ([`Split`]) and streaming ([`crate::stream`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    /// The rank of the arrays the slabs split (0 or 1: nothing is split).
+    pub rank: u8,
+    pub ghost: usize,
+    /// Per region slot: why the array is replicated whatever its shape (no kernel writes
+    /// it, and some kernel reads it at planes no ghost width bounds).
+    replicate: Vec<Option<String>>,
+}
+
+impl Layout {
     /// # Errors
     /// [`Error::Translate`] when a kernel's IR cannot be read or inlined.
-    pub fn new(
-        info: &'static RegionInfo,
-        devices: usize,
-        gpus: Option<Vec<Arc<Gpu>>>,
-    ) -> Result<Split> {
+    pub fn of(info: &'static RegionInfo) -> Result<Layout> {
         let mut refs = Vec::new();
         let n = info.arrays.len();
         let mut written = vec![false; n];
@@ -205,27 +219,22 @@ impl Split {
         } else {
             0
         };
-        Ok(Split {
-            devices,
-            gpus,
-            faults: Vec::new(),
+        Ok(Layout {
             rank,
             ghost,
-            extent: None,
-            slots: (0..info.arrays.len()).map(|_| None).collect(),
-            info,
-            plans: HashMap::new(),
             replicate,
         })
     }
 
-    /// Slabs for an array of this shape, or why it is replicated.
-    fn classify(
-        &mut self,
+    /// Whether an array of this shape in `slot` is distributed (`Ok`), or why it is
+    /// replicated. The first distributed array fixes `extent`, the planes the slabs split.
+    pub fn classify(
+        &self,
         slot: usize,
         ndim: usize,
         shape: &[usize],
-    ) -> std::result::Result<Slabs, String> {
+        extent: &mut Option<usize>,
+    ) -> std::result::Result<(), String> {
         if let Some(why) = &self.replicate[slot] {
             return Err(why.clone());
         }
@@ -242,8 +251,8 @@ impl Split {
             ));
         }
         let e = shape[0];
-        match self.extent {
-            None => self.extent = Some(e),
+        match *extent {
+            None => *extent = Some(e),
             Some(n) if n != e => {
                 return Err(format!(
                     "its slowest extent {e} differs from the {n} planes the region's slabs split"
@@ -251,7 +260,43 @@ impl Split {
             }
             _ => {}
         }
-        Ok(Slabs::new(e, self.devices, self.ghost))
+        Ok(())
+    }
+}
+
+impl Split {
+    /// # Errors
+    /// [`Error::Translate`] when a kernel's IR cannot be read or inlined.
+    pub fn new(
+        info: &'static RegionInfo,
+        devices: usize,
+        gpus: Option<Vec<Arc<Gpu>>>,
+    ) -> Result<Split> {
+        let layout = Layout::of(info)?;
+        Ok(Split {
+            devices,
+            gpus,
+            faults: Vec::new(),
+            ghost: layout.ghost,
+            extent: None,
+            slots: (0..info.arrays.len()).map(|_| None).collect(),
+            info,
+            plans: HashMap::new(),
+            layout,
+            streamed: false,
+            usage: (0..devices).map(|_| Default::default()).collect(),
+        })
+    }
+
+    /// Slabs for an array of this shape, or why it is replicated.
+    fn classify(
+        &mut self,
+        slot: usize,
+        ndim: usize,
+        shape: &[usize],
+    ) -> std::result::Result<Slabs, String> {
+        self.layout.classify(slot, ndim, shape, &mut self.extent)?;
+        Ok(Slabs::new(shape[0], self.devices, self.ghost))
     }
 
     /// `copy!(x, to_device)`: allocates the devices' parts on first use and copies the
@@ -265,8 +310,30 @@ impl Split {
         name: &'static str,
         raw: &RawArray<T>,
     ) -> Result<()> {
+        let bytes = RawArray {
+            ptr: raw.ptr as *mut u8,
+            shape: raw.shape,
+            strides: raw.strides,
+            ndim: raw.ndim,
+            standard: raw.standard,
+        };
+        self.copy_in(slot, name, &bytes, T::TY)
+    }
+
+    /// [`Split::copy_to`] of a standard-layout host array of `elem`s at `raw.ptr`.
+    ///
+    /// # Errors
+    /// As [`Split::copy_to`]; [`Error::OverMemoryCap`] when an emulated device's parts
+    /// would exceed `MINT_DEVICE_MEMORY`.
+    pub(crate) fn copy_in(
+        &mut self,
+        slot: usize,
+        name: &'static str,
+        raw: &RawArray<u8>,
+        elem: ScalarTy,
+    ) -> Result<()> {
         if let Some(a) = &self.slots[slot] {
-            a.check(name, raw)?;
+            a.check_as(name, &raw.user_shape(), elem)?;
         } else {
             let user = raw.user_shape();
             let slabs = match self.classify(slot, raw.ndim, &user) {
@@ -281,7 +348,7 @@ impl Split {
             }
             let mut a = SplitArray {
                 name,
-                elem: T::TY,
+                elem,
                 shape: raw.shape,
                 ndim: raw.ndim,
                 slabs,
@@ -290,14 +357,24 @@ impl Split {
                 snapshot: Vec::new(),
             };
             a.parts = match &self.gpus {
-                None => Parts::Host(
-                    (0..self.devices)
+                None => {
+                    let sizes: Vec<usize> = (0..self.devices)
                         .map(|d| {
                             let (lo, hi) = a.held(d);
-                            vec![0u64; ((hi - lo) * a.plane_bytes()).div_ceil(8)]
+                            ((hi - lo) * a.plane_bytes()).div_ceil(8)
                         })
-                        .collect(),
-                ),
+                        .collect();
+                    for (d, &n) in sizes.iter().enumerate() {
+                        let what = || format!("{name} (emulated device {d})");
+                        if let Err(e) = self.usage[d].take(what, n * 8) {
+                            for (u, &m) in self.usage.iter().zip(&sizes).take(d) {
+                                u.give(m * 8);
+                            }
+                            return Err(e);
+                        }
+                    }
+                    Parts::Host(sizes.iter().map(|&n| vec![0u64; n]).collect())
+                }
                 Some(gpus) => Parts::Gpu(
                     gpus.iter()
                         .enumerate()
@@ -305,7 +382,7 @@ impl Split {
                             DeviceArray::alloc_planes(
                                 g,
                                 name,
-                                T::TY,
+                                elem,
                                 raw.shape,
                                 raw.ndim,
                                 self.info.arrays[slot].align_x,
@@ -332,7 +409,7 @@ impl Split {
             }
             Parts::Gpu(parts) => {
                 for (d, part) in parts.iter().enumerate() {
-                    part.upload(raw).map_err(|e| on_device(e, d))?;
+                    part.upload_bytes(raw.ptr).map_err(|e| on_device(e, d))?;
                 }
             }
         }
@@ -533,6 +610,16 @@ impl Split {
                 p
             }
         };
+        if self.streamed {
+            let arrays: Vec<(&str, bool, bool)> = slots
+                .iter()
+                .map(|&s| {
+                    let a = self.slots[s].as_ref().expect("checked above");
+                    (a.name, a.slabs.is_some(), a.stale)
+                })
+                .collect();
+            crate::stream::check_kernel(self.info, site, &plan, &arrays)?;
+        }
         for (i, &slot) in slots.iter().enumerate() {
             if plan.reads_ghosts[i] && self.slots[slot].as_ref().is_some_and(|a| a.stale) {
                 self.exchange(slot)?;

@@ -217,7 +217,7 @@ fn dev_pitch(r: &Rows, p: &Piece) -> usize {
 }
 
 /// One `cuMemcpy2DAsync` of `r` (host rows back to back, `r.row_bytes` apart).
-fn memcpy2d(dir: Direction, r: Rows, stream: sys::CUstream) -> Result<(), DriverError> {
+pub(crate) fn memcpy2d(dir: Direction, r: Rows, stream: sys::CUstream) -> Result<(), DriverError> {
     let (host, dev, width, rows) = (r.host, r.dev, r.row_bytes, r.rows);
     let (host_pitch, dev_pitch) = (r.row_bytes, r.pitch);
     let (host_t, dev_t) = (

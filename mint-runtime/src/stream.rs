@@ -1,0 +1,1074 @@
+//! Streaming a region through one device in slabs (issue #16; Visschers, seed
+//! `001_9039035f5da401ab.txt`, Ch. 6): `#[mint::parallel(stream)]`.
+//!
+//! In a streamed region `copy!(x, to_device)` records the host array and each kernel
+//! launch is recorded. At the last `copy!(.., from_device)` the region runs: its
+//! distributed arrays (those the multi-device decomposition of [`crate::decomp`] would
+//! split: same rank and slowest extent, indexed along z by the outermost parallel index)
+//! are cut into slabs of planes along the slowest axis, each with the region's ghost
+//! planes on both sides; replicated arrays are copied to the device once. Slab after
+//! slab, the held planes of every distributed array are copied in on one stream, the
+//! kernels run clipped to the slab's owned planes on the device's stream, and the owned
+//! planes of the arrays copied back are copied out on a third; a few buffer sets rotate,
+//! so copy-in, compute and copy-out of consecutive slabs overlap. Only the buffers are on
+//! the device, so a region whose arrays do not fit in its memory still runs.
+//!
+//! Host memory: the user's arrays are page-locked (`cuMemHostRegister`) piece by piece
+//! just ahead of the slabs that read or write them, and released behind them, so the
+//! registration (as slow as a copy, about 40 GB/s on an H100 host) overlaps the device's
+//! work instead of preceding it. No staging buffer is used.
+//!
+//! The slab count: the fewest slabs whose buffers fit the device (free memory, or
+//! `MINT_DEVICE_MEMORY`), then the model of Visschers Sec. 6.4 in pipeline form: the
+//! first slab runs alone and is timed (its registration, copy-in, kernels and copy-out);
+//! with those per-plane costs the rest is cut into the count that minimises
+//! `sum of the stages of one slab + (slabs - 1) * slowest stage + slabs * overhead`.
+//! `stream = N`, [`set_slabs`] and `MINT_STREAM_SLABS` override it.
+//!
+//! What qualifies: every kernel is split by the decomposition (its writes at `z + c`
+//! follow the outermost parallel index); no kernel reads beyond its own planes an array
+//! that a kernel of the region writes (that would need a halo exchange between slabs);
+//! every array a kernel writes is distributed; no reduction and no swap (the macro
+//! rejects those at compile time). Anything else is [`Error::Stream`] naming the kernel
+//! and the array, before any byte moves.
+//!
+//! On the CPU backend a streamed region runs as that many emulated devices
+//! ([`crate::split`], one slab each), with the same checks, so CI tests the slabs, the
+//! ghost planes and the clipped loops.
+
+use crate::array::{DeviceArray, planes_alloc_bytes};
+use crate::decomp::{self, KernelPlan, Mode, Slabs};
+use crate::device::Gpu;
+use crate::error::{Error, Result, describe};
+use crate::host::{RawArray, ScalarValue};
+use crate::launch::{KernelSite, LaunchArgs, LaunchCtx};
+use crate::region::RegionInfo;
+use crate::split::{Layout, PREFETCH_PLANES, Split};
+use crate::transfer::{Direction, Rows, memcpy2d};
+use cudarc::driver::{result as drv, sys};
+use mint_translator::ir::ScalarTy;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// `#[mint::parallel(stream)]` as the macro describes it.
+#[derive(Debug)]
+pub struct StreamSpec {
+    /// Slabs asked for with `stream = N`; 0 lets the model choose.
+    pub slabs: u32,
+    /// The region's `copy!(.., from_device)`s: the slabs run at the last one.
+    pub outputs: u32,
+}
+
+/// Buffer sets on the device: copy-in, compute and copy-out of three slabs at once.
+pub const BUFFERS: usize = 3;
+
+/// Slabs the model's first (timed) slab is at most a fraction of: 1/16 of the planes.
+const PROBE_FRACTION: usize = 16;
+
+/// The most slabs the model considers.
+const MAX_SLABS: usize = 1024;
+
+/// Host memory is page-locked in pieces of this many bytes (a multiple of the page).
+const CHUNK_BYTES: usize = 64 << 20;
+
+static SLABS: Mutex<Option<Option<usize>>> = Mutex::new(None);
+static LAST: Mutex<Option<StreamStats>> = Mutex::new(None);
+
+/// Fixes the slab count of every streamed region of this process (`Some(Some(n))`), lets
+/// the model choose (`Some(None)`), or goes back to `MINT_STREAM_SLABS` and the regions'
+/// own `stream = N` (`None`).
+pub fn set_slabs(slabs: Option<Option<usize>>) {
+    *SLABS.lock().unwrap_or_else(|p| p.into_inner()) = slabs;
+}
+
+/// The slab count asked for: [`set_slabs`], `MINT_STREAM_SLABS`, or `stream = N`.
+fn slabs_asked(spec: &StreamSpec) -> Option<usize> {
+    if let Some(s) = *SLABS.lock().unwrap_or_else(|p| p.into_inner()) {
+        return s.filter(|&n| n > 0);
+    }
+    if let Some(n) = std::env::var("MINT_STREAM_SLABS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return Some(n);
+    }
+    (spec.slabs > 0).then_some(spec.slabs as usize)
+}
+
+/// What the last streamed run of this process did, on a GPU ([`last_run`]).
+#[derive(Clone, Debug, Default)]
+pub struct StreamStats {
+    pub region: String,
+    /// Planes along the slowest axis, and the slabs they were cut into.
+    pub extent: usize,
+    pub slabs: usize,
+    /// Planes of the first, timed slab.
+    pub first_planes: usize,
+    pub ghost: usize,
+    /// Buffer sets on the device, and their bytes with the replicated arrays.
+    pub buffers: usize,
+    pub device_bytes: usize,
+    /// The first slab's stages, in seconds: page-locking its host memory, copy-in,
+    /// kernels, copy-out.
+    pub first_register_s: f64,
+    pub first_in_s: f64,
+    pub first_compute_s: f64,
+    pub first_out_s: f64,
+    /// The model's prediction for the whole run, and the run's wall time (from the first
+    /// byte copied to the last, registration included), in seconds.
+    pub predicted_s: f64,
+    pub seconds: f64,
+    /// Bytes copied to and from the device.
+    pub bytes_in: usize,
+    pub bytes_out: usize,
+    /// Host memory page-locked and released, and the host's time doing it (seconds).
+    pub registered_bytes: usize,
+    pub register_s: f64,
+}
+
+/// The figures of the last streamed run on a GPU in this process.
+pub fn last_run() -> Option<StreamStats> {
+    LAST.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+/// A host array a streamed region's `copy!` named.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HostRef {
+    pub raw: RawArray<u8>,
+    pub elem: ScalarTy,
+}
+
+impl HostRef {
+    fn esz(&self) -> usize {
+        self.elem.size_bytes() as usize
+    }
+    fn user_shape(&self) -> Vec<usize> {
+        self.raw.user_shape()
+    }
+    /// Host bytes of one plane along the slowest axis.
+    fn plane_bytes(&self) -> usize {
+        self.user_shape()[1..].iter().product::<usize>() * self.esz()
+    }
+    fn bytes(&self) -> usize {
+        self.raw.len() * self.esz()
+    }
+    /// Device rows (of the x axis) in one plane along the slowest axis.
+    fn rows_per_plane(&self) -> usize {
+        if self.raw.ndim >= 3 {
+            self.raw.shape[1]
+        } else {
+            1
+        }
+    }
+}
+
+/// One recorded launch.
+struct Recorded {
+    site: &'static KernelSite,
+    arrays: Vec<usize>,
+    scalars: Vec<ScalarValue>,
+    bounds: Vec<(i64, i64)>,
+    clauses: Vec<u32>,
+}
+
+/// A streamed region's recording.
+pub(crate) struct Streamer {
+    pub spec: &'static StreamSpec,
+    /// Per region slot, the host array copied in; and the slots in copy order.
+    inputs: Vec<Option<HostRef>>,
+    order: Vec<usize>,
+    launches: Vec<Recorded>,
+    outputs: Vec<(usize, HostRef)>,
+}
+
+impl Streamer {
+    pub fn new(spec: &'static StreamSpec, slots: usize) -> Streamer {
+        Streamer {
+            spec,
+            inputs: vec![None; slots],
+            order: Vec::new(),
+            launches: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+
+    /// `copy!(x, to_device)`: remembers the host array (nothing moves yet).
+    pub fn record_input(&mut self, slot: usize, h: HostRef) {
+        if self.inputs[slot].is_none() {
+            self.order.push(slot);
+        }
+        self.inputs[slot] = Some(h);
+    }
+
+    /// A kernel launch, to run on every slab.
+    ///
+    /// # Errors
+    /// [`Error::Stream`] for a reduction kernel.
+    pub fn record_launch(
+        &mut self,
+        info: &RegionInfo,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+    ) -> Result<()> {
+        if site.kernel()?.reduction.is_some() {
+            return Err(stream_error(
+                info,
+                format!("kernel {} is a reduction", site.location()),
+            ));
+        }
+        self.launches.push(Recorded {
+            site,
+            arrays: args.arrays.to_vec(),
+            scalars: args.scalars.to_vec(),
+            bounds: args.bounds.to_vec(),
+            clauses: args.clauses.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// `copy!(x, from_device)`: remembers where the slabs of `x` go. Returns whether it
+    /// was the region's last, when the slabs run.
+    ///
+    /// # Errors
+    /// [`Error::NotOnDevice`] when `x` was not copied to the device;
+    /// [`Error::ShapeMismatch`].
+    pub fn record_output(&mut self, name: &str, slot: usize, h: HostRef) -> Result<bool> {
+        let Some(i) = &self.inputs[slot] else {
+            return Err(Error::NotOnDevice {
+                array: name.into(),
+                when: format!("`copy!({name}, from_device)` runs"),
+            });
+        };
+        if i.user_shape() != h.user_shape() || i.elem != h.elem {
+            return Err(Error::ShapeMismatch {
+                array: name.into(),
+                what: "the host array's shape differs from its device array's".into(),
+                expected: i.user_shape(),
+                found: h.user_shape(),
+            });
+        }
+        self.outputs.push((slot, h));
+        Ok(self.outputs.len() >= self.spec.outputs as usize)
+    }
+}
+
+fn stream_error(info: &RegionInfo, message: String) -> Error {
+    Error::Stream {
+        region: info.name.into(),
+        message,
+    }
+}
+
+/// Checks that `site`, planned as `plan`, can run slab by slab. `arrays[i]` is the
+/// kernel's array `i`: its name, whether it is distributed, and whether a kernel of the
+/// region has written it.
+///
+/// # Errors
+/// [`Error::Stream`] naming the kernel and the array.
+pub(crate) fn check_kernel(
+    info: &RegionInfo,
+    site: &'static KernelSite,
+    plan: &KernelPlan,
+    arrays: &[(&str, bool, bool)],
+) -> Result<()> {
+    let at = site.location();
+    match plan.mode {
+        Mode::Split { .. } => {}
+        Mode::Owner => {
+            return Err(stream_error(
+                info,
+                format!(
+                    "kernel {} at {at} would run under owner-computes ({}); a streamed kernel must write its distributed arrays at z + c of its outermost parallel index",
+                    site.name,
+                    plan.why.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        Mode::Everywhere => {
+            return Err(stream_error(
+                info,
+                format!(
+                    "kernel {} at {at} touches no array the slabs split (see MINT_REPORT=1 for why each is replicated)",
+                    site.name
+                ),
+            ));
+        }
+    }
+    for (i, &(name, dist, written)) in arrays.iter().enumerate() {
+        if plan.writes[i] && !dist {
+            return Err(stream_error(
+                info,
+                format!(
+                    "kernel {} at {at} writes `{name}`, which is replicated (MINT_REPORT=1 says why); a streamed kernel writes only arrays the slabs split",
+                    site.name
+                ),
+            ));
+        }
+        if plan.reads_ghosts[i] && (written || plan.writes[i]) {
+            return Err(stream_error(
+                info,
+                format!(
+                    "kernel {} at {at} reads `{name}` beyond the planes it writes, and a kernel of the region writes `{name}`: slabs would need each other's results (a halo exchange); split the region, or drop `stream`",
+                    site.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The region's distributed arrays: per slot, `Some(true)` distributed, `Some(false)`
+/// replicated, `None` not copied; and the planes the slabs split.
+fn place(
+    info: &'static RegionInfo,
+    layout: &Layout,
+    st: &Streamer,
+) -> Result<(Vec<Option<bool>>, usize)> {
+    let mut extent = None;
+    let mut dist = vec![None; st.inputs.len()];
+    for &slot in &st.order {
+        let h = st.inputs[slot].expect("recorded");
+        dist[slot] = Some(
+            layout
+                .classify(slot, h.raw.ndim, &h.user_shape(), &mut extent)
+                .is_ok(),
+        );
+    }
+    let Some(extent) = extent else {
+        return Err(stream_error(
+            info,
+            "no array it copies is split into slabs (MINT_REPORT=1 says why each is replicated)"
+                .into(),
+        ));
+    };
+    Ok((dist, extent))
+}
+
+/// Device bytes of the replicated arrays and `buffers` buffer sets for slabs of at most
+/// `planes` owned planes.
+fn device_bytes(
+    info: &RegionInfo,
+    st: &Streamer,
+    dist: &[Option<bool>],
+    ghost: usize,
+    planes: usize,
+    buffers: usize,
+) -> usize {
+    let mut total = 0;
+    for &slot in &st.order {
+        let h = st.inputs[slot].expect("recorded");
+        let align = info.arrays[slot].align_x;
+        let n = h.raw.shape[3 - h.raw.ndim];
+        total += if dist[slot] == Some(true) {
+            let p = (planes + 2 * ghost + 2 * PREFETCH_PLANES).min(n);
+            buffers * planes_alloc_bytes(h.raw.shape, h.esz(), h.raw.ndim, align, p)
+        } else {
+            planes_alloc_bytes(h.raw.shape, h.esz(), h.raw.ndim, align, n)
+        };
+    }
+    total
+}
+
+/// The fewest slabs whose buffers (`buffers` sets) fit in `cap` bytes.
+///
+/// # Errors
+/// [`Error::OverMemoryCap`] when even slabs of one plane do not fit.
+fn fewest_slabs(
+    info: &RegionInfo,
+    st: &Streamer,
+    dist: &[Option<bool>],
+    ghost: usize,
+    extent: usize,
+    buffers: usize,
+    cap: usize,
+) -> Result<usize> {
+    let bytes = |s: usize| device_bytes(info, st, dist, ghost, extent.div_ceil(s), buffers);
+    // bytes(s) falls as s grows: bisect
+    let (mut lo, mut hi) = (1, extent.max(1));
+    if bytes(hi) > cap {
+        return Err(Error::OverMemoryCap {
+            array: format!(
+                "the slab buffers of streamed region {} ({buffers} sets of one plane and {} ghost planes each side, and the replicated arrays)",
+                info.name, ghost
+            ),
+            requested_bytes: bytes(hi),
+            allocated_bytes: 0,
+            cap_bytes: cap,
+        });
+    }
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if bytes(mid) <= cap {
+            hi = mid
+        } else {
+            lo = mid + 1
+        }
+    }
+    Ok(lo)
+}
+
+/// The CPU emulation of a streamed region: a [`Split`] with one emulated device per slab,
+/// the recorded copies replayed into it. The slab count: the one asked for, or the fewest
+/// whose one buffer set fits `MINT_DEVICE_MEMORY`, and at least 2.
+///
+/// # Errors
+/// [`Error::Stream`] when no array is split; [`Error::OverMemoryCap`].
+pub(crate) fn cpu_split(info: &'static RegionInfo, st: &Streamer) -> Result<Split> {
+    let layout = Layout::of(info)?;
+    let (dist, extent) = place(info, &layout, st)?;
+    let fewest = match crate::memcap::cap()? {
+        Some(cap) => fewest_slabs(info, st, &dist, layout.ghost, extent, 1, cap)?,
+        None => 1,
+    };
+    let slabs = slabs_asked(st.spec)
+        .unwrap_or(2)
+        .max(fewest)
+        .clamp(1, extent.max(1));
+    let mut split = Split::new(info, slabs, None)?;
+    split.streamed = true;
+    for &slot in &st.order {
+        let h = st.inputs[slot].expect("recorded");
+        split.copy_in(slot, info.arrays[slot].name, &h.raw, h.elem)?;
+    }
+    if crate::stats::report_enabled() {
+        eprintln!(
+            "mint report: stream {}: {slabs} slabs of {extent} planes on the CPU (emulated devices), {} ghost plane(s) each side",
+            info.name, layout.ghost
+        );
+    }
+    Ok(split)
+}
+
+/// Page-locking the host arrays piece by piece ahead of the slabs, and releasing the
+/// pieces behind them.
+struct HostPins {
+    /// Per distinct host array: its start, bytes, bytes per plane, and the pieces
+    /// (`[start, end)` addresses; whether this run registered it).
+    arrays: Vec<HostArrayPins>,
+    bytes: usize,
+    seconds: f64,
+    warned: bool,
+}
+
+struct HostArrayPins {
+    start: usize,
+    plane_bytes: usize,
+    pieces: Vec<(usize, usize)>,
+    ours: Vec<bool>,
+    /// Pieces `[0, next)` are registered (or tried); `[0, freed)` released.
+    next: usize,
+    freed: usize,
+}
+
+impl HostPins {
+    fn new(arrays: &[HostRef]) -> HostPins {
+        let mut out: Vec<HostArrayPins> = Vec::new();
+        for h in arrays {
+            let start = h.raw.ptr as usize;
+            if out.iter().any(|a| a.start == start) {
+                continue;
+            }
+            let end = start + h.bytes();
+            let page = 4096;
+            let mut pieces = Vec::new();
+            let mut lo = start;
+            let mut hi = (start.div_ceil(page) * page + CHUNK_BYTES).min(end);
+            while lo < end {
+                pieces.push((lo, hi));
+                lo = hi;
+                hi = (hi + CHUNK_BYTES).min(end);
+            }
+            out.push(HostArrayPins {
+                start,
+                plane_bytes: h.plane_bytes(),
+                ours: vec![false; pieces.len()],
+                pieces,
+                next: 0,
+                freed: 0,
+            });
+        }
+        HostPins {
+            arrays: out,
+            bytes: 0,
+            seconds: 0.0,
+            warned: false,
+        }
+    }
+
+    /// Registers every piece that holds a byte of planes `..hi`.
+    fn ensure(&mut self, hi: usize) {
+        let t = Instant::now();
+        for a in &mut self.arrays {
+            let end = a.start + hi * a.plane_bytes;
+            while a.next < a.pieces.len() && a.pieces[a.next].0 < end {
+                let (lo, hi) = a.pieces[a.next];
+                let r = unsafe {
+                    sys::cuMemHostRegister_v2(lo as *mut _, hi - lo, 0 /* not portable */)
+                };
+                a.ours[a.next] = r == sys::CUresult::CUDA_SUCCESS;
+                if a.ours[a.next] {
+                    self.bytes += hi - lo;
+                } else if r != sys::CUresult::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+                    && !self.warned
+                    && crate::stats::report_enabled()
+                {
+                    self.warned = true;
+                    eprintln!(
+                        "mint report: stream: host memory could not be page-locked ({r:?}); its copies run from pageable memory"
+                    );
+                }
+                a.next += 1;
+            }
+        }
+        self.seconds += t.elapsed().as_secs_f64();
+    }
+
+    /// Releases every piece that holds no byte of planes `lo..`.
+    fn release_below(&mut self, lo: usize) {
+        let t = Instant::now();
+        for a in &mut self.arrays {
+            let start = a.start + lo * a.plane_bytes;
+            while a.freed < a.next && a.pieces[a.freed].1 <= start {
+                if a.ours[a.freed] {
+                    unsafe { sys::cuMemHostUnregister(a.pieces[a.freed].0 as *mut _) };
+                    a.ours[a.freed] = false;
+                }
+                a.freed += 1;
+            }
+        }
+        self.seconds += t.elapsed().as_secs_f64();
+    }
+}
+
+impl HostPins {
+    fn release_all(&mut self) {
+        let t = Instant::now();
+        for a in &mut self.arrays {
+            for (p, ours) in a.pieces.iter().zip(a.ours.iter_mut()) {
+                if *ours {
+                    unsafe { sys::cuMemHostUnregister(p.0 as *mut _) };
+                    *ours = false;
+                }
+            }
+            a.freed = a.next;
+        }
+        self.seconds += t.elapsed().as_secs_f64();
+    }
+}
+
+impl Drop for HostPins {
+    fn drop(&mut self) {
+        self.release_all();
+    }
+}
+
+/// Events and the two copy streams of a run, destroyed at the end.
+struct Streams {
+    /// The device's own stream, which the kernels run on (waited for, not destroyed).
+    compute: sys::CUstream,
+    copy_in: sys::CUstream,
+    copy_out: sys::CUstream,
+    events: Vec<sys::CUevent>,
+}
+
+impl Streams {
+    fn new(compute: sys::CUstream) -> Result<Streams> {
+        use drv::stream::StreamKind::NonBlocking;
+        let copy_in =
+            drv::stream::create(NonBlocking).map_err(|e| Error::driver("cuStreamCreate", e))?;
+        let copy_out = match drv::stream::create(NonBlocking) {
+            Ok(s) => s,
+            Err(e) => {
+                unsafe { drv::stream::destroy(copy_in) }.ok();
+                return Err(Error::driver("cuStreamCreate", e));
+            }
+        };
+        Ok(Streams {
+            compute,
+            copy_in,
+            copy_out,
+            events: Vec::new(),
+        })
+    }
+    fn event(&mut self, timing: bool) -> Result<sys::CUevent> {
+        let flags = if timing {
+            sys::CUevent_flags::CU_EVENT_DEFAULT
+        } else {
+            sys::CUevent_flags::CU_EVENT_DISABLE_TIMING
+        };
+        let e = drv::event::create(flags).map_err(|e| Error::driver("cuEventCreate", e))?;
+        self.events.push(e);
+        Ok(e)
+    }
+}
+
+impl Drop for Streams {
+    fn drop(&mut self) {
+        unsafe {
+            let _ = drv::stream::synchronize(self.copy_in);
+            let _ = drv::stream::synchronize(self.copy_out);
+            let _ = drv::stream::synchronize(self.compute);
+            for e in self.events.drain(..) {
+                let _ = drv::event::destroy(e);
+            }
+            let _ = drv::stream::destroy(self.copy_in);
+            let _ = drv::stream::destroy(self.copy_out);
+        }
+    }
+}
+
+fn check(call: &str, r: std::result::Result<(), cudarc::driver::DriverError>) -> Result<()> {
+    r.map_err(|e| Error::driver(call, e))
+}
+
+/// The model: seconds for `planes` planes cut into `slabs` slabs, given per-plane costs
+/// of the host (page-locking), copy-in (per held plane), kernels and copy-out, `ghost`
+/// planes each side and `overhead` seconds per slab. A pipeline of four stages: the first
+/// slab passes all of them, each further slab adds the slowest (Visschers Sec. 6.4).
+pub fn model_seconds(
+    planes: usize,
+    slabs: usize,
+    ghost: usize,
+    per_plane: [f64; 4],
+    overhead: f64,
+) -> f64 {
+    if planes == 0 || slabs == 0 {
+        return 0.0;
+    }
+    let n = planes as f64 / slabs as f64;
+    let stages = [
+        n * per_plane[0],
+        (n + 2.0 * ghost as f64) * per_plane[1],
+        n * per_plane[2],
+        n * per_plane[3],
+    ];
+    let sum: f64 = stages.iter().sum();
+    let max = stages.iter().cloned().fold(0.0, f64::max);
+    sum + (slabs - 1) as f64 * max + slabs as f64 * overhead
+}
+
+/// The slab count in `lo..=hi` the model gives the least time.
+pub fn best_slabs(
+    planes: usize,
+    lo: usize,
+    hi: usize,
+    ghost: usize,
+    per_plane: [f64; 4],
+    overhead: f64,
+) -> usize {
+    (lo.max(1)..=hi.max(lo.max(1)))
+        .min_by(|&a, &b| {
+            model_seconds(planes, a, ghost, per_plane, overhead)
+                .total_cmp(&model_seconds(planes, b, ghost, per_plane, overhead))
+        })
+        .unwrap_or(1)
+}
+
+/// Host overhead per slab the model adds (enqueueing copies and launches), in seconds.
+const SLAB_OVERHEAD_S: f64 = 30e-6;
+
+/// Runs a recorded streamed region on `gpu`.
+///
+/// # Errors
+/// [`Error::Stream`] when a kernel does not qualify; [`Error::OverMemoryCap`],
+/// [`Error::OutOfMemory`] when even one-plane slabs do not fit; translation, compilation
+/// and launch errors; a kernel fault ([`Error::Driver`], naming the region's kernels).
+/// Output arrays are written slab by slab, so a fault part way leaves the slabs before
+/// it written.
+pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Result<()> {
+    let layout = Layout::of(info)?;
+    let (dist, extent) = place(info, &layout, &st)?;
+    let ghost = layout.ghost;
+    // the kernels' plans, checked before any byte moves
+    let mut written = vec![false; dist.len()];
+    let mut plans = Vec::with_capacity(st.launches.len());
+    for l in &st.launches {
+        let kernel = l.site.inlined()?;
+        let mut kd = Vec::with_capacity(l.arrays.len());
+        for (i, &s) in l.arrays.iter().enumerate() {
+            match dist.get(s).copied().flatten() {
+                Some(d) => kd.push(d),
+                None => return Err(l.site.not_on_device(i)),
+            }
+        }
+        let plan = decomp::plan_kernel(kernel, l.site.slab_refs()?, &kd);
+        let arrays: Vec<(&str, bool, bool)> = l
+            .arrays
+            .iter()
+            .map(|&s| (info.arrays[s].name, dist[s] == Some(true), written[s]))
+            .collect();
+        check_kernel(info, l.site, &plan, &arrays)?;
+        for (i, &s) in l.arrays.iter().enumerate() {
+            written[s] |= plan.writes[i];
+        }
+        plans.push(plan);
+    }
+    for (slot, _) in &st.outputs {
+        if dist[*slot] != Some(true) {
+            return Err(stream_error(
+                info,
+                format!(
+                    "`{}` is copied back but not split into slabs (MINT_REPORT=1 says why); copy it back from a region without `stream`",
+                    info.arrays[*slot].name
+                ),
+            ));
+        }
+    }
+
+    // how many slabs fit
+    gpu.bind()?;
+    let cap = match crate::memcap::cap()? {
+        Some(c) => c.saturating_sub(gpu.usage.bytes()),
+        None => gpu.memory_info().0 / 10 * 9,
+    };
+    let buffers = BUFFERS;
+    let fewest = fewest_slabs(info, &st, &dist, ghost, extent, buffers, cap)?;
+    let asked = slabs_asked(st.spec);
+    // the first slab: of the asked partition, or at most 1/PROBE_FRACTION of the planes
+    let owned: Vec<(usize, usize)> = match asked {
+        Some(n) => Slabs::new(extent, n.max(fewest).min(extent), ghost).owned,
+        None => {
+            let first = extent.div_ceil(fewest.max(PROBE_FRACTION)).max(1);
+            vec![(0, first.min(extent))]
+        }
+    };
+    let capacity = owned.iter().map(|&(lo, hi)| hi - lo).max().unwrap_or(1);
+    let cap_planes = |n: usize| (capacity + 2 * ghost + 2 * PREFETCH_PLANES).min(n);
+
+    // device memory: replicated arrays once, distributed arrays in buffer sets
+    let t_start = Instant::now();
+    let mut repl: Vec<Option<DeviceArray>> = (0..dist.len()).map(|_| None).collect();
+    let mut sets: Vec<Vec<Option<DeviceArray>>> = Vec::with_capacity(buffers);
+    for b in 0..buffers {
+        let mut set: Vec<Option<DeviceArray>> = (0..dist.len()).map(|_| None).collect();
+        for &slot in &st.order {
+            let h = st.inputs[slot].expect("recorded");
+            let (name, align) = (info.arrays[slot].name, info.arrays[slot].align_x);
+            let n = h.raw.shape[3 - h.raw.ndim];
+            if dist[slot] == Some(true) {
+                set[slot] = Some(DeviceArray::alloc_planes(
+                    gpu,
+                    name,
+                    h.elem,
+                    h.raw.shape,
+                    h.raw.ndim,
+                    align,
+                    (0, cap_planes(n)),
+                )?);
+            } else if b == 0 {
+                let d = DeviceArray::alloc(gpu, name, h.elem, h.raw.shape, h.raw.ndim, align)?;
+                d.upload_bytes(h.raw.ptr)?;
+                repl[slot] = Some(d);
+            }
+        }
+        sets.push(set);
+    }
+    let device_bytes: usize = sets
+        .iter()
+        .flatten()
+        .chain(repl.iter())
+        .flatten()
+        .map(DeviceArray::bytes)
+        .sum();
+
+    let ins: Vec<usize> = st
+        .order
+        .iter()
+        .copied()
+        .filter(|&s| dist[s] == Some(true))
+        .collect();
+    let mut pin_arrays: Vec<HostRef> = ins.iter().map(|&s| st.inputs[s].unwrap()).collect();
+    pin_arrays.extend(st.outputs.iter().map(|(_, h)| *h));
+    let mut pins = HostPins::new(&pin_arrays);
+    let compute = gpu.stream.cu_stream();
+    let mut streams = Streams::new(compute)?;
+    let held = |(lo, hi): (usize, usize)| (lo.saturating_sub(ghost), (hi + ghost).min(extent));
+    let mut stats = StreamStats {
+        region: info.name.into(),
+        extent,
+        ghost,
+        buffers,
+        device_bytes,
+        ..Default::default()
+    };
+
+    // enqueue slab `i` (owned planes `own`) into buffer set `b`, after `wait` (the done
+    // event of the slab that last used the set); returns its done event
+    let mut enqueue = |i: usize,
+                       own: (usize, usize),
+                       b: usize,
+                       wait: Option<sys::CUevent>,
+                       timing: Option<&[sys::CUevent; 6]>,
+                       streams: &mut Streams,
+                       stats: &mut StreamStats|
+     -> Result<sys::CUevent> {
+        let (hlo, hhi) = held(own);
+        let set = &mut sets[b];
+        for s in set.iter_mut().flatten() {
+            s.rebase(hlo.saturating_sub(PREFETCH_PLANES));
+        }
+        let rec = |ev: Option<sys::CUevent>, s: sys::CUstream| -> Result<()> {
+            match ev {
+                Some(e) => check("cuEventRecord", unsafe { drv::event::record(e, s) }),
+                None => Ok(()),
+            }
+        };
+        let wait_on = |s: sys::CUstream, e: sys::CUevent| -> Result<()> {
+            check("cuStreamWaitEvent", unsafe {
+                drv::stream::wait_event(s, e, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
+            })
+        };
+        if let Some(e) = wait {
+            wait_on(streams.copy_in, e)?;
+        }
+        rec(timing.map(|t| t[0]), streams.copy_in)?;
+        for &slot in &ins {
+            let h = st.inputs[slot].expect("recorded");
+            let d = set[slot].as_ref().expect("allocated");
+            let r = Rows {
+                host: h.raw.ptr.wrapping_add(hlo * h.plane_bytes()),
+                dev: d.plane_ptr(hlo),
+                rows: (hhi - hlo) * h.rows_per_plane(),
+                row_bytes: h.raw.shape[2] * h.esz(),
+                pitch: d.pitch * h.esz(),
+            };
+            memcpy2d(Direction::ToDevice, r, streams.copy_in).map_err(|e| Error::Driver {
+                call: "cuMemcpy2DAsync (stream, host to device)".into(),
+                message: format!(
+                    "array `{}`, planes {hlo}..{hhi}: {}",
+                    info.arrays[slot].name,
+                    describe(e)
+                ),
+            })?;
+            stats.bytes_in += r.rows * r.row_bytes;
+        }
+        let copied_in = streams.event(false)?;
+        rec(Some(copied_in), streams.copy_in)?;
+        rec(timing.map(|t| t[1]), streams.copy_in)?;
+        wait_on(compute, copied_in)?;
+        rec(timing.map(|t| t[2]), compute)?;
+        for (l, plan) in st.launches.iter().zip(&plans) {
+            let mut bounds = l.bounds.clone();
+            if let (Mode::Split { clip }, Some(first)) = (plan.mode, bounds.first_mut()) {
+                *first = decomp::clip_range(first.0, first.1, own, clip);
+                if first.0 >= first.1 {
+                    continue;
+                }
+            }
+            let slot = |s: usize| {
+                set.get(s)
+                    .and_then(|a| a.as_ref())
+                    .or_else(|| repl.get(s).and_then(|a| a.as_ref()))
+            };
+            let (mut events, mut pending) = (Vec::new(), Vec::new());
+            let mut cx = LaunchCtx {
+                gpu,
+                slot: &slot,
+                events: &mut events,
+                pending: &mut pending,
+                timing: false,
+                owner: None,
+                batch: None,
+            };
+            let args = LaunchArgs {
+                arrays: &l.arrays,
+                scalars: &l.scalars,
+                bounds: &bounds,
+                clauses: &l.clauses,
+            };
+            crate::launch::launch(&mut cx, l.site, &args, true)?;
+        }
+        let computed = streams.event(false)?;
+        rec(Some(computed), compute)?;
+        rec(timing.map(|t| t[3]), compute)?;
+        wait_on(streams.copy_out, computed)?;
+        rec(timing.map(|t| t[4]), streams.copy_out)?;
+        for (slot, h) in &st.outputs {
+            let d = set[*slot].as_ref().expect("allocated");
+            let r = Rows {
+                host: h.raw.ptr.wrapping_add(own.0 * h.plane_bytes()),
+                dev: d.plane_ptr(own.0),
+                rows: (own.1 - own.0) * h.rows_per_plane(),
+                row_bytes: h.raw.shape[2] * h.esz(),
+                pitch: d.pitch * h.esz(),
+            };
+            memcpy2d(Direction::ToHost, r, streams.copy_out).map_err(|e| Error::Driver {
+                call: "cuMemcpy2DAsync (stream, device to host)".into(),
+                message: format!(
+                    "array `{}`, planes {}..{}: {}",
+                    info.arrays[*slot].name,
+                    own.0,
+                    own.1,
+                    describe(e)
+                ),
+            })?;
+            stats.bytes_out += r.rows * r.row_bytes;
+        }
+        rec(timing.map(|t| t[5]), streams.copy_out)?;
+        let done = streams.event(false)?;
+        rec(Some(done), streams.copy_out)?;
+        let _ = i;
+        Ok(done)
+    };
+
+    let fault = |e: Error| -> Error {
+        match e {
+            Error::Driver { call, message } => Error::Driver {
+                call,
+                message: format!(
+                    "{message} (streamed region {} at {}:{}, kernels {})",
+                    info.name,
+                    info.file,
+                    info.line,
+                    st.launches
+                        .iter()
+                        .map(|l| l.site.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            other => other,
+        }
+    };
+
+    // the first slab, alone and timed
+    let first = owned[0];
+    let t_reg = pins.seconds;
+    pins.ensure(held(first).1);
+    stats.first_register_s = pins.seconds - t_reg;
+    let tev = [
+        streams.event(true)?,
+        streams.event(true)?,
+        streams.event(true)?,
+        streams.event(true)?,
+        streams.event(true)?,
+        streams.event(true)?,
+    ];
+    let done0 = enqueue(0, first, 0, None, Some(&tev), &mut streams, &mut stats).map_err(fault)?;
+    check("cuEventSynchronize", unsafe {
+        drv::event::synchronize(done0)
+    })
+    .map_err(fault)?;
+    let ms = |a: sys::CUevent, b: sys::CUevent| -> f64 {
+        unsafe { drv::event::elapsed(a, b) }.unwrap_or(0.0) as f64 * 1e-3
+    };
+    stats.first_in_s = ms(tev[0], tev[1]);
+    stats.first_compute_s = ms(tev[2], tev[3]);
+    stats.first_out_s = ms(tev[4], tev[5]);
+    let t_first = t_start.elapsed().as_secs_f64();
+
+    // the rest, cut by the asked count or the model
+    let (hlo0, hhi0) = held(first);
+    let n0 = (first.1 - first.0).max(1) as f64;
+    let per_plane = [
+        stats.first_register_s * 2.0 / (hhi0 - hlo0).max(1) as f64,
+        stats.first_in_s / (hhi0 - hlo0).max(1) as f64,
+        stats.first_compute_s / n0,
+        stats.first_out_s / n0,
+    ];
+    let rest_planes = extent - first.1;
+    let rest: Vec<(usize, usize)> = match asked {
+        Some(_) => owned[1..].to_vec(),
+        None if rest_planes == 0 => Vec::new(),
+        None => {
+            let lo = rest_planes.div_ceil(capacity);
+            let hi = rest_planes.min(MAX_SLABS).max(lo);
+            let n = best_slabs(rest_planes, lo, hi, ghost, per_plane, SLAB_OVERHEAD_S);
+            Slabs::new(rest_planes, n, ghost)
+                .owned
+                .into_iter()
+                .map(|(a, b)| (a + first.1, b + first.1))
+                .collect()
+        }
+    };
+    stats.first_planes = first.1 - first.0;
+    stats.slabs = 1 + rest.len();
+    stats.predicted_s =
+        t_first + model_seconds(rest_planes, rest.len(), ghost, per_plane, SLAB_OVERHEAD_S);
+    let mut done: Vec<sys::CUevent> = vec![done0];
+    let mut released = 0; // slabs whose pieces were released
+    let all: Vec<(usize, usize)> = std::iter::once(first).chain(rest.iter().copied()).collect();
+    let r = (|| -> Result<()> {
+        for (k, &own) in rest.iter().enumerate() {
+            let i = k + 1;
+            pins.ensure(held(own).1);
+            let wait = i.checked_sub(buffers).map(|j| done[j]);
+            let d = enqueue(i, own, i % buffers, wait, None, &mut streams, &mut stats)?;
+            done.push(d);
+            if let Some(next) = all.get(i + 1) {
+                pins.ensure(held(*next).1);
+            }
+            // release the pieces behind the slabs that are done
+            while released < i && unsafe { drv::event::query(done[released]) }.is_ok() {
+                released += 1;
+                pins.release_below(held(all[released]).0);
+            }
+        }
+        check("cuStreamSynchronize", unsafe {
+            drv::stream::synchronize(streams.copy_out)
+        })?;
+        check("cuStreamSynchronize", unsafe {
+            drv::stream::synchronize(compute)
+        })?;
+        Ok(())
+    })();
+    // nothing may still use the host memory or the buffers when they are released
+    drop(streams);
+    pins.release_all();
+    r.map_err(fault)?;
+    stats.seconds = t_start.elapsed().as_secs_f64();
+    stats.registered_bytes = pins.bytes;
+    stats.register_s = pins.seconds;
+    if crate::stats::report_enabled() {
+        eprintln!(
+            "mint report: stream {}: {} slabs of {} planes ({} in the first, timed: page-locking {:.3} ms, copy-in {:.3} ms, kernels {:.3} ms, copy-out {:.3} ms), {} ghost plane(s) each side, {} buffer sets ({:.1} MB on the device); {:.3} ms, the model predicted {:.3} ms",
+            info.name,
+            stats.slabs,
+            extent,
+            stats.first_planes,
+            stats.first_register_s * 1e3,
+            stats.first_in_s * 1e3,
+            stats.first_compute_s * 1e3,
+            stats.first_out_s * 1e3,
+            ghost,
+            buffers,
+            device_bytes as f64 * 1e-6,
+            stats.seconds * 1e3,
+            stats.predicted_s * 1e3
+        );
+    }
+    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_is_a_pipeline_of_four_stages() {
+        // one slab: the sum of the stages
+        let pp = [1.0, 2.0, 3.0, 1.0];
+        assert_eq!(model_seconds(10, 1, 0, pp, 0.0), 70.0);
+        // ten slabs of one plane: 7 for the first, 3 (compute) for each other
+        assert_eq!(model_seconds(10, 10, 0, pp, 0.0), 7.0 + 9.0 * 3.0);
+        // ghost planes cost copy-in on every slab
+        assert_eq!(
+            model_seconds(10, 10, 1, pp, 0.0),
+            1.0 + 6.0 + 3.0 + 1.0 + 9.0 * 6.0
+        );
+    }
+
+    #[test]
+    fn the_model_trades_fill_time_against_overhead() {
+        let pp = [0.0, 1e-3, 1e-3, 1e-3];
+        // no overhead: as many slabs as allowed
+        assert_eq!(best_slabs(100, 1, 50, 0, pp, 0.0), 50);
+        // an overhead of a plane's time per slab: the optimum is near sqrt(2 * 100)
+        let n = best_slabs(100, 1, 100, 0, pp, 1e-3);
+        assert!((10..=18).contains(&n), "{n}");
+        // the lower bound (memory) wins when the optimum is below it
+        assert_eq!(best_slabs(100, 40, 100, 0, pp, 1e-3), 40);
+    }
+}
