@@ -137,6 +137,7 @@ fn on_gpu(
         file: "tests/fuzz.rs",
         line: 0,
         arrays: leak(infos.into_boxed_slice()),
+        stream: None,
     }));
     let mut region = Region::enter(info)?;
     let ty = k.arrays[0].elem;

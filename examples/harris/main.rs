@@ -54,6 +54,11 @@ struct Args {
     /// Also compute the scores in plain serial loops and compare.
     #[arg(long)]
     verify: bool,
+    /// Stream the volume through the device in slabs (`#[mint::parallel(stream)]`),
+    /// overlapping its copies with the kernel; with MINT_DEVICE_MEMORY smaller than the
+    /// volume, the way to process it at all.
+    #[arg(long)]
+    stream: bool,
 }
 
 fn main() -> ExitCode {
@@ -111,7 +116,21 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         let on_gpu = matches!(backend, Backend::Cuda(_));
         mint::set_timing(on_gpu);
         let t0 = std::time::Instant::now();
-        let score = detect::scores(&data, args.window, tile)?;
+        let score = if args.stream {
+            detect::scores_as(&data, args.window, tile, true)?
+        } else {
+            detect::scores(&data, args.window, tile)?
+        };
+        if let (true, Some(s)) = (args.stream, mint::stream::last_run()) {
+            println!(
+                "streamed: {} slabs, {} buffer sets ({:.0} MB on the device), {:.3} s (the model predicted {:.3} s)",
+                s.slabs,
+                s.buffers,
+                s.device_bytes as f64 * 1e-6,
+                s.seconds,
+                s.predicted_s
+            );
+        }
         let wall = t0.elapsed().as_secs_f64();
         mint::set_timing(false);
         let voxels = ((nz - 2 * h) * (ny - 2 * h) * (nx - 2 * h)) as f64;

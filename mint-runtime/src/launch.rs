@@ -980,6 +980,27 @@ pub(crate) fn launch(
     launch_as(cx, site, args, nowait, config, true)
 }
 
+/// Everything [`launch`] does before the launch itself: the autotuner's choice (which
+/// may search) and the compiled, loaded variant. A streamed region calls it before it
+/// times its first slab, so that compilation is not counted as the kernels' time.
+///
+/// # Errors
+/// As [`launch`].
+pub(crate) fn prepare(
+    cx: &mut LaunchCtx,
+    site: &'static KernelSite,
+    args: &LaunchArgs,
+) -> Result<()> {
+    let config = if cx.owner.is_none() {
+        crate::tune::choose(cx, site, args)?
+    } else {
+        None
+    };
+    let (_, mut key) = launch_key(cx, site, args)?;
+    key.config = config;
+    variant(site, cx.gpu, key).map(|_| ())
+}
+
 /// The device arrays of a launch, in the kernel's order, and the key of its variant in
 /// the kernel's own configuration.
 fn launch_key<'a>(

@@ -1,0 +1,191 @@
+//! Streaming a region through the device in slabs (`#[mint::parallel(stream)]`, issue
+//! #16) against the same region run in sequence: copy in, compute, copy back.
+//!
+//! ```text
+//! cargo bench --bench stream                 # Harris 5³ on a 1024³ f32 phantom, heat on 512³ f64
+//! cargo bench --bench stream -- --harris 512 # other sizes
+//! cargo bench --bench stream -- --heat 768
+//! cargo bench --bench stream -- --cap 8G     # also: a volume larger than an 8 GiB cap
+//! ```
+//!
+//! For each case it reports the median of 3 runs (after one that compiles) of:
+//! - **sequential**: the region without `stream` (`copy!` through the staging ring, the
+//!   kernel, `copy!` back);
+//! - **streamed**: the region with `stream`, the slab count from the model; with the
+//!   model's prediction for the run and the slabs it chose;
+//! - the speed-up (goal for Harris 1024³: at least 1.8×) and the model's error (goal:
+//!   within 15%).
+//!
+//! With `--cap BYTES` the streamed Harris also runs under `MINT_DEVICE_MEMORY` smaller
+//! than its arrays (the sequential one cannot), and must equal the uncapped result.
+//! Every streamed result is compared with the sequential one. Without a GPU it says so
+//! and measures nothing.
+
+#[allow(dead_code)]
+#[path = "../examples/harris/detect.rs"]
+mod detect;
+
+use ndarray::Array3;
+use std::time::Instant;
+
+const REPS: usize = 3;
+
+macro_rules! heat_step {
+    ($name:ident $(, $opt:ident)?) => {
+        #[mint::parallel($($opt)?)]
+        fn $name(u: &Array3<f64>, v: &mut Array3<f64>, c: f64) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(v, to_device);
+            #[mint::r#for(nest(all), tile(64, 4, 4), chunksize(1, 1, 4))]
+            for z in 1..nz - 1 {
+                for y in 1..ny - 1 {
+                    for x in 1..nx - 1 {
+                        v[[z, y, x]] = u[[z, y, x]]
+                            + c * (u[[z - 1, y, x]] + u[[z + 1, y, x]] + u[[z, y - 1, x]]
+                                + u[[z, y + 1, x]]
+                                + u[[z, y, x - 1]]
+                                + u[[z, y, x + 1]]
+                                - 6.0 * u[[z, y, x]]);
+                    }
+                }
+            }
+            mint::copy!(v, from_device);
+            Ok(())
+        }
+    };
+}
+heat_step!(heat);
+heat_step!(heat_streamed, stream);
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Runs `f` once untimed, then `REPS` times; the median seconds and the last stream run's
+/// figures (for a streamed `f`).
+fn time(
+    mut f: impl FnMut() -> Result<(), Box<dyn std::error::Error>>,
+) -> Result<(f64, Vec<mint::stream::StreamStats>), Box<dyn std::error::Error>> {
+    f()?;
+    let mut ts = Vec::new();
+    let mut stats = Vec::new();
+    for _ in 0..REPS {
+        let t = Instant::now();
+        f()?;
+        ts.push(t.elapsed().as_secs_f64());
+        stats.extend(mint::stream::last_run());
+    }
+    Ok((median(ts), stats))
+}
+
+fn report(what: &str, seq: f64, streamed: f64, stats: &[mint::stream::StreamStats]) {
+    println!(
+        "{what}: sequential {:.1} ms, streamed {:.1} ms: {:.2}x",
+        seq * 1e3,
+        streamed * 1e3,
+        seq / streamed
+    );
+    if let Some(s) = stats.last() {
+        let errs: Vec<f64> = stats
+            .iter()
+            .map(|s| (s.seconds - s.predicted_s) / s.predicted_s * 100.0)
+            .collect();
+        println!(
+            "  {} slabs ({} planes in the first: page-locking {:.2} ms, copy-in {:.2} ms, kernels {:.2} ms, copy-out {:.2} ms), {} buffer sets, {:.0} MB on the device",
+            s.slabs,
+            s.first_planes,
+            s.first_register_s * 1e3,
+            s.first_in_s * 1e3,
+            s.first_compute_s * 1e3,
+            s.first_out_s * 1e3,
+            s.buffers,
+            s.device_bytes as f64 * 1e-6
+        );
+        println!(
+            "  model: predicted {:.1} ms, ran {:.1} ms (region's own time), error {} %; page-locking {:.1} ms of host time for {:.2} GB; {:.2} GB in, {:.2} GB out",
+            s.predicted_s * 1e3,
+            s.seconds * 1e3,
+            errs.iter()
+                .map(|e| format!("{e:+.1}"))
+                .collect::<Vec<_>>()
+                .join("/"),
+            s.register_s * 1e3,
+            s.registered_bytes as f64 * 1e-9,
+            s.bytes_in as f64 * 1e-9,
+            s.bytes_out as f64 * 1e-9
+        );
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    if !mint::cuda_available() {
+        println!("no CUDA device: nothing measured");
+        return Ok(());
+    }
+    mint::tune::set_mode(mint::tune::Mode::Off);
+    let gpu = mint::backend()?;
+    println!("device: {}", gpu.describe());
+    let only_heat = arg("--heat").is_some() && arg("--harris").is_none();
+    let only_harris = arg("--harris").is_some() && arg("--heat").is_none();
+    if !only_heat {
+        let n: usize = arg("--harris").map_or(Ok(1024), |v| v.parse())?;
+        let (data, _) = detect::phantom(n);
+        let mut seq_score = Array3::<f32>::zeros((0, 0, 0));
+        let (seq, _) = time(|| {
+            seq_score = detect::scores_as(&data, 5, [32, 8, 1], false)?;
+            Ok(())
+        })?;
+        let mut str_score = Array3::<f32>::zeros((0, 0, 0));
+        let (st, stats) = time(|| {
+            str_score = detect::scores_as(&data, 5, [32, 8, 1], true)?;
+            Ok(())
+        })?;
+        assert!(
+            str_score == seq_score,
+            "streamed Harris differs from sequential"
+        );
+        report(&format!("Harris 5³, {n}³ f32"), seq, st, &stats);
+        if let Some(cap) = arg("--cap") {
+            let bytes = mint::memcap::parse(&cap)?;
+            mint::memcap::set_cap(Some(Some(bytes)));
+            let t = Instant::now();
+            let capped = detect::scores_as(&data, 5, [32, 8, 1], true);
+            let secs = t.elapsed().as_secs_f64();
+            mint::memcap::set_cap(None);
+            let capped = capped?;
+            assert!(capped == seq_score, "capped streamed Harris differs");
+            let s = mint::stream::last_run().expect("streamed");
+            println!(
+                "  under MINT_DEVICE_MEMORY={cap} ({} MB; the arrays take {} MB): {:.1} ms, {} slabs, {:.0} MB on the device, equal to the uncapped result",
+                bytes / 1_000_000,
+                data.len() * 8 / 1_000_000,
+                secs * 1e3,
+                s.slabs,
+                s.device_bytes as f64 * 1e-6
+            );
+        }
+    }
+    if !only_harris {
+        let n: usize = arg("--heat").map_or(Ok(512), |v| v.parse())?;
+        let u = Array3::from_shape_fn((n, n, n), |(z, y, x)| ((z * 7 + y * 3 + x) % 17) as f64);
+        let mut a = Array3::<f64>::zeros(u.dim());
+        let (seq, _) = time(|| Ok(heat(&u, &mut a, 0.1)?))?;
+        let mut b = Array3::<f64>::zeros(u.dim());
+        let (st, stats) = time(|| Ok(heat_streamed(&u, &mut b, 0.1)?))?;
+        assert!(a == b, "streamed heat differs from sequential");
+        report(&format!("heat step, {n}³ f64"), seq, st, &stats);
+    }
+    Ok(())
+}
