@@ -154,8 +154,8 @@ fn devices() -> Vec<mint::Device> {
 #[test]
 fn a_heat_step_streams_under_a_cap_smaller_than_its_arrays() {
     let _g = serial();
-    // 61 planes: divides by nothing the slab counts pick
-    let n = [61, 37, 45];
+    // 121 planes: divides by nothing the slab counts pick
+    let n = [121, 37, 45];
     let u = field(n, 1);
     let c = 0.1;
     let want = serial_heat(&u, c);
@@ -181,8 +181,9 @@ fn a_heat_step_streams_under_a_cap_smaller_than_its_arrays() {
                 let s = mint::stream::last_run().expect("a GPU run records its figures");
                 assert!(s.slabs >= 2, "{s:?}");
                 assert!(s.device_bytes <= bytes(n) / 3, "{s:?}");
+                // the count asked for, or more when the cap needs more
                 if let Some(k) = slabs {
-                    assert_eq!(s.slabs, k, "{s:?}");
+                    assert!(s.slabs >= k, "{s:?}");
                 }
             }
         }

@@ -446,8 +446,11 @@ struct HostPins {
     /// Per distinct host array: its start, bytes, bytes per plane, and the pieces
     /// (`[start, end)` addresses; whether this run registered it).
     arrays: Vec<HostArrayPins>,
+    /// Bytes page-locked and the seconds it took; bytes released and the seconds.
     bytes: usize,
     seconds: f64,
+    released_bytes: usize,
+    released_s: f64,
     warned: bool,
 }
 
@@ -492,6 +495,8 @@ impl HostPins {
             arrays: out,
             bytes: 0,
             seconds: 0.0,
+            released_bytes: 0,
+            released_s: 0.0,
             warned: false,
         }
     }
@@ -531,17 +536,31 @@ impl HostPins {
             let start = a.start + lo * a.plane_bytes;
             while a.freed < a.next && a.pieces[a.freed].1 <= start {
                 if a.ours[a.freed] {
-                    unsafe { sys::cuMemHostUnregister(a.pieces[a.freed].0 as *mut _) };
+                    let (lo, hi) = a.pieces[a.freed];
+                    unsafe { sys::cuMemHostUnregister(lo as *mut _) };
                     a.ours[a.freed] = false;
+                    self.released_bytes += hi - lo;
                 }
                 a.freed += 1;
             }
         }
-        self.seconds += t.elapsed().as_secs_f64();
+        let dt = t.elapsed().as_secs_f64();
+        self.seconds += dt;
+        self.released_s += dt;
     }
 }
 
 impl HostPins {
+    /// The addresses where a new piece of the host array at `start` begins (its first
+    /// piece's start left out): a copy must not cross one, since a DMA from page-locked
+    /// memory stays within one registration.
+    fn cuts(&self, start: *mut u8) -> &[(usize, usize)] {
+        self.arrays
+            .iter()
+            .find(|a| a.start == start as usize)
+            .map_or(&[], |a| &a.pieces[..])
+    }
+
     fn release_all(&mut self) {
         let t = Instant::now();
         for a in &mut self.arrays {
@@ -561,6 +580,67 @@ impl Drop for HostPins {
     fn drop(&mut self) {
         self.release_all();
     }
+}
+
+/// `r` cut where its host bytes cross the start of one of `pieces` (`[start, end)`
+/// addresses): runs of whole rows stay one 2-D copy each; a row a boundary crosses becomes
+/// one-row copies of its parts.
+fn cut_rows(r: Rows, pieces: &[(usize, usize)]) -> Vec<Rows> {
+    let h0 = r.host as usize;
+    let rb = r.row_bytes;
+    let end = h0 + r.rows * rb;
+    let cuts: Vec<usize> = pieces
+        .iter()
+        .map(|p| p.0)
+        .filter(|&c| c > h0 && c < end)
+        .collect();
+    if cuts.is_empty() || rb == 0 {
+        return vec![r];
+    }
+    let mut out = Vec::new();
+    let rows = |first: usize, n: usize, out: &mut Vec<Rows>| {
+        if n > 0 {
+            out.push(Rows {
+                host: r.host.wrapping_add(first * rb),
+                dev: r.dev + (first * r.pitch) as u64,
+                rows: n,
+                row_bytes: rb,
+                pitch: r.pitch,
+            });
+        }
+    };
+    let mut next = 0; // first row not yet emitted
+    let mut k = 0;
+    while k < cuts.len() {
+        let row = (cuts[k] - h0) / rb;
+        rows(next, row - next, &mut out);
+        // this row's cuts, if any fall inside it
+        let mut offs = vec![0];
+        while k < cuts.len() && (cuts[k] - h0) / rb == row {
+            let o = (cuts[k] - h0) % rb;
+            if o > 0 {
+                offs.push(o);
+            }
+            k += 1;
+        }
+        if offs.len() == 1 {
+            next = row;
+            continue;
+        }
+        offs.push(rb);
+        for w in offs.windows(2) {
+            out.push(Rows {
+                host: r.host.wrapping_add(row * rb + w[0]),
+                dev: r.dev + (row * r.pitch + w[0]) as u64,
+                rows: 1,
+                row_bytes: w[1] - w[0],
+                pitch: w[1] - w[0],
+            });
+        }
+        next = row + 1;
+    }
+    rows(next, r.rows - next, &mut out);
+    out
 }
 
 /// Events and the two copy streams of a run, destroyed at the end.
@@ -622,46 +702,38 @@ fn check(call: &str, r: std::result::Result<(), cudarc::driver::DriverError>) ->
     r.map_err(|e| Error::driver(call, e))
 }
 
-/// The model: seconds for `planes` planes cut into `slabs` slabs, given per-plane costs
-/// of the host (page-locking), copy-in (per held plane), kernels and copy-out, `ghost`
-/// planes each side and `overhead` seconds per slab. A pipeline of four stages: the first
-/// slab passes all of them, each further slab adds the slowest (Visschers Sec. 6.4).
-pub fn model_seconds(
-    planes: usize,
-    slabs: usize,
-    ghost: usize,
-    per_plane: [f64; 4],
-    overhead: f64,
-) -> f64 {
+/// What slabs cost, from the timed first slab: the model's input.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Costs {
+    /// Seconds per owned plane of the four stages: page-locking and releasing host
+    /// memory, copy-in, kernels, copy-out.
+    pub per_plane: [f64; 4],
+    /// Seconds per slab of copying in its ghost planes (both sides).
+    pub ghosts_in: f64,
+    /// Seconds per slab the host spends enqueueing its copies and launches.
+    pub overhead: f64,
+}
+
+/// The model: seconds for `planes` planes cut into `slabs` equal slabs. A pipeline of four
+/// stages: the first slab passes all of them, each further one adds the slowest
+/// (Visschers Sec. 6.4, with the stages overlapped as in his Fig. 6.3), plus the host's
+/// overhead per slab.
+pub fn model_seconds(planes: usize, slabs: usize, c: &Costs) -> f64 {
     if planes == 0 || slabs == 0 {
         return 0.0;
     }
     let n = planes as f64 / slabs as f64;
-    let stages = [
-        n * per_plane[0],
-        (n + 2.0 * ghost as f64) * per_plane[1],
-        n * per_plane[2],
-        n * per_plane[3],
-    ];
+    let p = c.per_plane;
+    let stages = [n * p[0], n * p[1] + c.ghosts_in, n * p[2], n * p[3]];
     let sum: f64 = stages.iter().sum();
     let max = stages.iter().cloned().fold(0.0, f64::max);
-    sum + (slabs - 1) as f64 * max + slabs as f64 * overhead
+    sum + (slabs - 1) as f64 * max + slabs as f64 * c.overhead
 }
 
 /// The slab count in `lo..=hi` the model gives the least time.
-pub fn best_slabs(
-    planes: usize,
-    lo: usize,
-    hi: usize,
-    ghost: usize,
-    per_plane: [f64; 4],
-    overhead: f64,
-) -> usize {
+pub fn best_slabs(planes: usize, lo: usize, hi: usize, c: &Costs) -> usize {
     (lo.max(1)..=hi.max(lo.max(1)))
-        .min_by(|&a, &b| {
-            model_seconds(planes, a, ghost, per_plane, overhead)
-                .total_cmp(&model_seconds(planes, b, ghost, per_plane, overhead))
-        })
+        .min_by(|&a, &b| model_seconds(planes, a, c).total_cmp(&model_seconds(planes, b, c)))
         .unwrap_or(1)
 }
 
@@ -778,9 +850,27 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
         .copied()
         .filter(|&s| dist[s] == Some(true))
         .collect();
+    // the arrays some kernel reads beyond its own planes: only they need ghost planes
+    let mut ghosted = vec![false; dist.len()];
+    for (l, plan) in st.launches.iter().zip(&plans) {
+        for (i, &s) in l.arrays.iter().enumerate() {
+            ghosted[s] |= plan.reads_ghosts[i];
+        }
+    }
     let mut pin_arrays: Vec<HostRef> = ins.iter().map(|&s| st.inputs[s].unwrap()).collect();
     pin_arrays.extend(st.outputs.iter().map(|(_, h)| *h));
     let mut pins = HostPins::new(&pin_arrays);
+    // where each host array's pieces start (fixed for the run; `pins` changes state)
+    let piece_table: Vec<(usize, Vec<(usize, usize)>)> = pin_arrays
+        .iter()
+        .map(|h| (h.raw.ptr as usize, pins.cuts(h.raw.ptr).to_vec()))
+        .collect();
+    let cuts = |p: *mut u8| -> &[(usize, usize)] {
+        piece_table
+            .iter()
+            .find(|(a, _)| *a == p as usize)
+            .map_or(&[], |(_, v)| &v[..])
+    };
     let compute = gpu.stream.cu_stream();
     let mut streams = Streams::new(compute)?;
     let held = |(lo, hi): (usize, usize)| (lo.saturating_sub(ghost), (hi + ghost).min(extent));
@@ -826,6 +916,7 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
         for &slot in &ins {
             let h = st.inputs[slot].expect("recorded");
             let d = set[slot].as_ref().expect("allocated");
+            let (hlo, hhi) = if ghosted[slot] { (hlo, hhi) } else { own };
             let r = Rows {
                 host: h.raw.ptr.wrapping_add(hlo * h.plane_bytes()),
                 dev: d.plane_ptr(hlo),
@@ -833,14 +924,18 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
                 row_bytes: h.raw.shape[2] * h.esz(),
                 pitch: d.pitch * h.esz(),
             };
-            memcpy2d(Direction::ToDevice, r, streams.copy_in).map_err(|e| Error::Driver {
-                call: "cuMemcpy2DAsync (stream, host to device)".into(),
-                message: format!(
-                    "array `{}`, planes {hlo}..{hhi}: {}",
-                    info.arrays[slot].name,
-                    describe(e)
-                ),
-            })?;
+            for part in cut_rows(r, cuts(h.raw.ptr)) {
+                memcpy2d(Direction::ToDevice, part, streams.copy_in).map_err(|e| {
+                    Error::Driver {
+                        call: "cuMemcpy2DAsync (stream, host to device)".into(),
+                        message: format!(
+                            "array `{}`, planes {hlo}..{hhi}: {}",
+                            info.arrays[slot].name,
+                            describe(e)
+                        ),
+                    }
+                })?;
+            }
             stats.bytes_in += r.rows * r.row_bytes;
         }
         let copied_in = streams.event(false)?;
@@ -919,16 +1014,20 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
                 row_bytes: h.raw.shape[2] * h.esz(),
                 pitch: d.pitch * h.esz(),
             };
-            memcpy2d(Direction::ToHost, r, streams.copy_out).map_err(|e| Error::Driver {
-                call: "cuMemcpy2DAsync (stream, device to host)".into(),
-                message: format!(
-                    "array `{}`, planes {}..{}: {}",
-                    info.arrays[*slot].name,
-                    own.0,
-                    own.1,
-                    describe(e)
-                ),
-            })?;
+            for part in cut_rows(r, cuts(h.raw.ptr)) {
+                memcpy2d(Direction::ToHost, part, streams.copy_out).map_err(|e| {
+                    Error::Driver {
+                        call: "cuMemcpy2DAsync (stream, device to host)".into(),
+                        message: format!(
+                            "array `{}`, planes {}..{}: {}",
+                            info.arrays[*slot].name,
+                            own.0,
+                            own.1,
+                            describe(e)
+                        ),
+                    }
+                })?;
+            }
             stats.bytes_out += r.rows * r.row_bytes;
         }
         rec(timing.map(|t| t[5]), streams.copy_out)?;
@@ -984,15 +1083,36 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
     stats.first_out_s = ms(tev[4], tev[5]);
     let t_first = t_start.elapsed().as_secs_f64();
 
-    // the rest, cut by the asked count or the model
-    let (hlo0, hhi0) = held(first);
+    // what slabs cost, per plane, from the first: copies by their bytes, page-locking by
+    // the bytes it took and what releasing the first slab's pieces takes
+    let in_plane: usize = ins.iter().map(|&s| st.inputs[s].unwrap().plane_bytes()).sum();
+    let ghost_plane: usize = ins
+        .iter()
+        .filter(|&&s| ghosted[s])
+        .map(|&s| st.inputs[s].unwrap().plane_bytes())
+        .sum();
+    let pinned_plane: usize = pins.arrays.iter().map(|a| a.plane_bytes).sum();
+    let (reg_bytes, reg_s) = (pins.bytes, pins.seconds);
+    pins.release_below(first.1.saturating_sub(ghost));
+    let per_byte = |s: f64, b: usize| if b > 0 { s / b as f64 } else { 0.0 };
+    let reg = per_byte(reg_s, reg_bytes);
+    let unreg = if pins.released_bytes > 0 {
+        per_byte(pins.released_s, pins.released_bytes)
+    } else {
+        reg * 0.8
+    };
+    let in_rate = per_byte(stats.first_in_s, stats.bytes_in);
     let n0 = (first.1 - first.0).max(1) as f64;
-    let per_plane = [
-        stats.first_register_s * 2.0 / (hhi0 - hlo0).max(1) as f64,
-        stats.first_in_s / (hhi0 - hlo0).max(1) as f64,
-        stats.first_compute_s / n0,
-        stats.first_out_s / n0,
-    ];
+    let costs = Costs {
+        per_plane: [
+            (reg + unreg) * pinned_plane as f64,
+            in_rate * in_plane as f64,
+            stats.first_compute_s / n0,
+            stats.first_out_s / n0,
+        ],
+        ghosts_in: in_rate * (2 * ghost * ghost_plane) as f64,
+        overhead: SLAB_OVERHEAD_S,
+    };
     let rest_planes = extent - first.1;
     let rest: Vec<(usize, usize)> = match asked {
         Some(_) => owned[1..].to_vec(),
@@ -1000,7 +1120,7 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
         None => {
             let lo = rest_planes.div_ceil(capacity);
             let hi = rest_planes.min(MAX_SLABS).max(lo);
-            let n = best_slabs(rest_planes, lo, hi, ghost, per_plane, SLAB_OVERHEAD_S);
+            let n = best_slabs(rest_planes, lo, hi, &costs);
             Slabs::new(rest_planes, n, ghost)
                 .owned
                 .into_iter()
@@ -1010,8 +1130,7 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
     };
     stats.first_planes = first.1 - first.0;
     stats.slabs = 1 + rest.len();
-    stats.predicted_s =
-        t_first + model_seconds(rest_planes, rest.len(), ghost, per_plane, SLAB_OVERHEAD_S);
+    stats.predicted_s = t_first + model_seconds(rest_planes, rest.len(), &costs);
     let mut done: Vec<sys::CUevent> = vec![done0];
     let mut released = 0; // slabs whose pieces were released
     let all: Vec<(usize, usize)> = std::iter::once(first).chain(rest.iter().copied()).collect();
@@ -1072,29 +1191,83 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
 mod tests {
     use super::*;
 
+    /// The bytes each copy moves, as (host offset, device offset, len) runs.
+    fn runs(parts: &[Rows], base: &Rows) -> Vec<(usize, u64, usize)> {
+        let mut v = Vec::new();
+        for p in parts {
+            for row in 0..p.rows {
+                let h = p.host as usize - base.host as usize + row * p.row_bytes;
+                let d = p.dev - base.dev + (row * p.pitch) as u64;
+                v.push((h, d, p.row_bytes));
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn copies_are_cut_at_the_pieces_and_move_the_same_bytes() {
+        let r = Rows {
+            host: 1000 as *mut u8,
+            dev: 1 << 20,
+            rows: 10,
+            row_bytes: 100,
+            pitch: 128,
+        };
+        // the same bytes as the uncut copy, row by row
+        let whole: Vec<(usize, u64, usize)> = (0..10).map(|i| (i * 100, i as u64 * 128, 100)).collect();
+        for cuts in [vec![], vec![1300], vec![1350], vec![1000, 2000], vec![1350, 1370, 1900]] {
+            let pieces: Vec<(usize, usize)> = cuts.iter().map(|&c| (c, c + 1)).collect();
+            let parts = cut_rows(r, &pieces);
+            let mut got = runs(&parts, &r);
+            // split rows come back as parts: join them to compare bytes
+            let mut joined: Vec<(usize, u64, usize)> = Vec::new();
+            got.sort();
+            for (h, d, n) in got {
+                match joined.last_mut() {
+                    Some(l) if l.0 + l.2 == h && l.1 + l.2 as u64 == d && h % 100 != 0 => l.2 += n,
+                    _ => joined.push((h, d, n)),
+                }
+            }
+            assert_eq!(joined, whole, "cuts {cuts:?}");
+            // no copy crosses a cut
+            for p in &parts {
+                let (a, b) = (p.host as usize, p.host as usize + p.rows * p.row_bytes);
+                assert!(cuts.iter().all(|&c| c <= a || c >= b), "cuts {cuts:?}: {p:?}");
+            }
+        }
+    }
+
     #[test]
     fn the_model_is_a_pipeline_of_four_stages() {
+        let c = Costs {
+            per_plane: [1.0, 2.0, 3.0, 1.0],
+            ..Default::default()
+        };
         // one slab: the sum of the stages
-        let pp = [1.0, 2.0, 3.0, 1.0];
-        assert_eq!(model_seconds(10, 1, 0, pp, 0.0), 70.0);
+        assert_eq!(model_seconds(10, 1, &c), 70.0);
         // ten slabs of one plane: 7 for the first, 3 (compute) for each other
-        assert_eq!(model_seconds(10, 10, 0, pp, 0.0), 7.0 + 9.0 * 3.0);
-        // ghost planes cost copy-in on every slab
-        assert_eq!(
-            model_seconds(10, 10, 1, pp, 0.0),
-            1.0 + 6.0 + 3.0 + 1.0 + 9.0 * 6.0
-        );
+        assert_eq!(model_seconds(10, 10, &c), 7.0 + 9.0 * 3.0);
+        // ghost planes cost copy-in on every slab, and make it the slowest stage
+        let g = Costs { ghosts_in: 4.0, ..c };
+        assert_eq!(model_seconds(10, 10, &g), 1.0 + 6.0 + 3.0 + 1.0 + 9.0 * 6.0);
     }
 
     #[test]
     fn the_model_trades_fill_time_against_overhead() {
-        let pp = [0.0, 1e-3, 1e-3, 1e-3];
+        let mut c = Costs {
+            per_plane: [0.0, 1e-3, 1e-3, 1e-3],
+            ..Default::default()
+        };
         // no overhead: as many slabs as allowed
-        assert_eq!(best_slabs(100, 1, 50, 0, pp, 0.0), 50);
+        assert_eq!(best_slabs(100, 1, 50, &c), 50);
         // an overhead of a plane's time per slab: the optimum is near sqrt(2 * 100)
-        let n = best_slabs(100, 1, 100, 0, pp, 1e-3);
+        c.overhead = 1e-3;
+        let n = best_slabs(100, 1, 100, &c);
         assert!((10..=18).contains(&n), "{n}");
         // the lower bound (memory) wins when the optimum is below it
-        assert_eq!(best_slabs(100, 40, 100, 0, pp, 1e-3), 40);
+        assert_eq!(best_slabs(100, 40, 100, &c), 40);
+        // ghosts cost a slab what a plane does: fewer slabs
+        c.ghosts_in = 5e-3;
+        assert!(best_slabs(100, 1, 100, &c) < n);
     }
 }
