@@ -25,6 +25,7 @@
 #[path = "../examples/harris/detect.rs"]
 mod detect;
 
+use mint::stream::HostPath;
 use ndarray::Array3;
 use std::time::Instant;
 
@@ -57,6 +58,22 @@ macro_rules! heat_step {
 }
 heat_step!(heat);
 heat_step!(heat_streamed, stream);
+
+/// Median bytes per second of a parallel copy between two pageable buffers of `bytes`.
+fn host_memcpy(bytes: usize) -> f64 {
+    use rayon::prelude::*;
+    let src = vec![1u8; bytes];
+    let mut dst = vec![0u8; bytes];
+    let mut t = Vec::new();
+    for _ in 0..=REPS {
+        let t0 = Instant::now();
+        dst.par_chunks_mut(1 << 20)
+            .zip(src.par_chunks(1 << 20))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        t.push(t0.elapsed().as_secs_f64());
+    }
+    bytes as f64 / median(t[1..].to_vec())
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -137,6 +154,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     mint::tune::set_mode(mint::tune::Mode::Off);
     let gpu = mint::backend()?;
     println!("device: {}", gpu.describe());
+    // the host's side of every copy here: its memory bandwidth varies between machines
+    let bytes = 1 << 30;
+    let pinned = mint::host_copy_bandwidth(bytes, 3, mint::HostMemory::PageLocked)?;
+    println!(
+        "host: parallel memcpy {:.1} GB/s; page-locked cuMemcpy {:.1} GB/s to the device, {:.1} GB/s from it (1 GiB)",
+        host_memcpy(bytes) * 1e-9,
+        pinned.0 * 1e-9,
+        pinned.1 * 1e-9
+    );
     let only_heat = arg("--heat").is_some() && arg("--harris").is_none();
     let only_harris = arg("--harris").is_some() && arg("--heat").is_none();
     if !only_heat {
@@ -148,14 +174,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (k, tile) = (detect::K, [32, 8, 1]);
         let mut seq_score = Array3::<f32>::zeros(data.dim());
         let (seq, _) = time(|| Ok(detect::scores5(&data, &w, &mut seq_score, k, tile)?))?;
-        let mut str_score = Array3::<f32>::zeros(data.dim());
-        let (st, stats) =
-            time(|| Ok(detect::scores5_streamed(&data, &w, &mut str_score, k, tile)?))?;
-        assert!(
-            str_score == seq_score,
-            "streamed Harris differs from sequential"
-        );
-        report(&format!("Harris 5³, {n}³ f32"), seq, st, &stats);
+        for path in [HostPath::Staged, HostPath::Registered] {
+            mint::stream::set_host_path(Some(path));
+            let mut got = Array3::<f32>::zeros(data.dim());
+            let (st, stats) = time(|| Ok(detect::scores5_streamed(&data, &w, &mut got, k, tile)?))?;
+            assert!(got == seq_score, "streamed Harris differs from sequential");
+            report(&format!("Harris 5³, {n}³ f32, {path:?}"), seq, st, &stats);
+        }
+        mint::stream::set_host_path(None);
         if let Some(cap) = arg("--cap") {
             let bytes = mint::memcap::parse(&cap)?;
             mint::memcap::set_cap(Some(Some(bytes)));
@@ -182,10 +208,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let u = Array3::from_shape_fn((n, n, n), |(z, y, x)| ((z * 7 + y * 3 + x) % 17) as f64);
         let mut a = Array3::<f64>::zeros(u.dim());
         let (seq, _) = time(|| Ok(heat(&u, &mut a, 0.1)?))?;
-        let mut b = Array3::<f64>::zeros(u.dim());
-        let (st, stats) = time(|| Ok(heat_streamed(&u, &mut b, 0.1)?))?;
-        assert!(a == b, "streamed heat differs from sequential");
-        report(&format!("heat step, {n}³ f64"), seq, st, &stats);
+        for path in [HostPath::Staged, HostPath::Registered] {
+            mint::stream::set_host_path(Some(path));
+            let mut b = Array3::<f64>::zeros(u.dim());
+            let (st, stats) = time(|| Ok(heat_streamed(&u, &mut b, 0.1)?))?;
+            assert!(a == b, "streamed heat differs from sequential");
+            report(&format!("heat step, {n}³ f64, {path:?}"), seq, st, &stats);
+        }
+        mint::stream::set_host_path(None);
     }
     Ok(())
 }

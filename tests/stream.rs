@@ -165,14 +165,27 @@ fn a_heat_step_streams_under_a_cap_smaller_than_its_arrays() {
         mint::with_device(d, || heat(&u, &mut plain, c)).unwrap();
         // a third of one array: both arrays need 6 times that
         mint::memcap::set_cap(Some(Some(bytes(n) / 3)));
-        for slabs in [None, Some(5)] {
+        // on a GPU, both ways host memory meets the copy engines
+        let paths: &[mint::stream::HostPath] = if common::is_cpu(d) {
+            &[mint::stream::HostPath::Staged]
+        } else {
+            &[
+                mint::stream::HostPath::Staged,
+                mint::stream::HostPath::Registered,
+            ]
+        };
+        for (slabs, &path) in [None, Some(5)]
+            .into_iter()
+            .flat_map(|s| paths.iter().map(move |p| (s, p)))
+        {
             mint::stream::set_slabs(Some(slabs));
+            mint::stream::set_host_path(Some(path));
             let mut v = Array3::<f64>::from_elem(u.dim(), f64::NAN);
             v.fill(0.0);
             mint::with_device(d, || heat_streamed(&u, &mut v, c)).unwrap();
             assert_eq!(
                 v, plain,
-                "{d:?}, slabs {slabs:?}: streamed differs from unstreamed"
+                "{d:?}, slabs {slabs:?}, {path:?}: streamed differs from unstreamed"
             );
             if common::is_cpu(d) {
                 assert_eq!(v, want, "{d:?}: the CPU's result is the serial loops'");
@@ -196,6 +209,7 @@ fn a_heat_step_streams_under_a_cap_smaller_than_its_arrays() {
             assert!(v.iter().all(|&x| x == 7.0));
         }
         mint::stream::set_slabs(None);
+        mint::stream::set_host_path(None);
         mint::memcap::set_cap(None);
     }
 }
@@ -302,5 +316,31 @@ fn harris_streams_under_a_cap_and_equals_the_unstreamed_run() {
         assert!(err <= 1e-5 * max, "{d:?}: {err} of {max}");
         let points = detect::interest_points(&streamed, 0.01);
         assert_eq!(points.len(), corners.len(), "{d:?}");
+    }
+}
+
+#[test]
+fn arrays_of_several_page_locked_pieces_stream_on_a_gpu() {
+    let _g = serial();
+    let Some(d) = common::gpu() else { return };
+    // 140 x 256 x 256 f64: 73 MB, more than one 64 MiB piece of page-locked memory, so
+    // slabs' copies cross from one piece to the next
+    let u = field([140, 256, 256], 5);
+    let mut plain = Array3::<f64>::zeros(u.dim());
+    mint::with_device(d, || heat(&u, &mut plain, 0.2)).unwrap();
+    for path in [
+        mint::stream::HostPath::Registered,
+        mint::stream::HostPath::Staged,
+    ] {
+        for slabs in [Some(7), None] {
+            mint::stream::set_host_path(Some(path));
+            mint::stream::set_slabs(Some(slabs));
+            let mut v = Array3::<f64>::zeros(u.dim());
+            let r = mint::with_device(d, || heat_streamed(&u, &mut v, 0.2));
+            mint::stream::set_slabs(None);
+            mint::stream::set_host_path(None);
+            r.unwrap();
+            assert_eq!(v, plain, "{path:?}, slabs {slabs:?}");
+        }
     }
 }

@@ -125,6 +125,8 @@ pub struct StreamStats {
     /// Host memory page-locked and released, and the host's time doing it (seconds).
     pub registered_bytes: usize,
     pub register_s: f64,
+    /// [`HostPath`] of the run.
+    pub host_path: String,
 }
 
 /// The figures of the last streamed run on a GPU in this process.
@@ -702,31 +704,38 @@ fn check(call: &str, r: std::result::Result<(), cudarc::driver::DriverError>) ->
     r.map_err(|e| Error::driver(call, e))
 }
 
-/// What slabs cost, from the timed first slab: the model's input.
+/// One stage of the pipeline: its seconds per owned plane of a slab, and per slab (the
+/// ghost planes' copies).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stage {
+    pub per_plane: f64,
+    pub per_slab: f64,
+}
+
+/// What slabs cost, from the timed first slab: the model's input.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Costs {
-    /// Seconds per owned plane of the four stages: page-locking and releasing host
-    /// memory, copy-in, kernels, copy-out.
-    pub per_plane: [f64; 4],
-    /// Seconds per slab of copying in its ghost planes (both sides).
-    pub ghosts_in: f64,
+    /// The stages, each on its own engine (host cores, copy engines, multiprocessors).
+    pub stages: Vec<Stage>,
     /// Seconds per slab the host spends enqueueing its copies and launches.
     pub overhead: f64,
 }
 
-/// The model: seconds for `planes` planes cut into `slabs` equal slabs. A pipeline of four
-/// stages: the first slab passes all of them, each further one adds the slowest
-/// (Visschers Sec. 6.4, with the stages overlapped as in his Fig. 6.3), plus the host's
-/// overhead per slab.
+/// The model: seconds for `planes` planes cut into `slabs` equal slabs. A pipeline: the
+/// first slab passes every stage, each further one adds the slowest (Visschers Sec. 6.4,
+/// with the stages overlapped as in his Fig. 6.3), plus the host's overhead per slab.
 pub fn model_seconds(planes: usize, slabs: usize, c: &Costs) -> f64 {
     if planes == 0 || slabs == 0 {
         return 0.0;
     }
     let n = planes as f64 / slabs as f64;
-    let p = c.per_plane;
-    let stages = [n * p[0], n * p[1] + c.ghosts_in, n * p[2], n * p[3]];
-    let sum: f64 = stages.iter().sum();
-    let max = stages.iter().cloned().fold(0.0, f64::max);
+    let t: Vec<f64> = c
+        .stages
+        .iter()
+        .map(|s| n * s.per_plane + s.per_slab)
+        .collect();
+    let sum: f64 = t.iter().sum();
+    let max = t.iter().cloned().fold(0.0, f64::max);
     sum + (slabs - 1) as f64 * max + slabs as f64 * c.overhead
 }
 
@@ -735,6 +744,40 @@ pub fn best_slabs(planes: usize, lo: usize, hi: usize, c: &Costs) -> usize {
     (lo.max(1)..=hi.max(lo.max(1)))
         .min_by(|&a, &b| model_seconds(planes, a, c).total_cmp(&model_seconds(planes, b, c)))
         .unwrap_or(1)
+}
+
+/// How the host's memory meets the copy engines in a streamed run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostPath {
+    /// Through the device's page-locked staging ring ([`crate::transfer`]): all cores copy
+    /// a slab's planes in while the copy engine drains the ring, and the finished slab's
+    /// planes out while the next slab computes. The default: a parallel copy runs at the
+    /// host's memory bandwidth.
+    Staged,
+    /// The user's arrays page-locked (`cuMemHostRegister`) in 64 MiB pieces ahead of the
+    /// slabs and released behind them, the copy engines reading and writing them
+    /// directly. Measured on an H100 host, page-locking and releasing cost 9–15 GB/s,
+    /// slower than the staged copy, so it is not the default (`MINT_STREAM_HOST`).
+    Registered,
+}
+
+static HOST_PATH: Mutex<Option<HostPath>> = Mutex::new(None);
+
+/// Sets the host path of streamed runs (`None`: `MINT_STREAM_HOST`, `staged` or
+/// `registered`, else [`HostPath::Staged`]).
+pub fn set_host_path(p: Option<HostPath>) {
+    *HOST_PATH.lock().unwrap_or_else(|p| p.into_inner()) = p;
+}
+
+/// The host path streamed runs use now.
+pub fn host_path() -> HostPath {
+    if let Some(p) = *HOST_PATH.lock().unwrap_or_else(|p| p.into_inner()) {
+        return p;
+    }
+    match std::env::var("MINT_STREAM_HOST").as_deref() {
+        Ok("registered") | Ok("register") => HostPath::Registered,
+        _ => HostPath::Staged,
+    }
 }
 
 /// Host overhead per slab the model adds (enqueueing copies and launches), in seconds.
@@ -807,236 +850,9 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
     };
     let capacity = owned.iter().map(|&(lo, hi)| hi - lo).max().unwrap_or(1);
     let cap_planes = |n: usize| (capacity + 2 * ghost + 2 * PREFETCH_PLANES).min(n);
-
-    // device memory: replicated arrays once, distributed arrays in buffer sets
     let t_start = Instant::now();
-    let mut repl: Vec<Option<DeviceArray>> = (0..dist.len()).map(|_| None).collect();
-    let mut sets: Vec<Vec<Option<DeviceArray>>> = Vec::with_capacity(buffers);
-    for b in 0..buffers {
-        let mut set: Vec<Option<DeviceArray>> = (0..dist.len()).map(|_| None).collect();
-        for &slot in &st.order {
-            let h = st.inputs[slot].expect("recorded");
-            let (name, align) = (info.arrays[slot].name, info.arrays[slot].align_x);
-            let n = h.raw.shape[3 - h.raw.ndim];
-            if dist[slot] == Some(true) {
-                set[slot] = Some(DeviceArray::alloc_planes(
-                    gpu,
-                    name,
-                    h.elem,
-                    h.raw.shape,
-                    h.raw.ndim,
-                    align,
-                    (0, cap_planes(n)),
-                )?);
-            } else if b == 0 {
-                let d = DeviceArray::alloc(gpu, name, h.elem, h.raw.shape, h.raw.ndim, align)?;
-                d.upload_bytes(h.raw.ptr)?;
-                repl[slot] = Some(d);
-            }
-        }
-        sets.push(set);
-    }
-    let device_bytes: usize = sets
-        .iter()
-        .flatten()
-        .chain(repl.iter())
-        .flatten()
-        .map(DeviceArray::bytes)
-        .sum();
 
-    let ins: Vec<usize> = st
-        .order
-        .iter()
-        .copied()
-        .filter(|&s| dist[s] == Some(true))
-        .collect();
-    // the arrays some kernel reads beyond its own planes: only they need ghost planes
-    let mut ghosted = vec![false; dist.len()];
-    for (l, plan) in st.launches.iter().zip(&plans) {
-        for (i, &s) in l.arrays.iter().enumerate() {
-            ghosted[s] |= plan.reads_ghosts[i];
-        }
-    }
-    let mut pin_arrays: Vec<HostRef> = ins.iter().map(|&s| st.inputs[s].unwrap()).collect();
-    pin_arrays.extend(st.outputs.iter().map(|(_, h)| *h));
-    let mut pins = HostPins::new(&pin_arrays);
-    // where each host array's pieces start (fixed for the run; `pins` changes state)
-    let piece_table: Vec<(usize, Vec<(usize, usize)>)> = pin_arrays
-        .iter()
-        .map(|h| (h.raw.ptr as usize, pins.cuts(h.raw.ptr).to_vec()))
-        .collect();
-    let cuts = |p: *mut u8| -> &[(usize, usize)] {
-        piece_table
-            .iter()
-            .find(|(a, _)| *a == p as usize)
-            .map_or(&[], |(_, v)| &v[..])
-    };
-    let compute = gpu.stream.cu_stream();
-    let mut streams = Streams::new(compute)?;
-    let held = |(lo, hi): (usize, usize)| (lo.saturating_sub(ghost), (hi + ghost).min(extent));
-    let mut stats = StreamStats {
-        region: info.name.into(),
-        extent,
-        ghost,
-        buffers,
-        device_bytes,
-        ..Default::default()
-    };
-
-    // enqueue slab `i` (owned planes `own`) into buffer set `b`, after `wait` (the done
-    // event of the slab that last used the set); returns its done event
-    let mut enqueue = |i: usize,
-                       own: (usize, usize),
-                       b: usize,
-                       wait: Option<sys::CUevent>,
-                       timing: Option<&[sys::CUevent; 6]>,
-                       streams: &mut Streams,
-                       stats: &mut StreamStats|
-     -> Result<sys::CUevent> {
-        let (hlo, hhi) = held(own);
-        let set = &mut sets[b];
-        for s in set.iter_mut().flatten() {
-            s.rebase(hlo.saturating_sub(PREFETCH_PLANES));
-        }
-        let rec = |ev: Option<sys::CUevent>, s: sys::CUstream| -> Result<()> {
-            match ev {
-                Some(e) => check("cuEventRecord", unsafe { drv::event::record(e, s) }),
-                None => Ok(()),
-            }
-        };
-        let wait_on = |s: sys::CUstream, e: sys::CUevent| -> Result<()> {
-            check("cuStreamWaitEvent", unsafe {
-                drv::stream::wait_event(s, e, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
-            })
-        };
-        if let Some(e) = wait {
-            wait_on(streams.copy_in, e)?;
-        }
-        rec(timing.map(|t| t[0]), streams.copy_in)?;
-        for &slot in &ins {
-            let h = st.inputs[slot].expect("recorded");
-            let d = set[slot].as_ref().expect("allocated");
-            let (hlo, hhi) = if ghosted[slot] { (hlo, hhi) } else { own };
-            let r = Rows {
-                host: h.raw.ptr.wrapping_add(hlo * h.plane_bytes()),
-                dev: d.plane_ptr(hlo),
-                rows: (hhi - hlo) * h.rows_per_plane(),
-                row_bytes: h.raw.shape[2] * h.esz(),
-                pitch: d.pitch * h.esz(),
-            };
-            for part in cut_rows(r, cuts(h.raw.ptr)) {
-                memcpy2d(Direction::ToDevice, part, streams.copy_in).map_err(|e| {
-                    Error::Driver {
-                        call: "cuMemcpy2DAsync (stream, host to device)".into(),
-                        message: format!(
-                            "array `{}`, planes {hlo}..{hhi}: {}",
-                            info.arrays[slot].name,
-                            describe(e)
-                        ),
-                    }
-                })?;
-            }
-            stats.bytes_in += r.rows * r.row_bytes;
-        }
-        let copied_in = streams.event(false)?;
-        rec(Some(copied_in), streams.copy_in)?;
-        rec(timing.map(|t| t[1]), streams.copy_in)?;
-        // the slab's launches: each kernel's outermost loop clipped to the planes it owns
-        let launches: Vec<(&Recorded, Vec<(i64, i64)>)> = st
-            .launches
-            .iter()
-            .zip(&plans)
-            .filter_map(|(l, plan)| {
-                let mut bounds = l.bounds.clone();
-                if let (Mode::Split { clip }, Some(first)) = (plan.mode, bounds.first_mut()) {
-                    *first = decomp::clip_range(first.0, first.1, own, clip);
-                    if first.0 >= first.1 {
-                        return None;
-                    }
-                }
-                Some((l, bounds))
-            })
-            .collect();
-        let set = &*set;
-        let launch = |l: &Recorded, bounds: &[(i64, i64)], only_prepare: bool| -> Result<()> {
-            let slot = |s: usize| {
-                set.get(s)
-                    .and_then(|a| a.as_ref())
-                    .or_else(|| repl.get(s).and_then(|a| a.as_ref()))
-            };
-            let (mut events, mut pending) = (Vec::new(), Vec::new());
-            let mut cx = LaunchCtx {
-                gpu,
-                slot: &slot,
-                events: &mut events,
-                pending: &mut pending,
-                timing: false,
-                owner: None,
-                batch: None,
-            };
-            let args = LaunchArgs {
-                arrays: &l.arrays,
-                scalars: &l.scalars,
-                bounds,
-                clauses: &l.clauses,
-            };
-            if only_prepare {
-                crate::launch::prepare(&mut cx, l.site, &args)
-            } else {
-                crate::launch::launch(&mut cx, l.site, &args, true).map(|_| ())
-            }
-        };
-        if timing.is_some() {
-            // the timed slab: compile (and tune, on the slab's data) before the clock runs
-            check("cuEventSynchronize", unsafe {
-                drv::event::synchronize(copied_in)
-            })?;
-            for (l, bounds) in &launches {
-                launch(l, bounds, true)?;
-            }
-        }
-        wait_on(compute, copied_in)?;
-        rec(timing.map(|t| t[2]), compute)?;
-        for (l, bounds) in &launches {
-            launch(l, bounds, false)?;
-        }
-        let computed = streams.event(false)?;
-        rec(Some(computed), compute)?;
-        rec(timing.map(|t| t[3]), compute)?;
-        wait_on(streams.copy_out, computed)?;
-        rec(timing.map(|t| t[4]), streams.copy_out)?;
-        for (slot, h) in &st.outputs {
-            let d = set[*slot].as_ref().expect("allocated");
-            let r = Rows {
-                host: h.raw.ptr.wrapping_add(own.0 * h.plane_bytes()),
-                dev: d.plane_ptr(own.0),
-                rows: (own.1 - own.0) * h.rows_per_plane(),
-                row_bytes: h.raw.shape[2] * h.esz(),
-                pitch: d.pitch * h.esz(),
-            };
-            for part in cut_rows(r, cuts(h.raw.ptr)) {
-                memcpy2d(Direction::ToHost, part, streams.copy_out).map_err(|e| {
-                    Error::Driver {
-                        call: "cuMemcpy2DAsync (stream, device to host)".into(),
-                        message: format!(
-                            "array `{}`, planes {}..{}: {}",
-                            info.arrays[*slot].name,
-                            own.0,
-                            own.1,
-                            describe(e)
-                        ),
-                    }
-                })?;
-            }
-            stats.bytes_out += r.rows * r.row_bytes;
-        }
-        rec(timing.map(|t| t[5]), streams.copy_out)?;
-        let done = streams.event(false)?;
-        rec(Some(done), streams.copy_out)?;
-        let _ = i;
-        Ok(done)
-    };
-
+    let mut pipe = Pipeline::new(gpu, info, &st, &plans, &dist, extent, ghost, cap_planes)?;
     let fault = |e: Error| -> Error {
         match e {
             Error::Driver { call, message } => Error::Driver {
@@ -1056,63 +872,8 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
             other => other,
         }
     };
-
-    // the first slab, alone and timed
     let first = owned[0];
-    let t_reg = pins.seconds;
-    pins.ensure(held(first).1);
-    stats.first_register_s = pins.seconds - t_reg;
-    let tev = [
-        streams.event(true)?,
-        streams.event(true)?,
-        streams.event(true)?,
-        streams.event(true)?,
-        streams.event(true)?,
-        streams.event(true)?,
-    ];
-    let done0 = enqueue(0, first, 0, None, Some(&tev), &mut streams, &mut stats).map_err(fault)?;
-    check("cuEventSynchronize", unsafe {
-        drv::event::synchronize(done0)
-    })
-    .map_err(fault)?;
-    let ms = |a: sys::CUevent, b: sys::CUevent| -> f64 {
-        unsafe { drv::event::elapsed(a, b) }.unwrap_or(0.0) as f64 * 1e-3
-    };
-    stats.first_in_s = ms(tev[0], tev[1]);
-    stats.first_compute_s = ms(tev[2], tev[3]);
-    stats.first_out_s = ms(tev[4], tev[5]);
-    let t_first = t_start.elapsed().as_secs_f64();
-
-    // what slabs cost, per plane, from the first: copies by their bytes, page-locking by
-    // the bytes it took and what releasing the first slab's pieces takes
-    let in_plane: usize = ins.iter().map(|&s| st.inputs[s].unwrap().plane_bytes()).sum();
-    let ghost_plane: usize = ins
-        .iter()
-        .filter(|&&s| ghosted[s])
-        .map(|&s| st.inputs[s].unwrap().plane_bytes())
-        .sum();
-    let pinned_plane: usize = pins.arrays.iter().map(|a| a.plane_bytes).sum();
-    let (reg_bytes, reg_s) = (pins.bytes, pins.seconds);
-    pins.release_below(first.1.saturating_sub(ghost));
-    let per_byte = |s: f64, b: usize| if b > 0 { s / b as f64 } else { 0.0 };
-    let reg = per_byte(reg_s, reg_bytes);
-    let unreg = if pins.released_bytes > 0 {
-        per_byte(pins.released_s, pins.released_bytes)
-    } else {
-        reg * 0.8
-    };
-    let in_rate = per_byte(stats.first_in_s, stats.bytes_in);
-    let n0 = (first.1 - first.0).max(1) as f64;
-    let costs = Costs {
-        per_plane: [
-            (reg + unreg) * pinned_plane as f64,
-            in_rate * in_plane as f64,
-            stats.first_compute_s / n0,
-            stats.first_out_s / n0,
-        ],
-        ghosts_in: in_rate * (2 * ghost * ghost_plane) as f64,
-        overhead: SLAB_OVERHEAD_S,
-    };
+    let (costs, t_first) = pipe.first(first).map_err(fault)?;
     let rest_planes = extent - first.1;
     let rest: Vec<(usize, usize)> = match asked {
         Some(_) => owned[1..].to_vec(),
@@ -1128,63 +889,528 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
                 .collect()
         }
     };
-    stats.first_planes = first.1 - first.0;
-    stats.slabs = 1 + rest.len();
-    stats.predicted_s = t_first + model_seconds(rest_planes, rest.len(), &costs);
-    let mut done: Vec<sys::CUevent> = vec![done0];
-    let mut released = 0; // slabs whose pieces were released
-    let all: Vec<(usize, usize)> = std::iter::once(first).chain(rest.iter().copied()).collect();
-    let r = (|| -> Result<()> {
-        for (k, &own) in rest.iter().enumerate() {
-            let i = k + 1;
-            pins.ensure(held(own).1);
-            let wait = i.checked_sub(buffers).map(|j| done[j]);
-            let d = enqueue(i, own, i % buffers, wait, None, &mut streams, &mut stats)?;
-            done.push(d);
-            if let Some(next) = all.get(i + 1) {
-                pins.ensure(held(*next).1);
-            }
-            // release the pieces behind the slabs that are done
-            while released < i && unsafe { drv::event::query(done[released]) }.is_ok() {
-                released += 1;
-                pins.release_below(held(all[released]).0);
-            }
-        }
-        check("cuStreamSynchronize", unsafe {
-            drv::stream::synchronize(streams.copy_out)
-        })?;
-        check("cuStreamSynchronize", unsafe {
-            drv::stream::synchronize(compute)
-        })?;
-        Ok(())
-    })();
-    // nothing may still use the host memory or the buffers when they are released
-    drop(streams);
-    pins.release_all();
+    pipe.stats.first_planes = first.1 - first.0;
+    pipe.stats.slabs = 1 + rest.len();
+    pipe.stats.predicted_s = t_first + model_seconds(rest_planes, rest.len(), &costs);
+    let r = pipe.rest(first, &rest);
+    let mut stats = pipe.finish();
     r.map_err(fault)?;
     stats.seconds = t_start.elapsed().as_secs_f64();
-    stats.registered_bytes = pins.bytes;
-    stats.register_s = pins.seconds;
     if crate::stats::report_enabled() {
         eprintln!(
-            "mint report: stream {}: {} slabs of {} planes ({} in the first, timed: page-locking {:.3} ms, copy-in {:.3} ms, kernels {:.3} ms, copy-out {:.3} ms), {} ghost plane(s) each side, {} buffer sets ({:.1} MB on the device); {:.3} ms, the model predicted {:.3} ms",
+            "mint report: stream {}: {} slabs of {} planes, host memory {:?} ({} in the first, timed: page-locking {:.3} ms, copy-in {:.3} ms, kernels {:.3} ms, copy-out {:.3} ms), {} ghost plane(s) each side, {} buffer sets ({:.1} MB on the device); {:.3} ms, the model predicted {:.3} ms",
             info.name,
             stats.slabs,
             extent,
+            stats.host_path,
             stats.first_planes,
             stats.first_register_s * 1e3,
             stats.first_in_s * 1e3,
             stats.first_compute_s * 1e3,
             stats.first_out_s * 1e3,
             ghost,
-            buffers,
-            device_bytes as f64 * 1e-6,
+            stats.buffers,
+            stats.device_bytes as f64 * 1e-6,
             stats.seconds * 1e3,
             stats.predicted_s * 1e3
         );
     }
     *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
     Ok(())
+}
+
+/// The rows of planes `lo..hi` of host array `h` and its slab buffer `d`.
+fn plane_rows(h: &HostRef, d: &DeviceArray, lo: usize, hi: usize) -> Rows {
+    Rows {
+        host: h.raw.ptr.wrapping_add(lo * h.plane_bytes()),
+        dev: d.plane_ptr(lo),
+        rows: (hi - lo) * h.rows_per_plane(),
+        row_bytes: h.raw.shape[2] * h.esz(),
+        pitch: d.pitch * h.esz(),
+    }
+}
+
+/// A streamed run on one GPU: the buffer sets, the streams, the host memory's path, and
+/// the three steps each slab takes.
+struct Pipeline<'a> {
+    gpu: &'a Arc<Gpu>,
+    info: &'static RegionInfo,
+    st: &'a Streamer,
+    plans: &'a [KernelPlan],
+    extent: usize,
+    ghost: usize,
+    /// Distributed slots copied in; whether some kernel reads each slot beyond its planes.
+    ins: Vec<usize>,
+    ghosted: Vec<bool>,
+    /// Per buffer set, per slot: the slab buffers; the replicated arrays, once.
+    sets: Vec<Vec<Option<DeviceArray>>>,
+    repl: Vec<Option<DeviceArray>>,
+    path: HostPath,
+    /// The page-locked pieces ([`HostPath::Registered`]), and where each array's begin.
+    pins: HostPins,
+    piece_table: Vec<(usize, Vec<(usize, usize)>)>,
+    // declared last: dropped (streams waited for) before the buffers and the pins
+    streams: Streams,
+    stats: StreamStats,
+}
+
+impl<'a> Pipeline<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        gpu: &'a Arc<Gpu>,
+        info: &'static RegionInfo,
+        st: &'a Streamer,
+        plans: &'a [KernelPlan],
+        dist: &[Option<bool>],
+        extent: usize,
+        ghost: usize,
+        cap_planes: impl Fn(usize) -> usize,
+    ) -> Result<Pipeline<'a>> {
+        let mut repl: Vec<Option<DeviceArray>> = (0..dist.len()).map(|_| None).collect();
+        let mut sets = Vec::with_capacity(BUFFERS);
+        for b in 0..BUFFERS {
+            let mut set: Vec<Option<DeviceArray>> = (0..dist.len()).map(|_| None).collect();
+            for &slot in &st.order {
+                let h = st.inputs[slot].expect("recorded");
+                let (name, align) = (info.arrays[slot].name, info.arrays[slot].align_x);
+                let n = h.raw.shape[3 - h.raw.ndim];
+                let (shape, ndim) = (h.raw.shape, h.raw.ndim);
+                if dist[slot] == Some(true) {
+                    let planes = (0, cap_planes(n));
+                    let d =
+                        DeviceArray::alloc_planes(gpu, name, h.elem, shape, ndim, align, planes)?;
+                    set[slot] = Some(d);
+                } else if b == 0 {
+                    let d = DeviceArray::alloc(gpu, name, h.elem, shape, ndim, align)?;
+                    d.upload_bytes(h.raw.ptr)?;
+                    repl[slot] = Some(d);
+                }
+            }
+            sets.push(set);
+        }
+        let ins: Vec<usize> = st
+            .order
+            .iter()
+            .copied()
+            .filter(|&s| dist[s] == Some(true))
+            .collect();
+        let mut ghosted = vec![false; dist.len()];
+        for (l, plan) in st.launches.iter().zip(plans) {
+            for (i, &s) in l.arrays.iter().enumerate() {
+                ghosted[s] |= plan.reads_ghosts[i];
+            }
+        }
+        let path = host_path();
+        let mut pinned: Vec<HostRef> = Vec::new();
+        if path == HostPath::Registered {
+            pinned.extend(ins.iter().map(|&s| st.inputs[s].expect("recorded")));
+            pinned.extend(st.outputs.iter().map(|(_, h)| *h));
+        }
+        let pins = HostPins::new(&pinned);
+        let piece_table = pinned
+            .iter()
+            .map(|h| (h.raw.ptr as usize, pins.cuts(h.raw.ptr).to_vec()))
+            .collect();
+        let device_bytes = sets
+            .iter()
+            .flatten()
+            .chain(repl.iter())
+            .flatten()
+            .map(DeviceArray::bytes)
+            .sum();
+        let compute = gpu.stream.cu_stream();
+        Ok(Pipeline {
+            gpu,
+            info,
+            st,
+            plans,
+            extent,
+            ghost,
+            ins,
+            ghosted,
+            sets,
+            repl,
+            path,
+            pins,
+            piece_table,
+            streams: Streams::new(compute)?,
+            stats: StreamStats {
+                region: info.name.into(),
+                extent,
+                ghost,
+                buffers: BUFFERS,
+                device_bytes,
+                host_path: format!("{path:?}"),
+                ..Default::default()
+            },
+        })
+    }
+
+    fn held(&self, (lo, hi): (usize, usize)) -> (usize, usize) {
+        (
+            lo.saturating_sub(self.ghost),
+            (hi + self.ghost).min(self.extent),
+        )
+    }
+
+    fn cuts(&self, p: *mut u8) -> &[(usize, usize)] {
+        self.piece_table
+            .iter()
+            .find(|(a, _)| *a == p as usize)
+            .map_or(&[], |(_, v)| &v[..])
+    }
+
+    /// One copy between the host and a slab buffer, on `stream`: from or to the page-locked
+    /// pieces directly, or through the staging ring (the host's part of the copy done when
+    /// this returns).
+    fn copy(
+        &self,
+        dir: Direction,
+        h: &HostRef,
+        r: Rows,
+        stream: sys::CUstream,
+        what: String,
+    ) -> Result<()> {
+        let err = |e| Error::Driver {
+            call: match dir {
+                Direction::ToDevice => "cuMemcpy2DAsync (stream, host to device)".into(),
+                Direction::ToHost => "cuMemcpy2DAsync (stream, device to host)".into(),
+            },
+            message: format!("{what}: {}", describe(e)),
+        };
+        match self.path {
+            HostPath::Registered => {
+                // the pieces of the array `r` is part of
+                for part in cut_rows(r, self.cuts(h.raw.ptr)) {
+                    memcpy2d(dir, part, stream).map_err(err)?;
+                }
+                Ok(())
+            }
+            // SAFETY: the host rows are the user's array's (the region borrows it), the
+            // device rows inside the slab buffer.
+            HostPath::Staged => {
+                unsafe { crate::transfer::staged(self.gpu, dir, &r, stream) }.map_err(err)
+            }
+        }
+    }
+
+    /// Copies slab `own`'s held planes (owned planes, for arrays no kernel reads beyond
+    /// its own) into buffer set `b`, on the copy-in stream after `wait`. Returns the event
+    /// that marks them copied.
+    fn copy_in(
+        &mut self,
+        own: (usize, usize),
+        b: usize,
+        wait: Option<sys::CUevent>,
+    ) -> Result<sys::CUevent> {
+        let held = self.held(own);
+        for a in self.sets[b].iter_mut().flatten() {
+            a.rebase(held.0.saturating_sub(PREFETCH_PLANES));
+        }
+        let s = self.streams.copy_in;
+        if let Some(e) = wait {
+            check("cuStreamWaitEvent", unsafe {
+                drv::stream::wait_event(s, e, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
+            })?;
+        }
+        for &slot in &self.ins {
+            let h = self.st.inputs[slot].expect("recorded");
+            let d = self.sets[b][slot].as_ref().expect("allocated");
+            let (lo, hi) = if self.ghosted[slot] { held } else { own };
+            let r = plane_rows(&h, d, lo, hi);
+            let what = format!("array `{}`, planes {lo}..{hi}", self.info.arrays[slot].name);
+            self.copy(Direction::ToDevice, &h, r, s, what)?;
+            self.stats.bytes_in += r.rows * r.row_bytes;
+        }
+        let e = self.streams.event(false)?;
+        check("cuEventRecord", unsafe { drv::event::record(e, s) })?;
+        Ok(e)
+    }
+
+    /// Runs the kernels on slab `own` in buffer set `b` after `after`, each clipped to the
+    /// planes the slab owns. With `timed`, compiles them first and brackets them with the
+    /// two timing events. Returns the event that marks them done.
+    fn compute(
+        &mut self,
+        own: (usize, usize),
+        b: usize,
+        after: sys::CUevent,
+        timed: Option<[sys::CUevent; 2]>,
+    ) -> Result<sys::CUevent> {
+        let compute = self.streams.compute;
+        let launches: Vec<(&Recorded, Vec<(i64, i64)>)> = self
+            .st
+            .launches
+            .iter()
+            .zip(self.plans)
+            .filter_map(|(l, plan)| {
+                let mut bounds = l.bounds.clone();
+                if let (Mode::Split { clip }, Some(first)) = (plan.mode, bounds.first_mut()) {
+                    *first = decomp::clip_range(first.0, first.1, own, clip);
+                    if first.0 >= first.1 {
+                        return None;
+                    }
+                }
+                Some((l, bounds))
+            })
+            .collect();
+        let (set, repl) = (&self.sets[b], &self.repl);
+        let launch = |l: &Recorded, bounds: &[(i64, i64)], only_prepare: bool| -> Result<()> {
+            let slot = |s: usize| {
+                set.get(s)
+                    .and_then(|a| a.as_ref())
+                    .or_else(|| repl.get(s).and_then(|a| a.as_ref()))
+            };
+            let (mut events, mut pending) = (Vec::new(), Vec::new());
+            let mut cx = LaunchCtx {
+                gpu: self.gpu,
+                slot: &slot,
+                events: &mut events,
+                pending: &mut pending,
+                timing: false,
+                owner: None,
+                batch: None,
+            };
+            let args = LaunchArgs {
+                arrays: &l.arrays,
+                scalars: &l.scalars,
+                bounds,
+                clauses: &l.clauses,
+            };
+            if only_prepare {
+                crate::launch::prepare(&mut cx, l.site, &args)
+            } else {
+                crate::launch::launch(&mut cx, l.site, &args, true).map(|_| ())
+            }
+        };
+        if timed.is_some() {
+            // the timed slab: compile (and tune, on the slab's data) before the clock runs
+            check("cuEventSynchronize", unsafe {
+                drv::event::synchronize(after)
+            })?;
+            for (l, bounds) in &launches {
+                launch(l, bounds, true)?;
+            }
+        }
+        check("cuStreamWaitEvent", unsafe {
+            drv::stream::wait_event(
+                compute,
+                after,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        })?;
+        if let Some(t) = timed {
+            check("cuEventRecord", unsafe {
+                drv::event::record(t[0], compute)
+            })?;
+        }
+        for (l, bounds) in &launches {
+            launch(l, bounds, false)?;
+        }
+        if let Some(t) = timed {
+            check("cuEventRecord", unsafe {
+                drv::event::record(t[1], compute)
+            })?;
+        }
+        let e = self.streams.event(false)?;
+        check("cuEventRecord", unsafe { drv::event::record(e, compute) })?;
+        Ok(e)
+    }
+
+    /// Copies slab `own`'s owned planes of the arrays copied back from buffer set `b` to
+    /// the host, on the copy-out stream after `after`. Staged, the host waits for them.
+    /// Returns the event that marks the slab done (its buffers free again).
+    fn copy_out(
+        &mut self,
+        own: (usize, usize),
+        b: usize,
+        after: sys::CUevent,
+    ) -> Result<sys::CUevent> {
+        let s = self.streams.copy_out;
+        check("cuStreamWaitEvent", unsafe {
+            drv::stream::wait_event(s, after, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
+        })?;
+        for (slot, h) in &self.st.outputs {
+            let d = self.sets[b][*slot].as_ref().expect("allocated");
+            let r = plane_rows(h, d, own.0, own.1);
+            let what = format!(
+                "array `{}`, planes {}..{}",
+                self.info.arrays[*slot].name, own.0, own.1
+            );
+            self.copy(Direction::ToHost, h, r, s, what)?;
+            self.stats.bytes_out += r.rows * r.row_bytes;
+        }
+        let e = self.streams.event(false)?;
+        check("cuEventRecord", unsafe { drv::event::record(e, s) })?;
+        Ok(e)
+    }
+
+    /// The first slab, alone and timed; returns the model's costs and the seconds it took.
+    fn first(&mut self, own: (usize, usize)) -> Result<(Costs, f64)> {
+        let t0 = Instant::now();
+        let held = self.held(own);
+        self.pins.ensure(held.1);
+        self.stats.first_register_s = self.pins.seconds;
+        let (reg_bytes, reg_s) = (self.pins.bytes, self.pins.seconds);
+        let t = [
+            self.streams.event(true)?,
+            self.streams.event(true)?,
+            self.streams.event(true)?,
+            self.streams.event(true)?,
+            self.streams.event(true)?,
+            self.streams.event(true)?,
+        ];
+        let ms = |a: sys::CUevent, b: sys::CUevent| -> f64 {
+            unsafe { drv::event::elapsed(a, b) }.unwrap_or(0.0) as f64 * 1e-3
+        };
+        let sync =
+            |e: sys::CUevent| check("cuEventSynchronize", unsafe { drv::event::synchronize(e) });
+        let record = |e: sys::CUevent, s: sys::CUstream| {
+            check("cuEventRecord", unsafe { drv::event::record(e, s) })
+        };
+        // copy-in: host time for a staged copy (the host copies while the engine works),
+        // event time for a direct one
+        let h = Instant::now();
+        record(t[0], self.streams.copy_in)?;
+        let copied = self.copy_in(own, 0, None)?;
+        record(t[1], self.streams.copy_in)?;
+        sync(copied)?;
+        let in_host = h.elapsed().as_secs_f64();
+        let done = self.compute(own, 0, copied, Some([t[2], t[3]]))?;
+        sync(done)?;
+        let h = Instant::now();
+        record(t[4], self.streams.copy_out)?;
+        let out = self.copy_out(own, 0, done)?;
+        record(t[5], self.streams.copy_out)?;
+        sync(out)?;
+        let out_host = h.elapsed().as_secs_f64();
+        let staged = self.path == HostPath::Staged;
+        self.stats.first_in_s = if staged { in_host } else { ms(t[0], t[1]) };
+        self.stats.first_compute_s = ms(t[2], t[3]);
+        self.stats.first_out_s = if staged { out_host } else { ms(t[4], t[5]) };
+
+        // per-plane costs: copies by their bytes, page-locking by the bytes it took and
+        // what releasing the first slab's pieces takes
+        let plane = |s: &usize| self.st.inputs[*s].expect("recorded").plane_bytes();
+        let in_plane: usize = self.ins.iter().map(plane).sum();
+        let ghost_plane: usize = self
+            .ins
+            .iter()
+            .filter(|s| self.ghosted[**s])
+            .map(plane)
+            .sum();
+        let pinned_plane: usize = self.pins.arrays.iter().map(|a| a.plane_bytes).sum();
+        self.pins.release_below(own.1.saturating_sub(self.ghost));
+        let per_byte = |s: f64, b: usize| if b > 0 { s / b as f64 } else { 0.0 };
+        let reg = per_byte(reg_s, reg_bytes);
+        let unreg = if self.pins.released_bytes > 0 {
+            per_byte(self.pins.released_s, self.pins.released_bytes)
+        } else {
+            reg * 0.8
+        };
+        let in_rate = per_byte(self.stats.first_in_s, self.stats.bytes_in);
+        let n0 = (own.1 - own.0).max(1) as f64;
+        let copy_in = Stage {
+            per_plane: in_rate * in_plane as f64,
+            per_slab: in_rate * (2 * self.ghost * ghost_plane) as f64,
+        };
+        let kernels = Stage {
+            per_plane: self.stats.first_compute_s / n0,
+            per_slab: 0.0,
+        };
+        let copy_out = Stage {
+            per_plane: self.stats.first_out_s / n0,
+            per_slab: 0.0,
+        };
+        let stages = if staged {
+            // the host's cores copy each slab in and the one before out, one after the other
+            vec![
+                Stage {
+                    per_plane: copy_in.per_plane + copy_out.per_plane,
+                    per_slab: copy_in.per_slab,
+                },
+                kernels,
+            ]
+        } else {
+            let pin = Stage {
+                per_plane: (reg + unreg) * pinned_plane as f64,
+                per_slab: 0.0,
+            };
+            vec![pin, copy_in, kernels, copy_out]
+        };
+        let _ = held;
+        Ok((
+            Costs {
+                stages,
+                overhead: SLAB_OVERHEAD_S,
+            },
+            t0.elapsed().as_secs_f64(),
+        ))
+    }
+
+    /// The slabs after the first, `own[i]` in buffer set `(i + 1) % BUFFERS`: each slab's
+    /// copy-in and kernels are queued, then the slab before it is copied out, so the host
+    /// (page-locking, or copying through the ring) works on one slab while the device
+    /// computes the next.
+    fn rest(&mut self, first: (usize, usize), own: &[(usize, usize)]) -> Result<()> {
+        let all: Vec<(usize, usize)> = std::iter::once(first).chain(own.iter().copied()).collect();
+        let mut done: Vec<sys::CUevent> = Vec::with_capacity(all.len());
+        // slab 0 is done; `computed[i]` for slabs not yet copied out
+        let mut computed: Vec<Option<sys::CUevent>> = vec![None; all.len()];
+        done.push(self.streams.event(false)?);
+        let mut released = 0; // slabs whose pieces were released
+        for i in 1..all.len() {
+            let b = i % BUFFERS;
+            self.pins.ensure(self.held(all[i]).1);
+            let wait = i.checked_sub(BUFFERS).map(|j| done[j]);
+            let copied = self.copy_in(all[i], b, wait)?;
+            computed[i] = Some(self.compute(all[i], b, copied, None)?);
+            if i >= 2 {
+                let c = computed[i - 1].take().expect("computed");
+                done.push(self.copy_out(all[i - 1], (i - 1) % BUFFERS, c)?);
+            } else {
+                // slab 0's done event: recorded on an idle stream, so complete
+                check("cuEventRecord", unsafe {
+                    drv::event::record(done[0], self.streams.copy_out)
+                })?;
+            }
+            if let Some(next) = all.get(i + 1) {
+                self.pins.ensure(self.held(*next).1);
+            }
+            // release the pieces behind the slabs that are done
+            while released + 1 < done.len() && unsafe { drv::event::query(done[released]) }.is_ok()
+            {
+                released += 1;
+                self.pins.release_below(self.held(all[released]).0);
+            }
+        }
+        if all.len() > 1 {
+            let last = all.len() - 1;
+            let c = computed[last].take().expect("computed");
+            done.push(self.copy_out(all[last], last % BUFFERS, c)?);
+        }
+        for s in [self.streams.copy_out, self.streams.compute] {
+            check("cuStreamSynchronize", unsafe {
+                drv::stream::synchronize(s)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Waits for everything, releases the host memory and returns the figures.
+    fn finish(mut self) -> StreamStats {
+        for s in [
+            self.streams.copy_in,
+            self.streams.copy_out,
+            self.streams.compute,
+        ] {
+            let _ = unsafe { drv::stream::synchronize(s) };
+        }
+        self.pins.release_all();
+        self.stats.registered_bytes = self.pins.bytes;
+        self.stats.register_s = self.pins.seconds;
+        std::mem::take(&mut self.stats)
+    }
 }
 
 #[cfg(test)]
@@ -1214,8 +1440,15 @@ mod tests {
             pitch: 128,
         };
         // the same bytes as the uncut copy, row by row
-        let whole: Vec<(usize, u64, usize)> = (0..10).map(|i| (i * 100, i as u64 * 128, 100)).collect();
-        for cuts in [vec![], vec![1300], vec![1350], vec![1000, 2000], vec![1350, 1370, 1900]] {
+        let whole: Vec<(usize, u64, usize)> =
+            (0..10).map(|i| (i * 100, i as u64 * 128, 100)).collect();
+        for cuts in [
+            vec![],
+            vec![1300],
+            vec![1350],
+            vec![1000, 2000],
+            vec![1350, 1370, 1900],
+        ] {
             let pieces: Vec<(usize, usize)> = cuts.iter().map(|&c| (c, c + 1)).collect();
             let parts = cut_rows(r, &pieces);
             let mut got = runs(&parts, &r);
@@ -1232,31 +1465,43 @@ mod tests {
             // no copy crosses a cut
             for p in &parts {
                 let (a, b) = (p.host as usize, p.host as usize + p.rows * p.row_bytes);
-                assert!(cuts.iter().all(|&c| c <= a || c >= b), "cuts {cuts:?}: {p:?}");
+                assert!(
+                    cuts.iter().all(|&c| c <= a || c >= b),
+                    "cuts {cuts:?}: {p:?}"
+                );
             }
         }
     }
 
+    fn stages(p: &[f64]) -> Vec<Stage> {
+        p.iter()
+            .map(|&per_plane| Stage {
+                per_plane,
+                per_slab: 0.0,
+            })
+            .collect()
+    }
+
     #[test]
     fn the_model_is_a_pipeline_of_four_stages() {
-        let c = Costs {
-            per_plane: [1.0, 2.0, 3.0, 1.0],
-            ..Default::default()
+        let mut c = Costs {
+            stages: stages(&[1.0, 2.0, 3.0, 1.0]),
+            overhead: 0.0,
         };
         // one slab: the sum of the stages
         assert_eq!(model_seconds(10, 1, &c), 70.0);
-        // ten slabs of one plane: 7 for the first, 3 (compute) for each other
+        // ten slabs of one plane: 7 for the first, 3 (kernels) for each other
         assert_eq!(model_seconds(10, 10, &c), 7.0 + 9.0 * 3.0);
         // ghost planes cost copy-in on every slab, and make it the slowest stage
-        let g = Costs { ghosts_in: 4.0, ..c };
-        assert_eq!(model_seconds(10, 10, &g), 1.0 + 6.0 + 3.0 + 1.0 + 9.0 * 6.0);
+        c.stages[1].per_slab = 4.0;
+        assert_eq!(model_seconds(10, 10, &c), 1.0 + 6.0 + 3.0 + 1.0 + 9.0 * 6.0);
     }
 
     #[test]
     fn the_model_trades_fill_time_against_overhead() {
         let mut c = Costs {
-            per_plane: [0.0, 1e-3, 1e-3, 1e-3],
-            ..Default::default()
+            stages: stages(&[1e-3, 1e-3, 1e-3]),
+            overhead: 0.0,
         };
         // no overhead: as many slabs as allowed
         assert_eq!(best_slabs(100, 1, 50, &c), 50);
@@ -1266,8 +1511,8 @@ mod tests {
         assert!((10..=18).contains(&n), "{n}");
         // the lower bound (memory) wins when the optimum is below it
         assert_eq!(best_slabs(100, 40, 100, &c), 40);
-        // ghosts cost a slab what a plane does: fewer slabs
-        c.ghosts_in = 5e-3;
+        // ghosts cost a slab what five planes do: fewer slabs
+        c.stages[0].per_slab = 5e-3;
         assert!(best_slabs(100, 1, 100, &c) < n);
     }
 }

@@ -341,8 +341,14 @@ pub unsafe fn copy(gpu: &Gpu, dir: Direction, r: Rows) -> Result<(), DriverError
     result
 }
 
-/// A large copy through the device's staging ring (the stream is idle on entry).
-unsafe fn staged(
+/// A large copy through the device's staging ring on `stream`. Host to device it returns
+/// when the host has copied every piece into the ring (the last pieces' DMAs may still
+/// run on `stream`); device to host, when every piece is in the host buffer. Each slot is
+/// refilled only after its last DMA finished, whichever stream queued it.
+///
+/// # Safety
+/// As [`copy`].
+pub(crate) unsafe fn staged(
     gpu: &Gpu,
     dir: Direction,
     r: &Rows,
@@ -373,9 +379,8 @@ unsafe fn pipeline_up(
     for (i, p) in pieces.iter().enumerate() {
         let slots = staging.slots.len();
         let (buf, ev) = staging.slots[i % slots];
-        if i >= slots {
-            unsafe { drv::event::synchronize(ev) }?;
-        }
+        // a DMA queued by an earlier copy (perhaps on another stream) may still read it
+        unsafe { drv::event::synchronize(ev) }?;
         let bytes = p.rows * p.width;
         // SAFETY: the caller's host range covers every piece; the slot holds a piece and
         // its last DMA has finished.
@@ -403,6 +408,8 @@ unsafe fn pipeline_down(
     let slots = staging.slots.len();
     let queue = |i: usize| -> Result<(), DriverError> {
         let (buf, ev) = staging.slots[i % slots];
+        // an earlier copy's DMA (perhaps on another stream) may still use the slot
+        unsafe { drv::event::synchronize(ev) }?;
         let p = pieces[i];
         memcpy2d(Direction::ToHost, piece_rows(r, &p, buf), stream)?;
         unsafe { drv::event::record(ev, stream) }
