@@ -147,15 +147,18 @@ fn the_kernels_compile_for_sm_90_with_nvrtc() {
     // bind the kernels' types (f32) by running them once on the CPU
     let data = Array3::<f32>::zeros((12, 12, 12));
     for w in detect::WINDOWS {
-        mint::with_device(mint::Device::Cpu, || {
-            detect::scores(&data, w, [32, 8, 1]).map_err(|e| e.to_string())
-        })
-        .unwrap();
+        for streamed in [false, true] {
+            mint::with_device(mint::Device::Cpu, || {
+                detect::scores_as(&data, w, [32, 8, 1], streamed).map_err(|e| e.to_string())
+            })
+            .unwrap();
+        }
     }
+    // each window's region, as written and streamed
     let sites: Vec<_> = mint::kernel_sites()
         .filter(|s| s.module.ends_with("detect") && s.name.starts_with("scores"))
         .collect();
-    assert_eq!(sites.len(), detect::WINDOWS.len());
+    assert_eq!(sites.len(), 2 * detect::WINDOWS.len());
     for site in sites {
         let k = site.kernel().unwrap();
         let target = mint::Target {
