@@ -31,33 +31,15 @@ use std::time::Instant;
 
 const REPS: usize = 3;
 
-macro_rules! heat_step {
-    ($name:ident $(, $opt:ident)?) => {
-        #[mint::parallel($($opt)?)]
-        fn $name(u: &Array3<f64>, v: &mut Array3<f64>, c: f64) -> mint::Result<()> {
-            let (nz, ny, nx) = u.dim();
-            mint::copy!(u, to_device);
-            mint::copy!(v, to_device);
-            #[mint::r#for(nest(all), tile(64, 4, 4), chunksize(1, 1, 4))]
-            for z in 1..nz - 1 {
-                for y in 1..ny - 1 {
-                    for x in 1..nx - 1 {
-                        v[[z, y, x]] = u[[z, y, x]]
-                            + c * (u[[z - 1, y, x]] + u[[z + 1, y, x]] + u[[z, y - 1, x]]
-                                + u[[z, y + 1, x]]
-                                + u[[z, y, x - 1]]
-                                + u[[z, y, x + 1]]
-                                - 6.0 * u[[z, y, x]]);
-                    }
-                }
-            }
-            mint::copy!(v, from_device);
-            Ok(())
-        }
-    };
+use mint_kernels::heat3d::step;
+
+/// The heat step, f64, as written and streamed: `v = 0.4 u + 0.1 (sum of the neighbours)`.
+fn heat(u: &Array3<f64>, v: &mut Array3<f64>) -> mint::Result<()> {
+    step::sequential(u, v, 0.4, 0.1, [64, 4, 4], [1, 1, 4])
 }
-heat_step!(heat);
-heat_step!(heat_streamed, stream);
+fn heat_streamed(u: &Array3<f64>, v: &mut Array3<f64>) -> mint::Result<()> {
+    step::streamed(u, v, 0.4, 0.1, [64, 4, 4], [1, 1, 4])
+}
 
 /// Median bytes per second of a parallel copy between two pageable buffers of `bytes`.
 fn host_memcpy(bytes: usize) -> f64 {
@@ -207,11 +189,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let n: usize = arg("--heat").map_or(Ok(512), |v| v.parse())?;
         let u = Array3::from_shape_fn((n, n, n), |(z, y, x)| ((z * 7 + y * 3 + x) % 17) as f64);
         let mut a = Array3::<f64>::zeros(u.dim());
-        let (seq, _) = time(|| Ok(heat(&u, &mut a, 0.1)?))?;
+        let (seq, _) = time(|| Ok(heat(&u, &mut a)?))?;
         for path in [HostPath::Staged, HostPath::Registered] {
             mint::stream::set_host_path(Some(path));
             let mut b = Array3::<f64>::zeros(u.dim());
-            let (st, stats) = time(|| Ok(heat_streamed(&u, &mut b, 0.1)?))?;
+            let (st, stats) = time(|| Ok(heat_streamed(&u, &mut b)?))?;
             assert!(a == b, "streamed heat differs from sequential");
             report(&format!("heat step, {n}³ f64, {path:?}"), seq, st, &stats);
         }

@@ -7,7 +7,7 @@
 mod common;
 
 #[path = "../examples/multigrid/mg.rs"]
-#[allow(dead_code)] // `smooth_only` is the example's benchmark
+#[allow(dead_code)] // `smoothing` is the example's benchmark
 mod mg;
 
 use mg::{Hierarchy, Plan};

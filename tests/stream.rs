@@ -11,6 +11,7 @@ mod common;
 #[path = "../examples/harris/detect.rs"]
 mod detect;
 
+use mint_kernels::heat3d::step;
 use ndarray::Array3;
 use std::sync::Mutex;
 
@@ -21,34 +22,14 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// One explicit step of the 3-D heat equation (7-point stencil), as written.
-macro_rules! heat_step {
-    ($name:ident $(, $opt:ident)?) => {
-        #[mint::parallel($($opt)?)]
-        fn $name(u: &Array3<f64>, v: &mut Array3<f64>, c: f64) -> mint::Result<()> {
-            let (nz, ny, nx) = u.dim();
-            mint::copy!(u, to_device);
-            mint::copy!(v, to_device);
-            #[mint::r#for(nest(all), tile(16, 8, 4), chunksize(1, 1, 4))]
-            for z in 1..nz - 1 {
-                for y in 1..ny - 1 {
-                    for x in 1..nx - 1 {
-                        v[[z, y, x]] = u[[z, y, x]]
-                            + c * (u[[z - 1, y, x]] + u[[z + 1, y, x]] + u[[z, y - 1, x]]
-                                + u[[z, y + 1, x]]
-                                + u[[z, y, x - 1]]
-                                + u[[z, y, x + 1]]
-                                - 6.0 * u[[z, y, x]]);
-                    }
-                }
-            }
-            mint::copy!(v, from_device);
-            Ok(())
-        }
-    };
+/// One explicit step of the 3-D heat equation, as written and streamed
+/// (`mint_kernels::heat3d::step`): `v = (1 - 6c) u + c (sum of the six neighbours)`.
+fn heat(u: &Array3<f64>, v: &mut Array3<f64>, c: f64) -> mint::Result<()> {
+    step::sequential(u, v, 1.0 - 6.0 * c, c, [16, 8, 4], [1, 1, 4])
 }
-heat_step!(heat);
-heat_step!(heat_streamed, stream);
+fn heat_streamed(u: &Array3<f64>, v: &mut Array3<f64>, c: f64) -> mint::Result<()> {
+    step::streamed(u, v, 1.0 - 6.0 * c, c, [16, 8, 4], [1, 1, 4])
+}
 
 /// The heat step in plain loops.
 fn serial_heat(u: &Array3<f64>, c: f64) -> Array3<f64> {
@@ -57,14 +38,13 @@ fn serial_heat(u: &Array3<f64>, c: f64) -> Array3<f64> {
     for z in 1..nz - 1 {
         for y in 1..ny - 1 {
             for x in 1..nx - 1 {
-                v[[z, y, x]] = u[[z, y, x]]
-                    + c * (u[[z - 1, y, x]]
-                        + u[[z + 1, y, x]]
+                v[[z, y, x]] = (1.0 - 6.0 * c) * u[[z, y, x]]
+                    + c * (u[[z, y, x - 1]]
+                        + u[[z, y, x + 1]]
                         + u[[z, y - 1, x]]
                         + u[[z, y + 1, x]]
-                        + u[[z, y, x - 1]]
-                        + u[[z, y, x + 1]]
-                        - 6.0 * u[[z, y, x]]);
+                        + u[[z - 1, y, x]]
+                        + u[[z + 1, y, x]]);
             }
         }
     }

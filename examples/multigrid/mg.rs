@@ -255,7 +255,6 @@ pub fn schedule(levels: usize, plan: &Plan) -> Vec<Step> {
 ///
 /// # Errors
 /// The runtime's: no device, out of device memory, a launch failure.
-#[mint::parallel]
 pub fn solve<T: Real>(
     u: &mut Vec<T>,
     f: &mut Vec<T>,
@@ -264,13 +263,39 @@ pub fn solve<T: Real>(
     hi: &Hierarchy,
     plan: Plan,
 ) -> mint::Result<Vec<(T, T)>> {
-    let omega = T::new(plan.omega);
+    run(u, f, r, ex, hi, &schedule(hi.levels(), &plan), plan.omega)
+}
+
+/// `sweeps` red-black sweeps on level 0 alone: the smoother on its own, for its rate
+/// (`examples/multigrid` times it with CUDA events).
+pub fn smoothing(sweeps_on_0: usize) -> Vec<Step> {
+    let mut out = Vec::new();
+    sweeps(&mut out, 0, sweeps_on_0, false);
+    out
+}
+
+/// Runs `steps` (ω = `omega`) on the flat arrays of [`Hierarchy::problem`], one kernel per
+/// step, and returns what each [`Step::Measure`] measured ([`solve`]).
+///
+/// # Errors
+/// The runtime's: no device, out of device memory, a launch failure.
+#[mint::parallel]
+pub fn run<T: Real>(
+    u: &mut Vec<T>,
+    f: &mut Vec<T>,
+    r: &mut Vec<T>,
+    ex: &Vec<T>,
+    hi: &Hierarchy,
+    steps: &[Step],
+    omega: f64,
+) -> mint::Result<Vec<(T, T)>> {
+    let omega = T::new(omega);
     mint::copy!(u, to_device);
     mint::copy!(f, to_device);
     mint::copy!(r, to_device);
     mint::copy!(ex, to_device);
     let mut history = Vec::new();
-    for step in schedule(hi.levels(), &plan) {
+    for &step in steps {
         if let Step::Sweep { level, color, gs } = step {
             let (n, o, c) = (hi.n[level], hi.offset[level], color);
             let h2 = T::new(hi.h(level).powi(2));
@@ -357,41 +382,4 @@ pub fn solve<T: Real>(
     }
     mint::copy!(u, from_device);
     Ok(history)
-}
-
-/// `sweeps` red-black sweeps (ω = `omega`) on level 0 alone: the smoother on its own,
-/// for its rate (`examples/multigrid` times it with CUDA events).
-///
-/// # Errors
-/// The runtime's.
-#[mint::parallel]
-pub fn smooth_only<T: Real>(
-    u: &mut Vec<T>,
-    f: &Vec<T>,
-    hi: &Hierarchy,
-    sweeps: usize,
-    omega: f64,
-) -> mint::Result<()> {
-    let n = hi.n[0];
-    let h2 = T::new(hi.h(0).powi(2));
-    let w = T::new(omega);
-    mint::copy!(u, to_device);
-    mint::copy!(f, to_device);
-    for _ in 0..sweeps {
-        for c in 0..2usize {
-            #[mint::r#for(nest(all), tile(32, 4, 1), nowait)]
-            for z in 1..n - 1 {
-                for y in 1..n - 1 {
-                    for x in 1..n - 1 {
-                        if (x + y + z) % 2 == c {
-                            let i = (z * n + y) * n + x;
-                            u[i] = relax(&u, &f, i, n, h2, w);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    mint::copy!(u, from_device);
-    Ok(())
 }

@@ -93,6 +93,14 @@ pub struct Staging {
 unsafe impl Send for Staging {}
 
 impl Staging {
+    /// Slot `i % slots`, once its last DMA (queued by any copy, on any stream) has
+    /// finished.
+    fn free_slot(&self, i: usize) -> Result<(*mut u8, sys::CUevent), DriverError> {
+        let (buf, ev) = self.slots[i % self.slots.len()];
+        unsafe { drv::event::synchronize(ev) }?;
+        Ok((buf, ev))
+    }
+
     fn new(gpu: &Gpu, ring: Ring) -> Result<Staging, DriverError> {
         gpu.ctx.bind_to_thread()?;
         let mut s = Staging {
@@ -377,10 +385,7 @@ unsafe fn pipeline_up(
     stream: sys::CUstream,
 ) -> Result<(), DriverError> {
     for (i, p) in pieces.iter().enumerate() {
-        let slots = staging.slots.len();
-        let (buf, ev) = staging.slots[i % slots];
-        // a DMA queued by an earlier copy (perhaps on another stream) may still read it
-        unsafe { drv::event::synchronize(ev) }?;
+        let (buf, ev) = staging.free_slot(i)?;
         let bytes = p.rows * p.width;
         // SAFETY: the caller's host range covers every piece; the slot holds a piece and
         // its last DMA has finished.
@@ -407,9 +412,7 @@ unsafe fn pipeline_down(
 ) -> Result<(), DriverError> {
     let slots = staging.slots.len();
     let queue = |i: usize| -> Result<(), DriverError> {
-        let (buf, ev) = staging.slots[i % slots];
-        // an earlier copy's DMA (perhaps on another stream) may still use the slot
-        unsafe { drv::event::synchronize(ev) }?;
+        let (buf, ev) = staging.free_slot(i)?;
         let p = pieces[i];
         memcpy2d(Direction::ToHost, piece_rows(r, &p, buf), stream)?;
         unsafe { drv::event::record(ev, stream) }
@@ -418,8 +421,7 @@ unsafe fn pipeline_down(
         queue(i)?;
     }
     for (i, p) in pieces.iter().enumerate() {
-        let (buf, ev) = staging.slots[i % slots];
-        unsafe { drv::event::synchronize(ev) }?;
+        let (buf, _) = staging.free_slot(i)?;
         let bytes = p.rows * p.width;
         // SAFETY: as in `pipeline_up`; the slot's DMA has finished.
         let (dst, src) = unsafe {

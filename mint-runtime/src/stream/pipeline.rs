@@ -204,6 +204,13 @@ impl<'a> Pipeline<'a> {
         })
     }
 
+    /// A new event recorded on `s`: marks the work queued there so far.
+    fn mark(&mut self, s: sys::CUstream) -> Result<sys::CUevent> {
+        let e = self.streams.event(false)?;
+        check("cuEventRecord", unsafe { drv::event::record(e, s) })?;
+        Ok(e)
+    }
+
     fn held(&self, (lo, hi): (usize, usize)) -> (usize, usize) {
         (
             lo.saturating_sub(self.ghost),
@@ -280,9 +287,7 @@ impl<'a> Pipeline<'a> {
             self.copy(Direction::ToDevice, &h, r, s, what)?;
             self.stats.bytes_in += r.rows * r.row_bytes;
         }
-        let e = self.streams.event(false)?;
-        check("cuEventRecord", unsafe { drv::event::record(e, s) })?;
-        Ok(e)
+        self.mark(s)
     }
 
     /// Runs the kernels on slab `own` in buffer set `b` after `after`, each clipped to the
@@ -370,9 +375,7 @@ impl<'a> Pipeline<'a> {
                 drv::event::record(t[1], compute)
             })?;
         }
-        let e = self.streams.event(false)?;
-        check("cuEventRecord", unsafe { drv::event::record(e, compute) })?;
-        Ok(e)
+        self.mark(compute)
     }
 
     /// Copies slab `own`'s owned planes of the arrays copied back from buffer set `b` to
@@ -398,9 +401,7 @@ impl<'a> Pipeline<'a> {
             self.copy(Direction::ToHost, h, r, s, what)?;
             self.stats.bytes_out += r.rows * r.row_bytes;
         }
-        let e = self.streams.event(false)?;
-        check("cuEventRecord", unsafe { drv::event::record(e, s) })?;
-        Ok(e)
+        self.mark(s)
     }
 
     /// The first slab, alone and timed; returns the model's costs and the seconds it took.
