@@ -11,7 +11,8 @@ mod common;
 #[path = "../examples/harris/detect.rs"]
 mod detect;
 
-use mint_kernels::heat3d::step;
+#[path = "common/heat_step.rs"]
+mod step;
 use ndarray::Array3;
 use std::sync::Mutex;
 
