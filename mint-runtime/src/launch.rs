@@ -981,8 +981,9 @@ pub(crate) fn launch(
 }
 
 /// Everything [`launch`] does before the launch itself: the autotuner's choice (which
-/// may search) and the compiled, loaded variant. A streamed region calls it before it
-/// times its first slab, so that compilation is not counted as the kernels' time.
+/// may search) and the compiled, loaded variant; returns the choice. A streamed region
+/// calls it before it times its first slab, so that compilation is not counted as the
+/// kernels' time, and launches every slab in that choice ([`launch_as`]).
 ///
 /// # Errors
 /// As [`launch`].
@@ -990,7 +991,7 @@ pub(crate) fn prepare(
     cx: &mut LaunchCtx,
     site: &'static KernelSite,
     args: &LaunchArgs,
-) -> Result<()> {
+) -> Result<Option<Candidate>> {
     let config = if cx.owner.is_none() {
         crate::tune::choose(cx, site, args)?
     } else {
@@ -998,7 +999,8 @@ pub(crate) fn prepare(
     };
     let (_, mut key) = launch_key(cx, site, args)?;
     key.config = config;
-    variant(site, cx.gpu, key).map(|_| ())
+    variant(site, cx.gpu, key)?;
+    Ok(config)
 }
 
 /// The device arrays of a launch, in the kernel's order, and the key of its variant in

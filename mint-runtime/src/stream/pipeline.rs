@@ -15,6 +15,7 @@ use crate::region::RegionInfo;
 use crate::split::PREFETCH_PLANES;
 use crate::transfer::{Direction, Rows, memcpy2d};
 use cudarc::driver::{result as drv, sys};
+use mint_translator::tune::Candidate;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -110,6 +111,9 @@ pub(super) struct Pipeline<'a> {
     // declared last: dropped (streams waited for) before the buffers and the pins
     streams: Streams,
     pub(super) stats: StreamStats,
+    /// Per recorded launch, the configuration every slab launches it in (the autotuner's
+    /// choice on the first slab that launches it); `None` until then.
+    configs: Vec<Option<Option<Candidate>>>,
 }
 
 impl<'a> Pipeline<'a> {
@@ -192,6 +196,7 @@ impl<'a> Pipeline<'a> {
             pins,
             piece_table,
             streams: Streams::new(compute)?,
+            configs: vec![None; st.launches.len()],
             stats: StreamStats {
                 region: info.name.into(),
                 extent,
@@ -301,12 +306,14 @@ impl<'a> Pipeline<'a> {
         timed: Option<[sys::CUevent; 2]>,
     ) -> Result<sys::CUevent> {
         let compute = self.streams.compute;
-        let launches: Vec<(&Recorded, Vec<(i64, i64)>)> = self
+        // (index, launch, bounds clipped to the slab's planes), empty ones left out
+        let launches: Vec<(usize, &Recorded, Vec<(i64, i64)>)> = self
             .st
             .launches
             .iter()
             .zip(self.plans)
-            .filter_map(|(l, plan)| {
+            .enumerate()
+            .filter_map(|(k, (l, plan))| {
                 let mut bounds = l.bounds.clone();
                 if let (Mode::Split { clip }, Some(first)) = (plan.mode, bounds.first_mut()) {
                     *first = decomp::clip_range(first.0, first.1, own, clip);
@@ -314,11 +321,16 @@ impl<'a> Pipeline<'a> {
                         return None;
                     }
                 }
-                Some((l, bounds))
+                Some((k, l, bounds))
             })
             .collect();
-        let (set, repl) = (&self.sets[b], &self.repl);
-        let launch = |l: &Recorded, bounds: &[(i64, i64)], only_prepare: bool| -> Result<()> {
+        let (set, repl, configs) = (&self.sets[b], &self.repl, &mut self.configs);
+        // `Some(config)`: launch in it; `None`: choose it (the autotuner may search, on this
+        // slab's data), compile it, and return it
+        let launch = |l: &Recorded,
+                      bounds: &[(i64, i64)],
+                      config: Option<&Option<Candidate>>|
+         -> Result<Option<Candidate>> {
             let slot = |s: usize| {
                 set.get(s)
                     .and_then(|a| a.as_ref())
@@ -340,19 +352,24 @@ impl<'a> Pipeline<'a> {
                 bounds,
                 clauses: &l.clauses,
             };
-            if only_prepare {
-                crate::launch::prepare(&mut cx, l.site, &args)
-            } else {
-                crate::launch::launch(&mut cx, l.site, &args, true).map(|_| ())
+            match config {
+                None => crate::launch::prepare(&mut cx, l.site, &args),
+                Some(c) => {
+                    crate::launch::launch_as(&mut cx, l.site, &args, true, *c, true).map(|_| *c)
+                }
             }
         };
-        if timed.is_some() {
-            // the timed slab: compile (and tune, on the slab's data) before the clock runs
+        // the first slab (timed) and any kernel an earlier slab did not launch: choose the
+        // configuration once, before the clock runs; every slab launches in it (a slab of
+        // another thickness is no reason to tune again)
+        if launches.iter().any(|(k, _, _)| configs[*k].is_none()) {
             check("cuEventSynchronize", unsafe {
                 drv::event::synchronize(after)
             })?;
-            for (l, bounds) in &launches {
-                launch(l, bounds, true)?;
+            for (k, l, bounds) in &launches {
+                if configs[*k].is_none() {
+                    configs[*k] = Some(launch(l, bounds, None)?);
+                }
             }
         }
         check("cuStreamWaitEvent", unsafe {
@@ -367,8 +384,8 @@ impl<'a> Pipeline<'a> {
                 drv::event::record(t[0], compute)
             })?;
         }
-        for (l, bounds) in &launches {
-            launch(l, bounds, false)?;
+        for (k, l, bounds) in &launches {
+            launch(l, bounds, configs[*k].as_ref())?;
         }
         if let Some(t) = timed {
             check("cuEventRecord", unsafe {
