@@ -89,6 +89,9 @@ fn plane_rows(h: &HostRef, d: &DeviceArray, lo: usize, hi: usize) -> Rows {
     }
 }
 
+/// A recorded launch on one slab: its index, the launch, its bounds clipped to the slab.
+type SlabLaunch<'r> = (usize, &'r Recorded, Vec<(i64, i64)>);
+
 /// A streamed run on one GPU: the buffer sets, the streams, the host memory's path, and
 /// the three steps each slab takes.
 pub(super) struct Pipeline<'a> {
@@ -307,7 +310,7 @@ impl<'a> Pipeline<'a> {
     ) -> Result<sys::CUevent> {
         let compute = self.streams.compute;
         // (index, launch, bounds clipped to the slab's planes), empty ones left out
-        let launches: Vec<(usize, &Recorded, Vec<(i64, i64)>)> = self
+        let launches: Vec<SlabLaunch> = self
             .st
             .launches
             .iter()
