@@ -161,8 +161,7 @@ fn a_heat_step_streams_under_a_cap_smaller_than_its_arrays() {
         {
             mint::stream::set_slabs(Some(slabs));
             mint::stream::set_host_path(Some(path));
-            let mut v = Array3::<f64>::from_elem(u.dim(), f64::NAN);
-            v.fill(0.0);
+            let mut v = Array3::<f64>::zeros(u.dim());
             mint::with_device(d, || heat_streamed(&u, &mut v, c)).unwrap();
             assert_eq!(
                 v, plain,
@@ -245,6 +244,11 @@ fn two_kernels_and_a_replicated_table_stream() {
             } else {
                 assert!(common::max_rel_err(&t, &t_ref) < 1e-6, "{d:?} {slabs:?}");
                 assert!(common::max_rel_err(&w, &w_ref) < 1e-6, "{d:?} {slabs:?}");
+                // with no cap, the count asked for is the count run
+                let s = mint::stream::last_run().expect("a GPU run records its figures");
+                if let Some(k) = slabs {
+                    assert_eq!(s.slabs, k, "{s:?}");
+                }
             }
         }
     }

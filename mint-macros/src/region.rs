@@ -61,6 +61,12 @@ fn take_directive(attrs: &mut Vec<syn::Attribute>) -> Option<(Directive, syn::At
     Some((directive(&a).unwrap(), a))
 }
 
+/// Whether `path` names `std::mem::swap` (`swap`, `mem::swap`, `std::mem::swap`).
+pub(crate) fn is_mem_swap(path: &syn::Path) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segs.last().is_some_and(|s| s == "swap") && (segs.len() == 1 || segs[segs.len() - 2] == "mem")
+}
+
 pub(crate) fn macro_name(m: &syn::Macro) -> Option<&'static str> {
     let segs: Vec<String> = m
         .path
@@ -402,16 +408,7 @@ impl RegionGen {
     fn swap_of(&mut self, e: &Expr) -> Option<(usize, usize)> {
         let Expr::Call(c) = e else { return None };
         let Expr::Path(p) = &*c.func else { return None };
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
-        if segs.last().map(String::as_str) != Some("swap") || c.args.len() != 2 {
-            return None;
-        }
-        if segs.len() > 1 && segs[segs.len() - 2] != "mem" {
+        if !is_mem_swap(&p.path) || c.args.len() != 2 {
             return None;
         }
         let names: Vec<Option<(String, Span)>> = c.args.iter().map(place_ident).collect();

@@ -9,7 +9,7 @@
 //! touches no array on the device. This module checks that order on the body's
 //! statements and counts the copies back, which the runtime waits for.
 
-use crate::region::{CopyArgs, Directive, directive, macro_name};
+use crate::region::{CopyArgs, Directive, directive, is_mem_swap, macro_name};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -43,26 +43,21 @@ impl<'ast> Visit<'ast> for Nested {
     fn visit_attribute(&mut self, a: &'ast syn::Attribute) {
         if matches!(directive(a), Some(Directive::For | Directive::Single)) {
             self.kernels.push(a.span());
+            // the clauses as the loop directive parses them (its own errors are reported
+            // where the region expands the loop)
             if let syn::Meta::List(l) = &a.meta
-                && l.tokens.to_string().contains("reduction")
+                && let Ok(c) = crate::clauses::for_clauses(l.tokens.clone(), a.span())
+                && let Some((_, _, sp)) = c.reduction
             {
-                self.reductions.push(l.tokens.span());
+                self.reductions.push(sp);
             }
         }
     }
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if let Expr::Path(p) = &*c.func {
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            if segs.last().is_some_and(|s| s == "swap")
-                && (segs.len() == 1 || segs[segs.len() - 2] == "mem")
-            {
-                self.swaps.push(c.span());
-            }
+        if let Expr::Path(p) = &*c.func
+            && is_mem_swap(&p.path)
+        {
+            self.swaps.push(c.span());
         }
         syn::visit::visit_expr_call(self, c);
     }

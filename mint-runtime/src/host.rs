@@ -108,6 +108,16 @@ pub struct RawArray<T> {
 }
 
 impl<T> RawArray<T> {
+    /// The same array seen as bytes (the element type travels separately).
+    pub fn bytes(&self) -> RawArray<u8> {
+        RawArray {
+            ptr: self.ptr as *mut u8,
+            shape: self.shape,
+            strides: self.strides,
+            ndim: self.ndim,
+            standard: self.standard,
+        }
+    }
     /// The shape as the user sees it (`ndim` entries, slowest first).
     pub fn user_shape(&self) -> Vec<usize> {
         self.shape[3 - self.ndim..].to_vec()

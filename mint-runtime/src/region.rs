@@ -127,13 +127,7 @@ impl std::fmt::Debug for Region {
 /// A `copy!`'s host array, as a streamed region records it.
 fn host_ref<T: Element>(raw: &RawArray<T>) -> HostRef {
     HostRef {
-        raw: RawArray {
-            ptr: raw.ptr as *mut u8,
-            shape: raw.shape,
-            strides: raw.strides,
-            ndim: raw.ndim,
-            standard: raw.standard,
-        },
+        raw: raw.bytes(),
         elem: T::TY,
     }
 }

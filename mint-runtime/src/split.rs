@@ -310,14 +310,7 @@ impl Split {
         name: &'static str,
         raw: &RawArray<T>,
     ) -> Result<()> {
-        let bytes = RawArray {
-            ptr: raw.ptr as *mut u8,
-            shape: raw.shape,
-            strides: raw.strides,
-            ndim: raw.ndim,
-            standard: raw.standard,
-        };
-        self.copy_in(slot, name, &bytes, T::TY)
+        self.copy_in(slot, name, &raw.bytes(), T::TY)
     }
 
     /// [`Split::copy_to`] of a standard-layout host array of `elem`s at `raw.ptr`.

@@ -127,8 +127,8 @@ pub struct StreamStats {
     /// Host memory page-locked and released, and the host's time doing it (seconds).
     pub registered_bytes: usize,
     pub register_s: f64,
-    /// [`HostPath`] of the run.
-    pub host_path: String,
+    /// How host memory met the copy engines.
+    pub host_path: HostPath,
 }
 
 /// The figures of the last streamed run on a GPU in this process.
@@ -445,12 +445,13 @@ pub(crate) fn cpu_split(info: &'static RegionInfo, st: &Streamer) -> Result<Spli
 }
 
 /// How the host's memory meets the copy engines in a streamed run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HostPath {
     /// Through the device's page-locked staging ring ([`crate::transfer`]): all cores copy
     /// a slab's planes in while the copy engine drains the ring, and the finished slab's
     /// planes out while the next slab computes. The default: a parallel copy runs at the
     /// host's memory bandwidth.
+    #[default]
     Staged,
     /// The user's arrays page-locked (`cuMemHostRegister`) in 64 MiB pieces ahead of the
     /// slabs and released behind them, the copy engines reading and writing them

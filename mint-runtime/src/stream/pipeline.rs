@@ -108,9 +108,8 @@ pub(super) struct Pipeline<'a> {
     sets: Vec<Vec<Option<DeviceArray>>>,
     repl: Vec<Option<DeviceArray>>,
     path: HostPath,
-    /// The page-locked pieces ([`HostPath::Registered`]), and where each array's begin.
+    /// The page-locked pieces ([`HostPath::Registered`]).
     pins: HostPins,
-    piece_table: Vec<(usize, Vec<(usize, usize)>)>,
     // declared last: dropped (streams waited for) before the buffers and the pins
     streams: Streams,
     pub(super) stats: StreamStats,
@@ -172,10 +171,6 @@ impl<'a> Pipeline<'a> {
             pinned.extend(st.outputs.iter().map(|(_, h)| *h));
         }
         let pins = HostPins::new(&pinned);
-        let piece_table = pinned
-            .iter()
-            .map(|h| (h.raw.ptr as usize, pins.cuts(h.raw.ptr).to_vec()))
-            .collect();
         let device_bytes = sets
             .iter()
             .flatten()
@@ -197,7 +192,6 @@ impl<'a> Pipeline<'a> {
             repl,
             path,
             pins,
-            piece_table,
             streams: Streams::new(compute)?,
             configs: vec![None; st.launches.len()],
             stats: StreamStats {
@@ -206,7 +200,7 @@ impl<'a> Pipeline<'a> {
                 ghost,
                 buffers: BUFFERS,
                 device_bytes,
-                host_path: format!("{path:?}"),
+                host_path: path,
                 ..Default::default()
             },
         })
@@ -224,13 +218,6 @@ impl<'a> Pipeline<'a> {
             lo.saturating_sub(self.ghost),
             (hi + self.ghost).min(self.extent),
         )
-    }
-
-    fn cuts(&self, p: *mut u8) -> &[(usize, usize)] {
-        self.piece_table
-            .iter()
-            .find(|(a, _)| *a == p as usize)
-            .map_or(&[], |(_, v)| &v[..])
     }
 
     /// One copy between the host and a slab buffer, on `stream`: from or to the page-locked
@@ -254,7 +241,7 @@ impl<'a> Pipeline<'a> {
         match self.path {
             HostPath::Registered => {
                 // the pieces of the array `r` is part of
-                for part in cut_rows(r, self.cuts(h.raw.ptr)) {
+                for part in cut_rows(r, self.pins.cuts(h.raw.ptr)) {
                     memcpy2d(dir, part, stream).map_err(err)?;
                 }
                 Ok(())
@@ -517,7 +504,6 @@ impl<'a> Pipeline<'a> {
             };
             vec![pin, copy_in, kernels, copy_out]
         };
-        let _ = held;
         Ok((
             Costs {
                 stages,
