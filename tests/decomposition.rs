@@ -6,6 +6,8 @@
 //! example on and next to slab boundaries; and the errors of kernels that cannot be split.
 
 mod common;
+#[path = "common/seismic_case.rs"]
+mod seismic_case;
 
 #[allow(dead_code)]
 #[path = "../examples/seismic/config.rs"]
@@ -28,25 +30,10 @@ use common::split_families;
 use mint::Device;
 use mint_kernels::{Kernel, Level, Opts, Precision};
 use ndarray::{Array2, Array3};
-use std::path::Path;
 
 /// Bit patterns, so that equality is bitwise (and NaN equals itself).
 fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
-}
-
-/// The first plane of each device but the first when `extent` planes are split over
-/// `devices` (the slab rule, written out independently of the runtime's).
-fn boundaries(extent: usize, devices: usize) -> Vec<usize> {
-    let mut lo = 0;
-    let mut out = Vec::new();
-    for d in 0..devices {
-        if d > 0 {
-            out.push(lo);
-        }
-        lo += extent / devices + usize::from(d < extent % devices);
-    }
-    out
 }
 
 #[test]
@@ -128,56 +115,10 @@ macro_rules! cardiac_split {
 cardiac_split!(cardiac_split_equals_one_device_f64, f64);
 cardiac_split!(cardiac_split_equals_one_device_f32, f32);
 
-/// `file` (loh1.toml or loh3.toml) at its coarse resolution (200 m; dt = 0.016 s for
-/// LOH.1, 0.014 s for LOH.3) in a domain of 8 × 8 × 7 km for 0.8 s, with the LOH.1
-/// source, a source on every slab boundary of 2, 3 and 4 devices and one plane above it,
-/// and a column of receivers at every depth: seismograms and the PGV map on one device
-/// and on each split.
+/// `file`'s coarse set-up ([`seismic_case::setup`]): seismograms and the PGV map on one
+/// device and on each split.
 fn seismic_split(file: &str) {
-    let text = std::fs::read_to_string(common::seismic_dir().join(file)).unwrap();
-    let mut cfg = config::Config::parse(&text, Path::new(file)).unwrap();
-    let c = cfg.grid.coarse.unwrap();
-    let h = c.spacing;
-    cfg.grid.extent = [8000.0, 8000.0, 7000.0];
-    cfg.grid.duration = 0.8;
-    cfg.sponge.width = 5;
-    let nz = (7000.0 / h) as usize + 1 + 2 * model::HALO;
-    let mut planes: Vec<usize> = (2..=4).flat_map(|d| boundaries(nz, d)).collect();
-    planes.sort();
-    planes.dedup();
-    let depth = |p: usize| (p as f64 - model::HALO as f64) * h;
-    let mut src = cfg.sources[0];
-    src.location = [4000.0, 4000.0, 2000.0];
-    cfg.sources = vec![src];
-    // Sources at least two cells apart, so that no two share a node (their entries
-    // would race in the parallel loop over entries, on one device as on several).
-    let mut n = 0;
-    for &p in &planes {
-        for q in [p, p - 1] {
-            let z = depth(q);
-            if (200.0..=6000.0).contains(&z) {
-                let mut s = src;
-                s.location = [
-                    2000.0 + 800.0 * (n % 5) as f64,
-                    3000.0 + 1600.0 * (n / 5) as f64,
-                    z + 37.0 * (q % 2) as f64,
-                ];
-                cfg.sources.push(s);
-                n += 1;
-            }
-        }
-    }
-    assert!(n <= 10, "{n} sources");
-    let mut rec = cfg.receivers[0].clone();
-    cfg.receivers.clear();
-    for p in model::HALO..nz - model::HALO {
-        rec.name = format!("z{p}");
-        rec.location = [4900.0, 4300.0, depth(p).min(7000.0) - 13.0 * (p % 3) as f64];
-        rec.location[2] = rec.location[2].max(0.0);
-        cfg.receivers.push(rec.clone());
-    }
-    let setup = model::build(&cfg, h, c.dt).unwrap();
-    assert_eq!(setup.shape().0, nz);
+    let setup = seismic_case::setup(file);
     for (single, splits) in split_families() {
         let one =
             mint::with_device(single, || solver::run(&setup, [32, 4, 1], &mut |_| {})).unwrap();

@@ -496,6 +496,36 @@ impl DeviceArray {
         self.copy_planes(host.as_mut_ptr(), lo, hi, false)
     }
 
+    /// Planes `lo..hi` (within [`DeviceArray::planes`]) of a 2-D or 3-D array, as
+    /// standard-layout bytes: a halo run sent to another MPI rank ([`crate::ranks`]).
+    pub(crate) fn read_planes(&self, lo: usize, hi: usize) -> Result<Vec<u8>> {
+        debug_assert!(self.ndim >= 2);
+        let pb = self.plane_bytes_host();
+        let mut v = vec![0u8; (hi - lo) * pb];
+        // The copy addresses the host buffer as the whole array; only planes lo..hi of
+        // it, which are `v`, are written.
+        let base = v.as_mut_ptr().wrapping_sub(lo * pb);
+        self.copy_planes(base, lo, hi, false)?;
+        Ok(v)
+    }
+
+    /// Writes planes `lo..hi` of a 2-D or 3-D array from standard-layout `bytes`: a halo
+    /// run received from another MPI rank.
+    pub(crate) fn write_planes(&self, bytes: &[u8], lo: usize, hi: usize) -> Result<()> {
+        debug_assert!(self.ndim >= 2);
+        let pb = self.plane_bytes_host();
+        assert_eq!(bytes.len(), (hi - lo) * pb, "a run of whole planes");
+        let base = (bytes.as_ptr() as *mut u8).wrapping_sub(lo * pb);
+        // Host to device only reads the host buffer.
+        self.copy_planes(base, lo, hi, true)
+    }
+
+    /// Bytes of one plane in a standard-layout host array of this shape.
+    fn plane_bytes_host(&self) -> usize {
+        let rows = if self.ndim >= 3 { self.shape[1] } else { 1 };
+        rows * self.shape[2] * self.elem_bytes
+    }
+
     /// Copies this array into a standard-layout host array of the same shape.
     ///
     /// The device's stream is waited for before any byte of the host array is written,

@@ -377,6 +377,17 @@ impl Backend {
     }
 }
 
+/// The GPU a rank drives for `cuda:n` (and `cuda`, `auto`): `n` itself on one rank;
+/// across MPI ranks ([`crate::ranks`]) the GPU `n` places after it by its rank on the host
+/// (its local rank), modulo the host's GPUs, so that `mpirun -np 4` on a host of 4 GPUs
+/// gives each rank its own.
+fn rank_gpu(n: usize) -> usize {
+    if crate::ranks::size() == 1 {
+        return n;
+    }
+    (n + crate::ranks::local_rank()) % cuda_device_count().max(1)
+}
+
 /// Resolves the backend for a region entered on this thread now.
 ///
 /// # Errors
@@ -419,12 +430,12 @@ pub fn backend() -> Result<Backend> {
             Ok(b)
         }
         Device::Cuda(n) => {
-            let g = Gpu::get(n)?;
+            let g = Gpu::get(rank_gpu(n))?;
             log(format!("running on {g:?}"));
             Ok(Backend::Cuda(g))
         }
         Device::Auto => match cuda_probe() {
-            Ok(_) => match Gpu::get(0) {
+            Ok(_) => match Gpu::get(rank_gpu(0)) {
                 Ok(g) => {
                     log(format!(
                         "running on {g:?} (MINT_DEVICE=cpu selects the CPU)"

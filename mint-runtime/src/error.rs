@@ -72,6 +72,11 @@ pub enum Error {
     #[error("region `{region}` cannot be streamed: {message}")]
     Stream { region: String, message: String },
 
+    /// A region across MPI ranks ([`crate::ranks`]) could not go on: another rank's step
+    /// failed (its own error is reported there), or MPI refused a message.
+    #[error("MPI ranks: {message}")]
+    Ranks { message: String },
+
     /// A kernel uses an array that has no device copy yet (its first `copy!(x,
     /// to_device)` has not run), or `copy!(x, from_device)` ran before any `to_device`.
     #[error(

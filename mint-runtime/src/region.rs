@@ -151,13 +151,23 @@ impl Region {
     /// # Errors
     /// [`Error::NoDevice`] when CUDA is demanded and absent; [`Error::BadDeviceSpec`].
     pub fn enter(info: &'static RegionInfo) -> Result<Region> {
-        let backend = backend()?;
+        let mut backend = backend()?;
+        if crate::ranks::size() > 1 {
+            // Across MPI ranks every region is split, each rank holding its devices' slabs.
+            backend = match backend {
+                Backend::Cpu => Backend::CpuSplit(1),
+                Backend::Cuda(g) => Backend::CudaSplit(vec![g]),
+                b => b,
+            };
+        }
         if let Backend::Cuda(g) = &backend {
             g.bind()?;
         }
         let split = match &backend {
-            Backend::CpuSplit(n) => Some(Split::new(info, *n, None)?),
-            Backend::CudaSplit(gpus) => Some(Split::new(info, gpus.len(), Some(gpus.clone()))?),
+            Backend::CpuSplit(n) => Some(Split::across_ranks(info, *n, None)?),
+            Backend::CudaSplit(gpus) => {
+                Some(Split::across_ranks(info, gpus.len(), Some(gpus.clone()))?)
+            }
             _ => None,
         };
         let streamer = match (&info.stream, &backend) {

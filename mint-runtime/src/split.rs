@@ -124,12 +124,18 @@ fn bytes_mut(v: &mut [u64]) -> &mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, v.len() * 8) }
 }
 
-/// The split state of a region on `devices` emulated devices.
+/// The split state of a region on `devices` devices, of which this process holds
+/// `local` (all of them, unless the region spans MPI ranks, [`crate::ranks`]).
 pub(crate) struct Split {
+    /// Devices over all ranks: the slabs' count.
     pub devices: usize,
-    /// The GPUs, one per device in slab order (`None`: emulated devices on the CPU).
+    /// The devices this rank holds, `rank × n .. (rank + 1) × n`; `parts`, `gpus`,
+    /// `faults` and `usage` are indexed by `d - local.start`.
+    pub local: std::ops::Range<usize>,
+    /// The GPUs this rank holds, one per local device in slab order (`None`: emulated
+    /// devices on the CPU).
     pub gpus: Option<Vec<Arc<Gpu>>>,
-    /// Each GPU's fault record for owner-computes kernels.
+    /// Each local GPU's fault record for owner-computes kernels.
     faults: Vec<DeviceArray>,
     pub ghost: usize,
     /// The slowest extent of the distributed arrays: that of the first array of rank
@@ -142,8 +148,13 @@ pub(crate) struct Split {
     /// The emulation of a streamed region ([`crate::stream`]): kernels must be split and
     /// may not need a halo exchange.
     pub streamed: bool,
-    /// Each emulated device's arrays, against `MINT_DEVICE_MEMORY`.
+    /// Each local emulated device's arrays, against `MINT_DEVICE_MEMORY`.
     usage: Vec<crate::memcap::Usage>,
+}
+
+/// The rank that holds device `d` when each rank holds `per_rank` devices.
+fn rank_of(d: usize, per_rank: usize) -> usize {
+    d / per_rank.max(1)
 }
 
 /// The region's kernels, for the decomposition: every kernel site that names `info`.
@@ -272,9 +283,39 @@ impl Split {
         devices: usize,
         gpus: Option<Vec<Arc<Gpu>>>,
     ) -> Result<Split> {
+        Split::spanning(info, devices, 0, 1, gpus)
+    }
+
+    /// A split over `per_rank` devices on each of the program's MPI ranks
+    /// ([`crate::ranks`]), in rank order; [`Split::new`] on one rank.
+    ///
+    /// # Errors
+    /// As [`Split::new`].
+    pub fn across_ranks(
+        info: &'static RegionInfo,
+        per_rank: usize,
+        gpus: Option<Vec<Arc<Gpu>>>,
+    ) -> Result<Split> {
+        Split::spanning(
+            info,
+            per_rank,
+            crate::ranks::rank(),
+            crate::ranks::size(),
+            gpus,
+        )
+    }
+
+    fn spanning(
+        info: &'static RegionInfo,
+        per_rank: usize,
+        rank: usize,
+        ranks: usize,
+        gpus: Option<Vec<Arc<Gpu>>>,
+    ) -> Result<Split> {
         let layout = Layout::of(info)?;
         Ok(Split {
-            devices,
+            devices: per_rank * ranks,
+            local: rank * per_rank..(rank + 1) * per_rank,
             gpus,
             faults: Vec::new(),
             ghost: layout.ghost,
@@ -284,7 +325,7 @@ impl Split {
             plans: HashMap::new(),
             layout,
             streamed: false,
-            usage: (0..devices).map(|_| Default::default()).collect(),
+            usage: (0..per_rank).map(|_| Default::default()).collect(),
         })
     }
 
@@ -325,6 +366,18 @@ impl Split {
         raw: &RawArray<u8>,
         elem: ScalarTy,
     ) -> Result<()> {
+        let r = self.copy_in_local(slot, name, raw, elem);
+        crate::ranks::agree(&format!("`copy!({name}, to_device)`"), r)
+    }
+
+    /// [`Split::copy_in`] to this rank's devices.
+    fn copy_in_local(
+        &mut self,
+        slot: usize,
+        name: &'static str,
+        raw: &RawArray<u8>,
+        elem: ScalarTy,
+    ) -> Result<()> {
         if let Some(a) = &self.slots[slot] {
             a.check_as(name, &raw.user_shape(), elem)?;
         } else {
@@ -351,16 +404,19 @@ impl Split {
             };
             a.parts = match &self.gpus {
                 None => {
-                    let sizes: Vec<usize> = (0..self.devices)
+                    let sizes: Vec<usize> = self
+                        .local
+                        .clone()
                         .map(|d| {
                             let (lo, hi) = a.held(d);
                             ((hi - lo) * a.plane_bytes()).div_ceil(8)
                         })
                         .collect();
-                    for (d, &n) in sizes.iter().enumerate() {
+                    for (i, &n) in sizes.iter().enumerate() {
+                        let d = self.local.start + i;
                         let what = || format!("{name} (emulated device {d})");
-                        if let Err(e) = self.usage[d].take(what, n * 8) {
-                            for (u, &m) in self.usage.iter().zip(&sizes).take(d) {
+                        if let Err(e) = self.usage[i].take(what, n * 8) {
+                            for (u, &m) in self.usage.iter().zip(&sizes).take(i) {
                                 u.give(m * 8);
                             }
                             return Err(e);
@@ -370,8 +426,8 @@ impl Split {
                 }
                 Some(gpus) => Parts::Gpu(
                     gpus.iter()
-                        .enumerate()
-                        .map(|(d, g)| {
+                        .zip(self.local.clone())
+                        .map(|(g, d)| {
                             DeviceArray::alloc_planes(
                                 g,
                                 name,
@@ -393,7 +449,7 @@ impl Split {
         // SAFETY: a standard-layout host array of `total` bytes (checked by the caller).
         let host = unsafe { std::slice::from_raw_parts(raw.ptr as *const u8, total) };
         let pb = a.plane_bytes();
-        let held: Vec<(usize, usize)> = (0..self.devices).map(|d| a.held(d)).collect();
+        let held: Vec<(usize, usize)> = self.local.clone().map(|d| a.held(d)).collect();
         match &mut a.parts {
             Parts::Host(parts) => {
                 for (part, &(lo, hi)) in parts.iter_mut().zip(&held) {
@@ -401,7 +457,7 @@ impl Split {
                 }
             }
             Parts::Gpu(parts) => {
-                for (d, part) in parts.iter().enumerate() {
+                for (part, d) in parts.iter().zip(self.local.clone()) {
                     part.upload_bytes(raw.ptr).map_err(|e| on_device(e, d))?;
                 }
             }
@@ -416,11 +472,37 @@ impl Split {
     /// `copy!(x, from_device)`: each device's owned planes of a distributed array; for a
     /// replicated array, the merge of the devices' copies: every element takes the value
     /// of the last device (in device order) whose copy differs from what was last copied
-    /// to the devices, or that value if no device changed it.
+    /// to the devices, or that value if no device changed it. Across MPI ranks every rank
+    /// receives the whole array, gathered in rank order.
     ///
     /// # Errors
-    /// [`Error::NotOnDevice`], [`Error::ShapeMismatch`].
+    /// [`Error::NotOnDevice`], [`Error::ShapeMismatch`]; [`Error::Ranks`] when another
+    /// rank's copy failed. The host array is untouched on error.
     pub fn copy_from<T: Element>(&self, slot: usize, name: &str, raw: &RawArray<T>) -> Result<()> {
+        let local = self.gather_local(slot, name, raw);
+        let local = crate::ranks::agree(&format!("`copy!({name}, from_device)`"), local)?;
+        let a = self.slots[slot].as_ref().expect("checked by gather_local");
+        let total = a.len() * a.esz();
+        let out = if crate::ranks::size() == 1 {
+            local
+        } else {
+            self.gather_ranks(a, local)?
+        };
+        // SAFETY: a standard-layout, writable host array of `total` bytes (checked by the
+        // caller); nothing above can fail once we get here.
+        unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), raw.ptr as *mut u8, total) };
+        Ok(())
+    }
+
+    /// This rank's part of [`Split::copy_from`]: the whole array's bytes with the planes
+    /// its devices own filled in (a distributed array), or the merge of its devices'
+    /// copies (a replicated one).
+    fn gather_local<T: Element>(
+        &self,
+        slot: usize,
+        name: &str,
+        raw: &RawArray<T>,
+    ) -> Result<Vec<u8>> {
         let Some(a) = &self.slots[slot] else {
             return Err(Error::NotOnDevice {
                 array: name.into(),
@@ -430,16 +512,16 @@ impl Split {
         a.check(name, raw)?;
         let total = a.len() * a.esz();
         let pb = a.plane_bytes();
-        let out: Vec<u8> = match &a.slabs {
+        Ok(match &a.slabs {
             Some(s) => {
                 let mut out = vec![0u8; total];
-                for d in 0..self.devices {
+                for (i, d) in self.local.clone().enumerate() {
                     let (lo, hi) = s.owned[d];
                     let h = s.held(d).0;
                     match &a.parts {
                         Parts::Host(parts) => out[lo * pb..hi * pb]
-                            .copy_from_slice(&bytes(&parts[d])[(lo - h) * pb..(hi - h) * pb]),
-                        Parts::Gpu(parts) => parts[d]
+                            .copy_from_slice(&bytes(&parts[i])[(lo - h) * pb..(hi - h) * pb]),
+                        Parts::Gpu(parts) => parts[i]
                             .download_planes(&mut out, lo, hi)
                             .map_err(|e| on_device(e, d))?,
                     }
@@ -447,35 +529,55 @@ impl Split {
                 out
             }
             None => {
-                let esz = a.esz();
                 let mut out = a.snapshot.clone();
-                for d in 0..self.devices {
+                for (i, d) in self.local.clone().enumerate() {
                     let staged;
                     let p = match &a.parts {
-                        Parts::Host(parts) => &bytes(&parts[d])[..total],
+                        Parts::Host(parts) => &bytes(&parts[i])[..total],
                         Parts::Gpu(parts) => {
                             let mut v = vec![0u8; total];
                             let n = a.user_shape()[0];
-                            parts[d]
+                            parts[i]
                                 .download_planes(&mut v, 0, n)
                                 .map_err(|e| on_device(e, d))?;
                             staged = v;
                             &staged[..]
                         }
                     };
-                    for e in (0..total).step_by(esz) {
-                        if p[e..e + esz] != a.snapshot[e..e + esz] {
-                            out[e..e + esz].copy_from_slice(&p[e..e + esz]);
-                        }
-                    }
+                    merge_changed(&mut out, p, &a.snapshot, a.esz());
                 }
                 out
             }
-        };
-        // SAFETY: a standard-layout, writable host array of `total` bytes (checked by the
-        // caller); nothing above can fail once we get here.
-        unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), raw.ptr as *mut u8, total) };
-        Ok(())
+        })
+    }
+
+    /// The whole array from every rank's [`Split::gather_local`]: each rank's owned planes
+    /// (distributed), or the ranks' merges merged again in rank order (replicated), which
+    /// is the merge of all devices in device order.
+    fn gather_ranks(&self, a: &SplitArray, local: Vec<u8>) -> Result<Vec<u8>> {
+        let pb = a.plane_bytes();
+        let per_rank = self.local.len();
+        match &a.slabs {
+            Some(s) => {
+                let owned = |r: usize| (s.owned[r * per_rank].0, s.owned[(r + 1) * per_rank - 1].1);
+                let (lo, hi) = owned(crate::ranks::rank());
+                let parts = crate::ranks::all_gather(&local[lo * pb..hi * pb])?;
+                let mut out = local;
+                for (r, part) in parts.iter().enumerate() {
+                    let (lo, hi) = owned(r);
+                    out[lo * pb..hi * pb].copy_from_slice(part);
+                }
+                Ok(out)
+            }
+            None => {
+                let parts = crate::ranks::all_gather(&local)?;
+                let mut out = a.snapshot.clone();
+                for p in &parts {
+                    merge_changed(&mut out, p, &a.snapshot, a.esz());
+                }
+                Ok(out)
+            }
+        }
     }
 
     /// `std::mem::swap` of two arrays: on every device.
@@ -483,10 +585,12 @@ impl Split {
         self.slots.swap(a, b);
     }
 
-    /// Refreshes the ghost planes of slot `slot` from their owners.
+    /// Refreshes the ghost planes of slot `slot` from their owners: on other ranks by MPI
+    /// messages (staged through the host from a GPU), on this rank by memcpy or peer copy.
     ///
     /// # Errors
-    /// A failed copy between GPUs ([`Error::Driver`], naming the array and devices).
+    /// A failed copy between GPUs ([`Error::Driver`], naming the array and devices);
+    /// [`Error::Ranks`] when a message fails or another rank could not stage its planes.
     fn exchange(&mut self, slot: usize) -> Result<()> {
         let Some(a) = self.slots[slot].as_mut() else {
             return Ok(());
@@ -495,15 +599,89 @@ impl Split {
             return Ok(());
         };
         let pb = a.plane_bytes();
+        let local = self.local.clone();
+        let per_rank = local.len();
+        if crate::ranks::size() > 1 {
+            // Every run of ghost planes between two ranks, in the order every rank lists
+            // them (by receiving device, then source), so that messages match.
+            let runs: Vec<(usize, usize, usize, usize)> = (0..self.devices)
+                .flat_map(|d| {
+                    s.ghost_sources(d)
+                        .into_iter()
+                        .map(move |(from, lo, hi)| (d, from, lo, hi))
+                })
+                .filter(|&(d, from, ..)| {
+                    rank_of(d, per_rank) != rank_of(from, per_rank)
+                        && (local.contains(&d) || local.contains(&from))
+                })
+                .collect();
+            let staged: Result<Vec<Vec<u8>>> = runs
+                .iter()
+                .filter(|r| local.contains(&r.1))
+                .map(|&(_, from, lo, hi)| {
+                    let i = from - local.start;
+                    match &a.parts {
+                        Parts::Host(parts) => {
+                            let h = s.held(from).0;
+                            Ok(bytes(&parts[i])[(lo - h) * pb..(hi - h) * pb].to_vec())
+                        }
+                        Parts::Gpu(parts) => {
+                            parts[i].read_planes(lo, hi).map_err(|e| on_device(e, from))
+                        }
+                    }
+                })
+                .collect();
+            let staged =
+                crate::ranks::agree(&format!("the halo exchange of `{}`", a.name), staged)?;
+            let mut sends = staged.iter();
+            let messages: Vec<crate::ranks::Message<'_>> = runs
+                .iter()
+                .map(|&(d, from, lo, hi)| {
+                    if local.contains(&from) {
+                        crate::ranks::Message::Send {
+                            rank: rank_of(d, per_rank),
+                            bytes: sends.next().expect("one staged run per send"),
+                        }
+                    } else {
+                        crate::ranks::Message::Recv {
+                            rank: rank_of(from, per_rank),
+                            len: (hi - lo) * pb,
+                        }
+                    }
+                })
+                .collect();
+            let received = crate::ranks::exchange(&messages)?;
+            let into = runs.iter().filter(|r| local.contains(&r.0));
+            for (&(d, _, lo, hi), got) in into.zip(&received) {
+                let i = d - local.start;
+                match &mut a.parts {
+                    Parts::Host(parts) => {
+                        let h = s.held(d).0;
+                        bytes_mut(&mut parts[i])[(lo - h) * pb..(hi - h) * pb].copy_from_slice(got);
+                    }
+                    Parts::Gpu(parts) => parts[i]
+                        .write_planes(got, lo, hi)
+                        .map_err(|e| on_device(e, d))?,
+                }
+            }
+        }
+        // The runs within this rank, only between its own devices.
+        let sources = |d: usize| -> Vec<(usize, usize, usize)> {
+            s.ghost_sources(d)
+                .into_iter()
+                .filter(|r| local.contains(&r.0))
+                .map(|(from, lo, hi)| (from - local.start, lo, hi))
+                .collect()
+        };
         match &mut a.parts {
             Parts::Host(parts) => {
-                for d in 0..self.devices {
+                for (i, d) in local.clone().enumerate() {
                     let dst_lo = s.held(d).0;
-                    for (from, lo, hi) in s.ghost_sources(d) {
-                        let src_lo = s.held(from).0;
+                    for (from, lo, hi) in sources(d) {
+                        let src_lo = s.held(local.start + from).0;
                         let src =
                             bytes(&parts[from])[(lo - src_lo) * pb..(hi - src_lo) * pb].to_vec();
-                        bytes_mut(&mut parts[d])[(lo - dst_lo) * pb..(hi - dst_lo) * pb]
+                        bytes_mut(&mut parts[i])[(lo - dst_lo) * pb..(hi - dst_lo) * pb]
                             .copy_from_slice(&src);
                     }
                 }
@@ -520,14 +698,15 @@ impl Split {
                     })
                 };
                 let mut read_by: Vec<Vec<usize>> = vec![Vec::new(); parts.len()];
-                for (d, dst) in parts.iter().enumerate() {
+                for (i, dst) in parts.iter().enumerate() {
+                    let d = local.start + i;
                     let g = dst.gpu();
-                    let sources = s.ghost_sources(d);
+                    let sources = sources(d);
                     for &(from, _, _) in &sources {
                         let owner = parts[from].gpu();
-                        if !Arc::ptr_eq(&owner.stream, &g.stream) && !read_by[from].contains(&d) {
+                        if !Arc::ptr_eq(&owner.stream, &g.stream) && !read_by[from].contains(&i) {
                             wait(g, owner, d)?;
-                            read_by[from].push(d);
+                            read_by[from].push(i);
                         }
                     }
                     g.bind()?;
@@ -544,16 +723,17 @@ impl Split {
                         r.result().map_err(|e| Error::Driver {
                             call: "cuMemcpyAsync (halo exchange)".into(),
                             message: format!(
-                                "array `{}`, planes {lo}..{hi} from device {from} to device {d}: {}",
+                                "array `{}`, planes {lo}..{hi} from device {} to device {d}: {}",
                                 a.name,
+                                local.start + from,
                                 crate::error::describe(e)
                             ),
                         })?;
                     }
                 }
                 for (from, readers) in read_by.iter().enumerate() {
-                    for &d in readers {
-                        wait(parts[from].gpu(), parts[d].gpu(), from)?;
+                    for &i in readers {
+                        wait(parts[from].gpu(), parts[i].gpu(), local.start + from)?;
                     }
                 }
             }
@@ -629,6 +809,7 @@ impl Split {
         d: usize,
     ) -> CpuDev<'_> {
         let owner = plan.mode == Mode::Owner;
+        let i = d - self.local.start;
         let mut arrays = Vec::with_capacity(slots.len());
         let mut owned = (0, 0);
         for &slot in slots {
@@ -640,7 +821,7 @@ impl Split {
                 unreachable!("CPU kernels run on emulated devices only")
             };
             arrays.push(PartView {
-                ptr: parts[d].as_mut_ptr() as *mut u8,
+                ptr: parts[i].as_mut_ptr() as *mut u8,
                 elem: a.elem,
                 shape: a.shape,
                 ndim: a.ndim,
@@ -690,7 +871,8 @@ impl Split {
         self.run_planned(site, slots, f).map(|(_, v)| v)
     }
 
-    /// [`Split::run`], also returning how the kernel ran.
+    /// [`Split::run`], also returning how the kernel ran; the values are this rank's
+    /// devices', in device order.
     fn run_planned<R>(
         &mut self,
         site: &'static KernelSite,
@@ -698,18 +880,26 @@ impl Split {
         mut f: impl FnMut(&CpuDev) -> R,
     ) -> Result<(Mode, Vec<R>)> {
         let plan = self.prepare(site, slots)?;
-        let mut out = Vec::with_capacity(self.devices);
-        for d in 0..self.devices {
+        let mut out = Vec::with_capacity(self.local.len());
+        let mut fault = None;
+        for d in self.local.clone() {
             let dev = self.dev(site, &plan, slots, d);
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&dev)));
             match r {
                 Ok(v) => out.push(v),
                 Err(p) => match p.downcast::<SlabFault>() {
-                    Ok(fault) => return Err(fault_error(&fault, site)),
+                    Ok(f) => {
+                        fault = Some(fault_error(&f, site));
+                        break;
+                    }
                     Err(p) => std::panic::resume_unwind(p),
                 },
             }
         }
+        crate::ranks::agree(
+            &format!("kernel {} ({})", site.name, site.location()),
+            fault.map_or(Ok(()), Err),
+        )?;
         self.finish(&plan, slots);
         Ok((plan.mode, out))
     }
@@ -729,11 +919,41 @@ impl Split {
     ) -> Result<T> {
         let (mode, vals) = self.run_planned(site, slots, f)?;
         if mode == Mode::Everywhere {
+            // Every device ran the whole kernel on the same replicas.
             return Ok(vals[0]);
         }
+        let vals = if crate::ranks::size() > 1 {
+            every_rank(&vals)?
+        } else {
+            vals
+        };
         let mut it = vals.into_iter();
         let first = it.next().unwrap_or_else(|| T::red_identity(op));
         Ok(it.fold(first, |a, b| T::red_combine(op, a, b)))
+    }
+}
+
+/// Every rank's `vals`, in rank order (so in device order).
+fn every_rank<T: Copy>(vals: &[T]) -> Result<Vec<T>> {
+    let n = std::mem::size_of_val(vals);
+    // SAFETY: plain values (numbers) viewed as bytes.
+    let mine = unsafe { std::slice::from_raw_parts(vals.as_ptr() as *const u8, n) };
+    let mut out = Vec::new();
+    for part in crate::ranks::all_gather(mine)? {
+        for c in part.chunks_exact(std::mem::size_of::<T>()) {
+            // SAFETY: the bytes of a `T` another rank sent, as above.
+            out.push(unsafe { std::ptr::read_unaligned(c.as_ptr() as *const T) });
+        }
+    }
+    Ok(out)
+}
+
+/// Every element (of `esz` bytes) of `copy` that differs from `snapshot`, into `out`.
+fn merge_changed(out: &mut [u8], copy: &[u8], snapshot: &[u8], esz: usize) {
+    for e in (0..out.len()).step_by(esz) {
+        if copy[e..e + esz] != snapshot[e..e + esz] {
+            out[e..e + esz].copy_from_slice(&copy[e..e + esz]);
+        }
     }
 }
 
@@ -760,7 +980,7 @@ impl Split {
     /// # Errors
     /// A kernel fault on one of them, naming the device.
     pub fn synchronize(&self) -> Result<()> {
-        for (d, g) in self.gpus.iter().flatten().enumerate() {
+        for (g, d) in self.gpus.iter().flatten().zip(self.local.clone()) {
             g.synchronize().map_err(|e| on_device(e, d))?;
         }
         Ok(())
@@ -785,11 +1005,51 @@ impl Split {
         // exchange to the end of its slowest device (events cannot span GPUs).
         let t0 = (!nowait && crate::stats::timing_enabled()).then(std::time::Instant::now);
         let plan = self.prepare(site, args.arrays)?;
+        let values = self.launch_local(site, args, nowait, &plan);
+        let mut values = crate::ranks::agree(
+            &format!("kernel {} ({})", site.name, site.location()),
+            values,
+        )?;
+        if let Some(t0) = t0 {
+            let points: f64 = args
+                .bounds
+                .iter()
+                .map(|&(lo, hi)| (hi - lo).max(0) as f64)
+                .product();
+            let bytes: f64 = site
+                .kernel()?
+                .arrays
+                .iter()
+                .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
+                .sum::<f64>()
+                * points;
+            crate::stats::record_time(site.qualified(), t0.elapsed().as_secs_f64(), points, bytes);
+        }
+        let reduction = site.kernel()?.reduction.as_ref();
+        if crate::ranks::size() > 1 && reduction.is_some() && plan.mode != Mode::Everywhere {
+            values = every_rank(&values)?;
+        }
+        Ok(match (values.first(), reduction) {
+            (None, _) => None,
+            (Some(v), _) if plan.mode == Mode::Everywhere => Some(*v),
+            (Some(_), Some(r)) => Some(crate::launch::combine_values(r.op, &values)),
+            (Some(v), None) => Some(*v),
+        })
+    }
+
+    /// [`Split::launch`] on this rank's GPUs: their reduced values, in device order.
+    fn launch_local(
+        &mut self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+        nowait: bool,
+        plan: &KernelPlan,
+    ) -> Result<Vec<ScalarValue>> {
         let gpus = self.gpus.as_deref().expect("a split over GPUs");
         let slabs = self.slabs();
         let owner = plan.mode == Mode::Owner;
         if owner && self.faults.is_empty() {
-            for (d, g) in gpus.iter().enumerate() {
+            for (g, d) in gpus.iter().zip(self.local.clone()) {
                 let f = DeviceArray::alloc(
                     g,
                     mint_translator::owner::FAULT,
@@ -812,10 +1072,11 @@ impl Split {
         };
         let mut values = Vec::with_capacity(gpus.len());
         let arrays = &self.slots;
-        for (d, g) in gpus.iter().enumerate() {
+        for (i, g) in gpus.iter().enumerate() {
+            let d = self.local.start + i;
             let slot = |s: usize| {
                 arrays.get(s)?.as_ref().map(|a| match &a.parts {
-                    Parts::Gpu(p) => &p[d],
+                    Parts::Gpu(p) => &p[i],
                     Parts::Host(_) => unreachable!("a split over GPUs"),
                 })
             };
@@ -827,7 +1088,7 @@ impl Split {
             }
             let owner_args = owner.then(|| OwnerArgs {
                 distributed: distributed.clone(),
-                fault: &self.faults[d],
+                fault: &self.faults[i],
                 scalars: vec![
                     ScalarValue::of(held.0 as i64),
                     ScalarValue::of(held.1 as i64),
@@ -852,35 +1113,14 @@ impl Split {
             };
             values.push(crate::launch::launch(&mut cx, site, &a, true)?);
         }
-        self.finish(&plan, args.arrays);
+        self.finish(plan, args.arrays);
         if owner {
             self.synchronize().map_err(|e| launch_error(site, e))?;
             self.check_faults(site, args.arrays)?;
         } else if !nowait {
             self.synchronize().map_err(|e| launch_error(site, e))?;
         }
-        if let Some(t0) = t0 {
-            let points: f64 = args
-                .bounds
-                .iter()
-                .map(|&(lo, hi)| (hi - lo).max(0) as f64)
-                .product();
-            let bytes: f64 = site
-                .kernel()?
-                .arrays
-                .iter()
-                .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
-                .sum::<f64>()
-                * points;
-            crate::stats::record_time(site.qualified(), t0.elapsed().as_secs_f64(), points, bytes);
-        }
-        let values: Vec<ScalarValue> = values.into_iter().flatten().collect();
-        Ok(match (values.first(), site.kernel()?.reduction.as_ref()) {
-            (None, _) => None,
-            (Some(v), _) if plan.mode == Mode::Everywhere => Some(*v),
-            (Some(_), Some(r)) => Some(crate::launch::combine_values(r.op, &values)),
-            (Some(v), None) => Some(*v),
-        })
+        Ok(values.into_iter().flatten().collect())
     }
 
     /// Reads each GPU's owner-computes fault record, in device order; the first fault is
@@ -888,7 +1128,7 @@ impl Split {
     fn check_faults(&self, site: &'static KernelSite, slots: &[usize]) -> Result<()> {
         use mint_translator::owner::{FAULT_REDUCTION, FAULT_WORDS};
         let mut first = None;
-        for (d, f) in self.faults.iter().enumerate() {
+        for (f, d) in self.faults.iter().zip(self.local.clone()) {
             let mut w = vec![0u8; FAULT_WORDS * 8];
             f.download_planes(&mut w, 0, FAULT_WORDS)
                 .map_err(|e| on_device(e, d))?;

@@ -1,0 +1,372 @@
+//! Regions across MPI ranks (issue #13): the same regions run under `mpirun -np 2` and
+//! `-np 3` with one device per rank, and under `-np 2` with `MINT_DEVICE=cpu:2` per rank
+//! (4 devices), must give every rank results bitwise equal to one device's: the kernel
+//! suite in both precisions and at two optimization levels, the cardiac model, the
+//! seismic solver at its coarse resolution (LOH.1 elastic and LOH.3 with attenuation,
+//! with sources and receivers on the ranks' slab boundaries), and an owner-computes
+//! kernel. Sums of `reduction`s combine the devices' partial values in device order, so
+//! they must equal those of as many devices in one process (`cpu:N`) bit for bit.
+//!
+//! One test does it all. It runs `mpirun` on this same test binary with `MINT_MPI_OUT`
+//! set; under that variable the test is a rank: it runs every case on the device
+//! `MINT_DEVICE` names and writes each case's result to `MINT_MPI_OUT/<case>.<rank>`.
+//! The parent then compares every rank's file with its own one-process run. Needs the
+//! cargo feature `mpi` and `mpirun` on the `PATH` (`tests/mpi.rs` builds and runs this).
+//! With a GPU, `-np 2` with `MINT_DEVICE=cuda` also runs: both ranks then drive GPU 0,
+//! and their halos go through the host and MPI.
+
+mod common;
+#[path = "common/seismic_case.rs"]
+mod seismic_case;
+
+#[allow(dead_code)]
+#[path = "../examples/seismic/config.rs"]
+mod config;
+#[allow(dead_code)]
+#[path = "../examples/seismic/model.rs"]
+mod model;
+#[allow(dead_code)]
+#[path = "../examples/seismic/solver.rs"]
+mod solver;
+#[allow(dead_code)]
+#[path = "../examples/seismic/stencil.rs"]
+mod stencil;
+
+#[allow(dead_code)]
+#[path = "../examples/cardiac/model.rs"]
+mod cardiac;
+
+use mint::Device;
+use mint_kernels::{Kernel, Level, Opts, Precision};
+use ndarray::Array3;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The variable that makes this test a rank, naming the folder it writes to.
+const OUT: &str = "MINT_MPI_OUT";
+
+/// What a case's result must equal.
+#[derive(Clone, Copy, Debug)]
+enum Reference {
+    /// One device of the same backend.
+    OneDevice,
+    /// As many devices in one process (`cpu:N`, or N slabs on GPU 0): a sum's partial
+    /// values combine in device order, so only the device count fixes its last bits.
+    SameDevices,
+}
+
+struct Case {
+    name: &'static str,
+    run: fn() -> Vec<u64>,
+    reference: Reference,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "suite",
+        run: suite,
+        reference: Reference::OneDevice,
+    },
+    Case {
+        name: "cardiac_f64",
+        run: cardiac_case::<f64>,
+        reference: Reference::OneDevice,
+    },
+    Case {
+        name: "cardiac_f32",
+        run: cardiac_case::<f32>,
+        reference: Reference::OneDevice,
+    },
+    Case {
+        name: "seismic_loh1",
+        run: || seismic("loh1.toml"),
+        reference: Reference::OneDevice,
+    },
+    Case {
+        name: "seismic_loh3_q",
+        run: || seismic("loh3.toml"),
+        reference: Reference::OneDevice,
+    },
+    Case {
+        name: "owner_computes",
+        run: owner_case,
+        reference: Reference::OneDevice,
+    },
+    Case {
+        name: "reductions",
+        run: reductions,
+        reference: Reference::SameDevices,
+    },
+];
+
+fn bits<T: Copy + Into<f64>>(v: impl IntoIterator<Item = T>) -> Vec<u64> {
+    v.into_iter().map(|x| x.into().to_bits()).collect()
+}
+
+/// Every kernel of the suite, f32 and f64, as written and with `shared, register`, on a
+/// grid that divides among no device count (23 planes).
+fn suite() -> Vec<u64> {
+    let mut out = Vec::new();
+    for k in Kernel::ALL {
+        for p in [Precision::F32, Precision::F64] {
+            let sh = if k.dims() == 2 {
+                vec![41, 29]
+            } else {
+                vec![23, 17, 19]
+            };
+            for opts in [Opts::None, Opts::SharedRegister] {
+                let (tile, chunk) = Level::Opt3.config(k.dims());
+                let mut one = k.instance(p, &sh, 5);
+                one.run(opts, tile, chunk, 3).unwrap();
+                out.extend(bits(one.output()));
+            }
+        }
+    }
+    out
+}
+
+/// The Aliev-Panfilov model on 63 × 63 points until t = 5: its iterations, E and R.
+fn cardiac_case<T: mint::Real + From<f32> + Into<f64>>() -> Vec<u64> {
+    let n = 61;
+    let (mut e_prev, mut r) = cardiac::initial::<T>(n);
+    let mut e = e_prev.clone();
+    let niter =
+        cardiac::simulate::<T>(&mut e, &mut e_prev, &mut r, 5.0, [32, 8], 0, &mut |_, _| {})
+            .unwrap();
+    let mut out = vec![niter as u64];
+    out.extend(bits(e_prev.iter().copied()));
+    out.extend(bits(r.iter().copied()));
+    out
+}
+
+/// The seismic solver on `file`'s coarse set-up ([`seismic_case::setup`]): seismograms
+/// and the PGV map.
+fn seismic(file: &str) -> Vec<u64> {
+    let setup = seismic_case::setup(file);
+    let got = solver::run(&setup, [32, 4, 1], &mut |_| {}).unwrap();
+    assert!(
+        got.seismograms.iter().any(|v| v.abs() > 0.0),
+        "the waves reached no receiver"
+    );
+    let mut out = bits(got.seismograms.iter().copied());
+    out.extend(bits(got.pgv.iter().copied()));
+    out
+}
+
+/// Writes two distributed arrays at two offsets from `z`: not split (the clip would
+/// differ per array), so it runs owner-computes on every device.
+#[mint::parallel]
+fn two_offsets(u: &Array3<f64>, v: &mut Array3<f64>, w: &mut Array3<f64>) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    mint::copy!(w, to_device);
+    #[mint::r#for(nest(all))]
+    for z in 1..nz - 1 {
+        for y in 0..ny {
+            for x in 0..nx {
+                v[[z - 1, y, x]] = u[[z, y, x]] + 1.0;
+                w[[z + 1, y, x]] = u[[z - 1, y, x]] * 2.0;
+            }
+        }
+    }
+    mint::copy!(v, from_device);
+    mint::copy!(w, from_device);
+    Ok(())
+}
+
+fn owner_case() -> Vec<u64> {
+    let u = Array3::from_shape_fn((17, 5, 6), |(z, y, x)| (z * 31 + y * 7 + x) as f64);
+    let mut v = Array3::zeros(u.dim());
+    let mut w = Array3::zeros(u.dim());
+    two_offsets(&u, &mut v, &mut w).unwrap();
+    let mut out = bits(v.iter().copied());
+    out.extend(bits(w.iter().copied()));
+    out
+}
+
+/// A sum and a maximum over a distributed array.
+#[mint::parallel]
+fn sum_and_max(a: &Array3<f64>) -> mint::Result<(f64, f64)> {
+    let (nz, ny, nx) = a.dim();
+    let mut s = 0.0;
+    let mut m = f64::NEG_INFINITY;
+    mint::copy!(a, to_device);
+    #[mint::r#for(nest(all), reduction(+: s))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                s += a[[z, y, x]];
+            }
+        }
+    }
+    #[mint::r#for(nest(all), reduction(max: m))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                m = m.max(a[[z, y, x]]);
+            }
+        }
+    }
+    Ok((s, m))
+}
+
+fn reductions() -> Vec<u64> {
+    let a = Array3::<f64>::from_shape_fn((13, 7, 9), |(z, y, x)| {
+        common::rnd((z * 7 + y) * 9 + x, 11) - 0.5
+    });
+    let exact: f64 = a.iter().sum();
+    let (s, m) = sum_and_max(&a).unwrap();
+    assert!(
+        (s - exact).abs() <= 1e-12 * a.len() as f64,
+        "{s} vs {exact}"
+    );
+    vec![s.to_bits(), m.to_bits()]
+}
+
+/// The rank's side: every case, each result written to `dir/<case>.<rank>`.
+fn rank(dir: &Path) {
+    let r = mint::ranks::rank();
+    assert!(
+        mint::ranks::size() > 1,
+        "started with {OUT} but not as one of several MPI ranks"
+    );
+    for c in CASES {
+        let t = std::time::Instant::now();
+        let v = (c.run)();
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        std::fs::write(dir.join(format!("{}.{r}", c.name)), bytes).unwrap();
+        eprintln!(
+            "rank {r} of {}: {} in {:.1} s",
+            mint::ranks::size(),
+            c.name,
+            t.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// `mpirun` on the `PATH`, or why not.
+fn mpirun() -> Result<PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|p| p.join("mpirun"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| "no `mpirun` on the PATH".to_string())
+}
+
+/// Runs this test as `np` ranks with `MINT_DEVICE=device`; returns each case's result on
+/// each rank.
+fn under_mpi(mpirun: &Path, np: usize, device: &str) -> Vec<Vec<Vec<u64>>> {
+    let dir = std::env::temp_dir().join(format!(
+        "mint-mpi-{}-{np}-{}",
+        std::process::id(),
+        device.replace(':', "_")
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let t = std::time::Instant::now();
+    let out = Command::new(mpirun)
+        .args(["--oversubscribe", "--bind-to", "none", "--timeout", "1500"])
+        .args(["-np", &np.to_string()])
+        .arg(&exe)
+        .args([
+            "--exact",
+            "regions_across_ranks_equal_one_rank",
+            "--test-threads=1",
+            "--nocapture",
+        ])
+        .env(OUT, &dir)
+        .env("MINT_DEVICE", device)
+        .env("MINT_QUIET", "1")
+        // Open MPI refuses root without these; CI runs as root.
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        // Containers often forbid the cross-process memory copy of the shared-memory
+        // transport; plain copies through shared memory work everywhere.
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .output()
+        .expect("mpirun starts");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "mpirun -np {np} with MINT_DEVICE={device} failed ({}):\n{log}",
+        out.status
+    );
+    eprintln!(
+        "mpirun -np {np}, MINT_DEVICE={device}: {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let got = CASES
+        .iter()
+        .map(|c| {
+            (0..np)
+                .map(|r| {
+                    let b = std::fs::read(dir.join(format!("{}.{r}", c.name)))
+                        .unwrap_or_else(|e| panic!("rank {r} wrote no {}: {e}\n{log}", c.name));
+                    b.chunks_exact(8)
+                        .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    got
+}
+
+#[test]
+fn regions_across_ranks_equal_one_rank() {
+    if let Some(dir) = std::env::var_os(OUT) {
+        return rank(Path::new(&dir));
+    }
+    let mpirun = match mpirun() {
+        Ok(p) => p,
+        Err(why) => {
+            assert!(
+                std::env::var_os("MINT_REQUIRE_MPI").is_none(),
+                "MINT_REQUIRE_MPI is set but {why}"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    // (ranks, MINT_DEVICE of each rank, devices per rank, one device, `n` devices in one
+    // process)
+    type Layout = (usize, &'static str, usize, Device, fn(usize) -> Device);
+    let mut layouts: Vec<Layout> = vec![
+        (2, "cpu", 1, Device::Cpu, Device::Cpus),
+        (3, "cpu", 1, Device::Cpu, Device::Cpus),
+        (2, "cpu:2", 2, Device::Cpu, Device::Cpus),
+    ];
+    if let Some(g) = common::gpu() {
+        layouts.push((2, "cuda", 1, g, |n| {
+            Device::CudaList(mint::GpuList::new(&vec![0; n]).unwrap())
+        }));
+    }
+    for (np, device, per_rank, one, same) in layouts {
+        let got = under_mpi(&mpirun, np, device);
+        for (c, ranks) in CASES.iter().zip(got) {
+            let reference = match c.reference {
+                Reference::OneDevice => one,
+                Reference::SameDevices => same(np * per_rank),
+            };
+            let want = mint::with_device(reference, c.run);
+            for (r, v) in ranks.iter().enumerate() {
+                let first = v.iter().zip(&want).position(|(a, b)| a != b);
+                assert!(
+                    v.len() == want.len() && first.is_none(),
+                    "{}: rank {r} of mpirun -np {np} with MINT_DEVICE={device} differs from {reference:?} ({:?}): {} values against {}, first difference at {first:?}",
+                    c.name,
+                    c.reference,
+                    v.len(),
+                    want.len()
+                );
+            }
+        }
+    }
+}
