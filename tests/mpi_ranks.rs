@@ -53,6 +53,9 @@ enum Reference {
     /// As many devices in one process (`cpu:N`, or N slabs on GPU 0): a sum's partial
     /// values combine in device order, so only the device count fixes its last bits.
     SameDevices,
+    /// Not a value: `[1, 1]` (the kernel's own fault, host data untouched) on the last
+    /// rank and `[2, 1]` (another rank failed, host data untouched) on the others.
+    LastRankFaults,
 }
 
 struct Case {
@@ -96,6 +99,11 @@ const CASES: &[Case] = &[
         name: "reductions",
         run: reductions,
         reference: Reference::SameDevices,
+    },
+    Case {
+        name: "fault_on_one_rank",
+        run: fault_case,
+        reference: Reference::LastRankFaults,
     },
 ];
 
@@ -224,6 +232,49 @@ fn reductions() -> Vec<u64> {
     vec![s.to_bits(), m.to_bits()]
 }
 
+/// Doubles `u` (split along z, so `u` is distributed), then a running sum down the top 8
+/// of its 13 planes (owner-computes): on 2, 3 or 4 devices the last rank's first plane
+/// needs the plane below as this kernel leaves it, which another device computes (the
+/// fault of owner-computes); the first rank's devices own no plane the sum crosses into.
+#[mint::parallel]
+fn reach_down(u: &mut Array3<f64>) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    #[mint::r#for(nest(all))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                u[[z, y, x]] *= 2.0;
+            }
+        }
+    }
+    #[mint::r#for(nest(2))]
+    for y in 0..ny {
+        for x in 0..nx {
+            for z in nz - 8..nz {
+                u[[z, y, x]] += u[[z - 1, y, x]];
+            }
+        }
+    }
+    mint::copy!(u, from_device);
+    Ok(())
+}
+
+/// `[what failed, whether the host array is untouched]`: 1 for the kernel's own
+/// [`mint::Error::OutsideSlab`], 2 for [`mint::Error::Ranks`] (another rank failed), 0
+/// for no error. Every rank must return, none may wait forever.
+fn fault_case() -> Vec<u64> {
+    let init = Array3::<f64>::from_shape_fn((13, 3, 4), |(z, y, x)| (z * 12 + y * 4 + x) as f64);
+    let mut u = init.clone();
+    let code = match reach_down(&mut u) {
+        Ok(()) => 0,
+        Err(mint::Error::OutsideSlab { array, .. }) if array == "u" => 1,
+        Err(mint::Error::Ranks { .. }) => 2,
+        Err(e) => panic!("rank {}: {e}", mint::ranks::rank()),
+    };
+    vec![code, u64::from(u == init)]
+}
+
 /// The rank's side: every case, each result written to `dir/<case>.<rank>`.
 fn rank(dir: &Path) {
     let r = mint::ranks::rank();
@@ -348,12 +399,26 @@ fn regions_across_ranks_equal_one_rank() {
             Device::CudaList(mint::GpuList::new(&vec![0; n]).unwrap())
         }));
     }
+    // One process runs it whole: nothing to fault.
+    assert_eq!(mint::with_device(Device::Cpu, fault_case), [0, 0]);
     for (np, device, per_rank, one, same) in layouts {
         let got = under_mpi(&mpirun, np, device);
         for (c, ranks) in CASES.iter().zip(got) {
             let reference = match c.reference {
                 Reference::OneDevice => one,
                 Reference::SameDevices => same(np * per_rank),
+                Reference::LastRankFaults => {
+                    for (r, v) in ranks.iter().enumerate() {
+                        let want = [if r + 1 == np { 1 } else { 2 }, 1];
+                        assert_eq!(
+                            v[..],
+                            want,
+                            "{}: rank {r} of mpirun -np {np} with MINT_DEVICE={device}",
+                            c.name
+                        );
+                    }
+                    continue;
+                }
             };
             let want = mint::with_device(reference, c.run);
             for (r, v) in ranks.iter().enumerate() {
