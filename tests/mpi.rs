@@ -56,5 +56,8 @@ fn regions_across_mpi_ranks() {
         "the MPI test did not run:\n{log}"
     );
     eprintln!("{log}");
-    eprintln!("MPI tests built and ran in {:.0} s", t.elapsed().as_secs_f64());
+    eprintln!(
+        "MPI tests built and ran in {:.0} s",
+        t.elapsed().as_secs_f64()
+    );
 }

@@ -66,6 +66,11 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        name: "copy",
+        run: copy_case,
+        reference: Reference::OneDevice,
+    },
+    Case {
         name: "suite",
         run: suite,
         reference: Reference::OneDevice,
@@ -154,11 +159,38 @@ fn seismic(file: &str) -> Vec<u64> {
     let got = solver::run(&setup, [32, 4, 1], &mut |_| {}).unwrap();
     assert!(
         got.seismograms.iter().any(|v| v.abs() > 0.0),
-        "the waves reached no receiver"
+        "{file}: the waves reached no receiver (rank {}; PGV {})",
+        mint::ranks::rank(),
+        got.pgv.iter().fold(0f32, |a, &b| a.max(b))
     );
     let mut out = bits(got.seismograms.iter().copied());
     out.extend(bits(got.pgv.iter().copied()));
     out
+}
+
+/// `v = u` plane by plane, so that both are distributed: the scatter and the gather.
+#[mint::parallel]
+fn copy_through(u: &Array3<f64>, v: &mut Array3<f64>) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    #[mint::r#for(nest(all))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                v[[z, y, x]] = u[[z, y, x]];
+            }
+        }
+    }
+    mint::copy!(v, from_device);
+    Ok(())
+}
+
+fn copy_case() -> Vec<u64> {
+    let u = Array3::from_shape_fn((11, 5, 6), |(z, y, x)| (z * 30 + y * 6 + x) as f64);
+    let mut v = Array3::zeros(u.dim());
+    copy_through(&u, &mut v).unwrap();
+    bits(v.iter().copied())
 }
 
 /// Writes two distributed arrays at two offsets from `z`: not split (the clip would
@@ -275,6 +307,18 @@ fn fault_case() -> Vec<u64> {
     vec![code, u64::from(u == init)]
 }
 
+/// The cases to run: all, or those `MINT_MPI_CASES=a,b` names (to look at some by hand).
+fn cases() -> Vec<&'static Case> {
+    let only = std::env::var("MINT_MPI_CASES").ok();
+    CASES
+        .iter()
+        .filter(|c| {
+            only.as_ref()
+                .is_none_or(|o| o.split(',').any(|n| n == c.name))
+        })
+        .collect()
+}
+
 /// The rank's side: every case, each result written to `dir/<case>.<rank>`.
 fn rank(dir: &Path) {
     let r = mint::ranks::rank();
@@ -282,7 +326,7 @@ fn rank(dir: &Path) {
         mint::ranks::size() > 1,
         "started with {OUT} but not as one of several MPI ranks"
     );
-    for c in CASES {
+    for c in cases() {
         let t = std::time::Instant::now();
         let v = (c.run)();
         let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -352,8 +396,8 @@ fn under_mpi(mpirun: &Path, np: usize, device: &str) -> Vec<Vec<Vec<u64>>> {
         "mpirun -np {np}, MINT_DEVICE={device}: {:.1} s",
         t.elapsed().as_secs_f64()
     );
-    let got = CASES
-        .iter()
+    let got = cases()
+        .into_iter()
         .map(|c| {
             (0..np)
                 .map(|r| {
@@ -403,7 +447,7 @@ fn regions_across_ranks_equal_one_rank() {
     assert_eq!(mint::with_device(Device::Cpu, fault_case), [0, 0]);
     for (np, device, per_rank, one, same) in layouts {
         let got = under_mpi(&mpirun, np, device);
-        for (c, ranks) in CASES.iter().zip(got) {
+        for (c, ranks) in cases().into_iter().zip(got) {
             let reference = match c.reference {
                 Reference::OneDevice => one,
                 Reference::SameDevices => same(np * per_rank),
@@ -423,13 +467,16 @@ fn regions_across_ranks_equal_one_rank() {
             let want = mint::with_device(reference, c.run);
             for (r, v) in ranks.iter().enumerate() {
                 let first = v.iter().zip(&want).position(|(a, b)| a != b);
+                let differ = v.iter().zip(&want).filter(|(a, b)| a != b).count();
                 assert!(
                     v.len() == want.len() && first.is_none(),
-                    "{}: rank {r} of mpirun -np {np} with MINT_DEVICE={device} differs from {reference:?} ({:?}): {} values against {}, first difference at {first:?}",
+                    "{}: rank {r} of mpirun -np {np} with MINT_DEVICE={device} differs from {reference:?} ({:?}): {} values against {}, {differ} differ, the first at {first:?} ({:?} against {:?}, as f64 bits)",
                     c.name,
                     c.reference,
                     v.len(),
-                    want.len()
+                    want.len(),
+                    first.map(|i| f64::from_bits(v[i])),
+                    first.map(|i| f64::from_bits(want[i])),
                 );
             }
         }

@@ -221,8 +221,15 @@ impl DeviceArray {
         if base != 0 {
             // zero once: the guard bands and row padding are read by 16-byte vector
             // loads (their lanes outside the array are discarded) and must not be
-            // uninitialized memory (compute-sanitizer's initcheck, tests/sanitize.sh)
-            if let Err(e) = unsafe { drv::memset_d8_sync(base, 0, bytes) } {
+            // uninitialized memory (compute-sanitizer's initcheck, tests/sanitize.sh).
+            // Waited for here: the "synchronous" cuMemsetD8 runs on the legacy stream and
+            // may return before it is done, and Mint's streams (non-blocking) do not wait
+            // for that one, so a copy on another stream could land first and be zeroed
+            // (seen with two MPI ranks sharing a GPU).
+            let stream = gpu.stream.cu_stream();
+            let zeroed = unsafe { drv::memset_d8_async(base, 0, bytes, stream) }
+                .and_then(|_| unsafe { drv::stream::synchronize(stream) });
+            if let Err(e) = zeroed {
                 free(gpu, base, bytes);
                 return Err(Error::driver("cuMemsetD8", e));
             }

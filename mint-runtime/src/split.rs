@@ -1137,7 +1137,9 @@ impl Split {
                 continue;
             }
             f.gpu().bind()?;
-            unsafe { cudarc::driver::result::memset_d8_sync(f.ptr, 0, FAULT_WORDS * 8) }
+            // On the stream the next owner-computes kernel runs on (see `alloc_planes`).
+            let stream = f.gpu().stream.cu_stream();
+            unsafe { cudarc::driver::result::memset_d8_async(f.ptr, 0, FAULT_WORDS * 8, stream) }
                 .map_err(|e| Error::driver("cuMemsetD8", e))?;
             if first.is_some() {
                 continue;
