@@ -62,6 +62,7 @@ pub use mint_runtime::Real;
 pub use mint_runtime::graph;
 pub use mint_runtime::memcap;
 pub use mint_runtime::ranks;
+pub use mint_runtime::slab::{self, SlabArray, SlabArray2, SlabArray3};
 pub use mint_runtime::stream;
 pub use mint_runtime::tune;
 pub use mint_runtime::{

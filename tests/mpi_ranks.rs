@@ -56,6 +56,14 @@ enum Reference {
     /// Not a value: `[1, 1]` (the kernel's own fault, host data untouched) on the last
     /// rank and `[2, 1]` (another rank failed, host data untouched) on the others.
     LastRankFaults,
+    /// `[lo, hi, the planes lo..hi]` of a [`mint::SlabArray3`]: each rank's owned planes
+    /// of one device's result, the ranks' planes tiling the array in rank order.
+    OwnedPlanes,
+    /// `[peak resident bytes added, bytes of the global arrays]` on 3 or more ranks (where
+    /// each holds at most a third): a rank must never have held the global arrays.
+    Memory,
+    /// `[1, 1]` on every rank: a clear error, the host arrays untouched.
+    ErrorEverywhere,
 }
 
 struct Case {
@@ -104,6 +112,21 @@ const CASES: &[Case] = &[
         name: "reductions",
         run: reductions,
         reference: Reference::SameDevices,
+    },
+    Case {
+        name: "slab_arrays",
+        run: slab_case,
+        reference: Reference::OwnedPlanes,
+    },
+    Case {
+        name: "slab_memory",
+        run: slab_memory_case,
+        reference: Reference::Memory,
+    },
+    Case {
+        name: "slab_ghost_too_small",
+        run: slab_ghost_case,
+        reference: Reference::ErrorEverywhere,
     },
     Case {
         name: "fault_on_one_rank",
@@ -319,6 +342,106 @@ fn cases() -> Vec<&'static Case> {
         .collect()
 }
 
+/// Heat steps on arrays of which each rank holds only its planes: it fills only those,
+/// and gets back only those it owns.
+#[mint::parallel]
+fn heat_slabs(
+    u: &mut mint::SlabArray3<f64>,
+    v: &mut mint::SlabArray3<f64>,
+    steps: usize,
+) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    for _ in 0..steps {
+        #[mint::r#for(nest(all))]
+        for z in 1..nz - 1 {
+            for y in 1..ny - 1 {
+                for x in 1..nx - 1 {
+                    v[[z, y, x]] = u[[z, y, x]]
+                        + 0.1
+                            * (u[[z - 1, y, x]]
+                                + u[[z + 1, y, x]]
+                                + u[[z, y - 1, x]]
+                                + u[[z, y + 1, x]]
+                                + u[[z, y, x - 1]]
+                                + u[[z, y, x + 1]]
+                                - 6.0 * u[[z, y, x]]);
+                }
+            }
+        }
+        std::mem::swap(u, v);
+    }
+    mint::copy!(u, from_device);
+    Ok(())
+}
+
+fn slab_init((z, y, x): (usize, usize, usize)) -> f64 {
+    common::rnd((z * 1000 + y) * 1000 + x, 7)
+}
+
+fn slab_case() -> Vec<u64> {
+    let n = (29, 7, 9);
+    let mut u = mint::SlabArray3::from_fn(n, 1, slab_init);
+    let mut v = mint::SlabArray3::from_fn(n, 1, slab_init);
+    heat_slabs(&mut u, &mut v, 4).unwrap();
+    let o = u.owned();
+    let mut out = vec![o.start as u64, o.end as u64];
+    out.extend(bits(u.owned_view().iter().copied()));
+    out
+}
+
+/// [`mint::SlabArray3`]s without the ghost plane the region's stencil needs: `copy!`
+/// must fail on every rank with an error naming the ghost width, before any kernel.
+fn slab_ghost_case() -> Vec<u64> {
+    let n = (29, 7, 9);
+    let mut u = mint::SlabArray3::from_fn(n, 0, slab_init);
+    let mut v = mint::SlabArray3::from_fn(n, 0, slab_init);
+    let (u0, v0) = (u.clone(), v.clone());
+    let ok = match heat_slabs(&mut u, &mut v, 1) {
+        Err(mint::Error::ShapeMismatch { array, what, .. }) => {
+            array == "u" && what.contains("ghost width of at least 1")
+        }
+        Err(e) => panic!("rank {}: {e}", mint::ranks::rank()),
+        Ok(()) => false,
+    };
+    let same = u.local() == u0.local() && v.local() == v0.local();
+    vec![u64::from(ok), u64::from(same)]
+}
+
+/// This process's resident and peak resident bytes (`/proc/self/status`).
+fn resident() -> (u64, u64) {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb = |key: &str| -> u64 {
+        s.lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("{key} in /proc/self/status"))
+            * 1024
+    };
+    (kb("VmRSS:"), kb("VmHWM:"))
+}
+
+/// Two global arrays of 256³ f64 (256 MiB) on 3 or more ranks: the peak resident memory a
+/// rank adds while filling its slabs and running must stay below them (its slabs, its
+/// devices' parts and one copy back come to about 5/6 of them on 3 ranks).
+fn slab_memory_case() -> Vec<u64> {
+    if mint::ranks::size() < 3 {
+        return vec![0, 0];
+    }
+    // Reset the peak to the present (Linux: "5" to clear_refs).
+    std::fs::write("/proc/self/clear_refs", "5").unwrap();
+    let base = resident().0;
+    let n = (256, 256, 256);
+    let global = 2 * 256 * 256 * 256 * 8;
+    let mut u = mint::SlabArray3::from_fn(n, 1, |(z, y, x)| (z + y + x) as f64);
+    let mut v = mint::SlabArray3::zeros(n, 1);
+    heat_slabs(&mut u, &mut v, 2).unwrap();
+    let peak = resident().1;
+    vec![peak.saturating_sub(base), global]
+}
+
 /// The rank's side: every case, each result written to `dir/<case>.<rank>`.
 fn rank(dir: &Path) {
     let r = mint::ranks::rank();
@@ -451,6 +574,48 @@ fn regions_across_ranks_equal_one_rank() {
             let reference = match c.reference {
                 Reference::OneDevice => one,
                 Reference::SameDevices => same(np * per_rank),
+                Reference::OwnedPlanes => {
+                    let want = mint::with_device(one, c.run);
+                    let plane = (want.len() - 2) / want[1] as usize;
+                    let mut next = 0;
+                    for (r, v) in ranks.iter().enumerate() {
+                        let (lo, hi) = (v[0] as usize, v[1] as usize);
+                        assert_eq!(lo, next, "{}: rank {r} of -np {np}: planes", c.name);
+                        next = hi;
+                        assert!(
+                            v[2..] == want[2 + lo * plane..2 + hi * plane],
+                            "{}: rank {r} of mpirun -np {np} with MINT_DEVICE={device}: planes {lo}..{hi} differ from one device's",
+                            c.name
+                        );
+                    }
+                    assert_eq!(next, want[1] as usize, "{}: the ranks' planes", c.name);
+                    continue;
+                }
+                Reference::Memory => {
+                    for (r, v) in ranks.iter().enumerate() {
+                        if np * per_rank >= 3 && np >= 3 {
+                            assert!(
+                                v[0] < v[1],
+                                "{}: rank {r} of -np {np} added {} resident bytes at its peak, more than the {} bytes of the global arrays",
+                                c.name,
+                                v[0],
+                                v[1]
+                            );
+                            eprintln!(
+                                "rank {r} of {np}: peak {:.0} MiB added for {:.0} MiB of global arrays",
+                                v[0] as f64 / 1048576.0,
+                                v[1] as f64 / 1048576.0
+                            );
+                        }
+                    }
+                    continue;
+                }
+                Reference::ErrorEverywhere => {
+                    for (r, v) in ranks.iter().enumerate() {
+                        assert_eq!(v[..], [1, 1], "{}: rank {r} of -np {np}", c.name);
+                    }
+                    continue;
+                }
                 Reference::LastRankFaults => {
                     for (r, v) in ranks.iter().enumerate() {
                         let want = [if r + 1 == np { 1 } else { 2 }, 1];

@@ -277,7 +277,8 @@ fn dim_of(t: &Type) -> Option<u8> {
     }
 }
 
-/// `ArrayN`, `ArrayViewN`, `ArrayViewMutN`, `ArcArrayN`, `Array`, `Vec`: (ndim, writable).
+/// `ArrayN`, `ArrayViewN`, `ArrayViewMutN`, `ArcArrayN`, `Array`, `SlabArrayN`, `Vec`:
+/// (ndim, writable).
 fn array_kind(name: &str) -> Option<(Option<u8>, bool)> {
     let digit = name
         .chars()
@@ -289,6 +290,8 @@ fn array_kind(name: &str) -> Option<(Option<u8>, bool)> {
         "Array" | "ArcArray" | "CowArray" => Some((digit, true)),
         "ArrayView" => Some((digit, false)),
         "ArrayViewMut" => Some((digit, true)),
+        // mint::SlabArray2/3: a rank's planes of an array split over MPI ranks
+        "SlabArray" => Some((digit, true)),
         "Vec" => Some((Some(1), true)),
         _ => None,
     }

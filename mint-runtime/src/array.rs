@@ -476,6 +476,16 @@ impl DeviceArray {
         self.copy2d(host.ptr as *mut u8, true)
     }
 
+    /// Copies planes `lo..hi` (within those allocated) from a standard-layout host array
+    /// of this array's shape whose element 0 would be at `host`; only those planes of
+    /// it are read (a rank's part of a [`crate::slab::SlabArray`]).
+    pub(crate) fn upload_planes(&self, host: *mut u8, lo: usize, hi: usize) -> Result<()> {
+        if hi <= lo {
+            return Ok(());
+        }
+        self.copy_planes(host, lo, hi, true)
+    }
+
     /// [`DeviceArray::upload`] from a standard-layout host buffer of this array's shape
     /// and element type at `host`.
     pub(crate) fn upload_bytes(&self, host: *mut u8) -> Result<()> {

@@ -47,6 +47,12 @@ unsafe impl<T: Sync, const N: usize> Sync for CpuView<'_, T, N> {}
 impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
     fn from_raw(r: crate::host::RawArray<T>) -> Self {
         assert!(
+            r.is_whole(),
+            "a SlabArray holding planes {:?} of {} runs kernels only in a region split over MPI ranks, where each rank's devices hold their own planes",
+            r.planes(),
+            r.shape[3 - r.ndim]
+        );
+        assert!(
             r.ndim == N,
             "array indexed with {N} indices but it has {} dimensions",
             r.ndim

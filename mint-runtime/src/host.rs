@@ -105,6 +105,11 @@ pub struct RawArray<T> {
     pub ndim: usize,
     /// Row-major and contiguous.
     pub standard: bool,
+    /// The planes along the slowest axis that exist in memory, `[lo, hi)`, when only
+    /// some do: a [`crate::slab::SlabArray`] on one of several MPI ranks, whose `ptr` is
+    /// then the address element 0 would have (never read or written through outside
+    /// these planes). `None`: all planes.
+    pub held: Option<(usize, usize)>,
 }
 
 impl<T> RawArray<T> {
@@ -116,7 +121,35 @@ impl<T> RawArray<T> {
             strides: self.strides,
             ndim: self.ndim,
             standard: self.standard,
+            held: self.held,
         }
+    }
+    /// The planes that exist in memory, `[lo, hi)`: all of them unless
+    /// [`RawArray::held`] says otherwise.
+    pub fn planes(&self) -> (usize, usize) {
+        self.held.unwrap_or((0, self.shape[3 - self.ndim]))
+    }
+    /// Whether every plane exists in memory (not a rank's part of a
+    /// [`crate::slab::SlabArray`]).
+    pub fn is_whole(&self) -> bool {
+        self.planes() == (0, self.shape[3 - self.ndim])
+    }
+    /// [`crate::Error::ShapeMismatch`] unless every plane exists in memory: what every
+    /// copy but one of a region split over MPI ranks needs.
+    pub fn check_whole(&self, name: &str) -> crate::Result<()> {
+        if self.is_whole() {
+            return Ok(());
+        }
+        let (lo, hi) = self.planes();
+        Err(crate::Error::ShapeMismatch {
+            array: name.into(),
+            what: format!(
+                "a SlabArray holding planes {lo}..{hi} of {} can be copied only by a region split over MPI ranks, where each rank copies its own planes (here the whole array is needed: one process, or an array the region replicates)",
+                self.shape[3 - self.ndim]
+            ),
+            expected: self.user_shape(),
+            found: self.user_shape(),
+        })
     }
     /// The shape as the user sees it (`ndim` entries, slowest first).
     pub fn user_shape(&self) -> Vec<usize> {
@@ -151,6 +184,7 @@ fn raw_from_parts<T>(
         strides: st,
         ndim: nd,
         standard,
+        held: None,
     }
 }
 

@@ -21,6 +21,7 @@ pub mod memcap;
 pub mod ranks;
 pub mod raw;
 pub mod region;
+pub mod slab;
 pub mod split;
 pub mod stats;
 pub mod stream;

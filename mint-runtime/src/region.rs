@@ -250,6 +250,9 @@ impl Region {
                 &raw.user_shape(),
             )?;
         }
+        if self.split.is_none() {
+            raw.check_whole(name)?;
+        }
         if let Some(st) = &mut self.streamer {
             if !raw.standard {
                 return Err(Error::NotStandardLayout { array: name.into() });
@@ -315,6 +318,9 @@ impl Region {
                 s,
                 &raw.user_shape(),
             )?;
+        }
+        if self.split.is_none() {
+            raw.check_whole(name)?;
         }
         if self.split.is_none()
             && let Some(st) = &mut self.streamer

@@ -445,20 +445,52 @@ impl Split {
             self.slots[slot] = Some(a);
         }
         let a = self.slots[slot].as_mut().expect("allocated");
-        let total = a.len() * a.esz();
-        // SAFETY: a standard-layout host array of `total` bytes (checked by the caller).
-        let host = unsafe { std::slice::from_raw_parts(raw.ptr as *const u8, total) };
         let pb = a.plane_bytes();
         let held: Vec<(usize, usize)> = self.local.clone().map(|d| a.held(d)).collect();
+        // The planes the host array has (a rank's part of a SlabArray, or all): they must
+        // cover every plane this rank's devices hold.
+        let (alo, ahi) = raw.planes();
+        if a.slabs.is_none() {
+            raw.check_whole(name)?;
+        }
+        if let Some((d, &(lo, hi))) = self
+            .local
+            .clone()
+            .zip(&held)
+            .find(|&(_, &(lo, hi))| hi > lo && (lo < alo || hi > ahi))
+        {
+            return Err(Error::ShapeMismatch {
+                array: name.into(),
+                what: format!(
+                    "the SlabArray holds planes {alo}..{ahi}, but device {d} holds planes {lo}..{hi} (its slab and the region's {} ghost plane(s) each side): create it with a ghost width of at least {}",
+                    self.ghost, self.ghost
+                ),
+                expected: vec![lo, hi],
+                found: vec![alo, ahi],
+            });
+        }
+        // SAFETY: a standard-layout host array whose planes alo..ahi exist (checked by
+        // the caller and `RawArray::held`).
+        let host = unsafe {
+            std::slice::from_raw_parts(
+                (raw.ptr as *const u8).wrapping_add(alo * pb),
+                (ahi - alo) * pb,
+            )
+        };
         match &mut a.parts {
             Parts::Host(parts) => {
                 for (part, &(lo, hi)) in parts.iter_mut().zip(&held) {
-                    bytes_mut(part)[..(hi - lo) * pb].copy_from_slice(&host[lo * pb..hi * pb]);
+                    bytes_mut(part)[..(hi - lo) * pb]
+                        .copy_from_slice(&host[(lo - alo) * pb..(hi - alo) * pb]);
                 }
             }
             Parts::Gpu(parts) => {
                 for (part, d) in parts.iter().zip(self.local.clone()) {
-                    part.upload_bytes(raw.ptr).map_err(|e| on_device(e, d))?;
+                    // The allocation's prefetch planes beyond the host array's stay zero:
+                    // they never feed a result (`PREFETCH_PLANES`).
+                    let (lo, hi) = part.planes;
+                    part.upload_planes(raw.ptr, lo.max(alo), hi.min(ahi))
+                        .map_err(|e| on_device(e, d))?;
                 }
             }
         }
@@ -479,6 +511,9 @@ impl Split {
     /// [`Error::NotOnDevice`], [`Error::ShapeMismatch`]; [`Error::Ranks`] when another
     /// rank's copy failed. The host array is untouched on error.
     pub fn copy_from<T: Element>(&self, slot: usize, name: &str, raw: &RawArray<T>) -> Result<()> {
+        if !raw.is_whole() {
+            return self.copy_from_slab(slot, name, raw);
+        }
         let local = self.gather_local(slot, name, raw);
         let local = crate::ranks::agree(&format!("`copy!({name}, from_device)`"), local)?;
         let a = self.slots[slot].as_ref().expect("checked by gather_local");
@@ -491,6 +526,67 @@ impl Split {
         // SAFETY: a standard-layout, writable host array of `total` bytes (checked by the
         // caller); nothing above can fail once we get here.
         unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), raw.ptr as *mut u8, total) };
+        Ok(())
+    }
+
+    /// [`Split::copy_from`] into a rank's part of a [`crate::slab::SlabArray`]: the planes
+    /// this rank's devices own, and no others; nothing moves between ranks.
+    fn copy_from_slab<T: Element>(&self, slot: usize, name: &str, raw: &RawArray<T>) -> Result<()> {
+        let runs = (|| -> Result<Vec<(usize, Vec<u8>)>> {
+            let Some(a) = &self.slots[slot] else {
+                return Err(Error::NotOnDevice {
+                    array: name.into(),
+                    when: format!("`copy!({name}, from_device)` runs"),
+                });
+            };
+            a.check(name, raw)?;
+            let Some(s) = &a.slabs else {
+                raw.check_whole(name)?;
+                unreachable!("a SlabArray is not whole");
+            };
+            let pb = a.plane_bytes();
+            let (alo, ahi) = raw.planes();
+            let mut runs = Vec::new();
+            for (i, d) in self.local.clone().enumerate() {
+                let (lo, hi) = s.owned[d];
+                if hi <= lo {
+                    continue;
+                }
+                if lo < alo || hi > ahi {
+                    return Err(Error::ShapeMismatch {
+                        array: name.into(),
+                        what: format!(
+                            "the SlabArray holds planes {alo}..{ahi}, but device {d} owns planes {lo}..{hi}: it was created for another device count"
+                        ),
+                        expected: vec![lo, hi],
+                        found: vec![alo, ahi],
+                    });
+                }
+                let bytes = match &a.parts {
+                    Parts::Host(parts) => {
+                        let h = s.held(d).0;
+                        bytes(&parts[i])[(lo - h) * pb..(hi - h) * pb].to_vec()
+                    }
+                    Parts::Gpu(parts) => {
+                        parts[i].read_planes(lo, hi).map_err(|e| on_device(e, d))?
+                    }
+                };
+                runs.push((lo * pb, bytes));
+            }
+            Ok(runs)
+        })();
+        let runs = crate::ranks::agree(&format!("`copy!({name}, from_device)`"), runs)?;
+        for (at, b) in runs {
+            // SAFETY: planes the SlabArray holds (checked above), writable (the caller's
+            // `raw_mut`).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    b.as_ptr(),
+                    (raw.ptr as *mut u8).wrapping_add(at),
+                    b.len(),
+                )
+            };
+        }
         Ok(())
     }
 
