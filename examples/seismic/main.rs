@@ -382,6 +382,11 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 100.0 * gbs(words, vel + str_) / copy,
             );
         }
+        // Across MPI ranks (`--features mpi`, `mpirun -np P`) every rank holds the
+        // gathered seismograms and PGV map; rank 0 writes them.
+        if !mint::ranks::is_root() {
+            return Ok(());
+        }
         let dir = args.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
         let written = output::write(&dir, &setup, &out, cfg.output.plots)?;
         println!("wrote {} files to {}:", written.len(), dir.display());

@@ -361,6 +361,14 @@ pub enum Backend {
 impl Backend {
     /// Short description: `CPU (N threads)` or `CUDA device 0 (NVIDIA H100 ..., sm_90)`.
     pub fn describe(&self) -> String {
+        let one = self.describe_one();
+        match crate::ranks::size() {
+            1 => one,
+            p => format!("{one}, on each of {p} MPI ranks"),
+        }
+    }
+
+    fn describe_one(&self) -> String {
         match self {
             Backend::Cpu => format!("CPU ({} threads)", rayon::current_num_threads()),
             Backend::CpuSplit(n) => format!(
