@@ -12,7 +12,7 @@
 //! every plane and behaves like an `ndarray` array.
 //!
 //! ```no_run
-//! use mint::SlabArray3;
+//! use mint_runtime::slab::SlabArray3;
 //! // the rank's planes of a 2048³ field, with 2 ghost planes each side
 //! let mut u = SlabArray3::<f32>::from_fn((2048, 2048, 2048), 2, |(z, y, x)| (z + y + x) as f32);
 //! let (nz, _, _) = u.dim(); // 2048 on every rank
