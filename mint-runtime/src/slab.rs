@@ -76,11 +76,7 @@ impl<T: Element, D: Dimension> SlabArray<T, D> {
     where
         Sh: ShapeBuilder<Dim = D>,
     {
-        let global = shape.into_shape_with_order().raw_dim().clone();
-        let planes = held_planes(global[0], ghost);
-        let mut local = global.clone();
-        local[0] = planes.len();
-        let lo = planes.start;
+        let (global, local, lo) = Self::held_shape(shape, ghost);
         let data = Array::from_shape_fn(local, |i: D::Pattern| {
             let mut d = to_dim::<D>(i);
             d[0] += lo;
@@ -94,15 +90,24 @@ impl<T: Element, D: Dimension> SlabArray<T, D> {
     where
         Sh: ShapeBuilder<Dim = D>,
     {
+        let (global, local, lo) = Self::held_shape(shape, ghost);
+        SlabArray {
+            data: Array::from_elem(local, T::default()),
+            global,
+            lo,
+        }
+    }
+
+    /// The global shape, the shape of the planes held, and the first plane held.
+    fn held_shape<Sh>(shape: Sh, ghost: usize) -> (D, D, usize)
+    where
+        Sh: ShapeBuilder<Dim = D>,
+    {
         let global = shape.into_shape_with_order().raw_dim().clone();
         let planes = held_planes(global[0], ghost);
         let mut local = global.clone();
         local[0] = planes.len();
-        SlabArray {
-            data: Array::from_elem(local, T::default()),
-            global,
-            lo: planes.start,
-        }
+        (global, local, planes.start)
     }
 
     /// The global shape, as `ndarray`'s `dim()`: the same on every rank.
