@@ -66,6 +66,12 @@ impl Slabs {
         self.owned.len()
     }
 
+    /// `[lo, hi)` of the planes devices `devices` own together (consecutive devices own
+    /// consecutive planes): a rank's planes across MPI ranks ([`crate::ranks`]).
+    pub fn owned_span(&self, devices: std::ops::Range<usize>) -> (usize, usize) {
+        (self.owned[devices.start].0, self.owned[devices.end - 1].1)
+    }
+
     /// `[lo, hi)` of the planes device `d` holds: the planes it owns and its ghost planes,
     /// within `0..extent`.
     pub fn held(&self, d: usize) -> (usize, usize) {

@@ -85,7 +85,8 @@ pub(crate) fn exchange(messages: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
 /// `Ok`. A rank whose own step failed returns its own error; the others return
 /// [`Error::Ranks`] naming the ranks that failed. Without it, a rank that failed would
 /// leave the others waiting in the next exchange.
-pub(crate) fn agree<T>(what: &str, local: Result<T>) -> Result<T> {
+/// `what` names the step; it is formatted only when another rank failed.
+pub(crate) fn agree<T>(what: impl FnOnce() -> String, local: Result<T>) -> Result<T> {
     if size() == 1 {
         return local;
     }
@@ -100,7 +101,8 @@ pub(crate) fn agree<T>(what: &str, local: Result<T>) -> Result<T> {
         Err(e) => Err(e),
         Ok(_) if !failed.is_empty() => Err(Error::Ranks {
             message: format!(
-                "{what} failed on rank(s) {failed:?} (their own error is theirs to report); rank {} stops with them",
+                "{} failed on rank(s) {failed:?} (their own error is theirs to report); rank {} stops with them",
+                what(),
                 rank()
             ),
         }),

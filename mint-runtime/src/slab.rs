@@ -35,9 +35,10 @@ pub fn owned_planes(extent: usize) -> Range<usize> {
     if ranks == 1 {
         return 0..extent;
     }
-    let s = crate::decomp::Slabs::new(extent, per_rank * ranks, 0);
     let r = crate::ranks::rank();
-    s.owned[r * per_rank].0..s.owned[(r + 1) * per_rank - 1].1
+    let (lo, hi) = crate::decomp::Slabs::new(extent, per_rank * ranks, 0)
+        .owned_span(r * per_rank..(r + 1) * per_rank);
+    lo..hi
 }
 
 /// [`owned_planes`] and `ghost` more planes on each side, within `0..extent`.

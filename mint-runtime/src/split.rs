@@ -367,7 +367,7 @@ impl Split {
         elem: ScalarTy,
     ) -> Result<()> {
         let r = self.copy_in_local(slot, name, raw, elem);
-        crate::ranks::agree(&format!("`copy!({name}, to_device)`"), r)
+        crate::ranks::agree(|| format!("`copy!({name}, to_device)`"), r)
     }
 
     /// [`Split::copy_in`] to this rank's devices.
@@ -515,7 +515,7 @@ impl Split {
             return self.copy_from_slab(slot, name, raw);
         }
         let local = self.gather_local(slot, name, raw);
-        let local = crate::ranks::agree(&format!("`copy!({name}, from_device)`"), local)?;
+        let local = crate::ranks::agree(|| format!("`copy!({name}, from_device)`"), local)?;
         let a = self.slots[slot].as_ref().expect("checked by gather_local");
         let total = a.len() * a.esz();
         let out = if crate::ranks::size() == 1 {
@@ -541,8 +541,8 @@ impl Split {
             };
             a.check(name, raw)?;
             let Some(s) = &a.slabs else {
-                raw.check_whole(name)?;
-                unreachable!("a SlabArray is not whole");
+                // A replicated array needs the whole host array: an error here.
+                return raw.check_whole(name).map(|()| Vec::new());
             };
             let pb = a.plane_bytes();
             let (alo, ahi) = raw.planes();
@@ -575,7 +575,7 @@ impl Split {
             }
             Ok(runs)
         })();
-        let runs = crate::ranks::agree(&format!("`copy!({name}, from_device)`"), runs)?;
+        let runs = crate::ranks::agree(|| format!("`copy!({name}, from_device)`"), runs)?;
         for (at, b) in runs {
             // SAFETY: planes the SlabArray holds (checked above), writable (the caller's
             // `raw_mut`).
@@ -655,7 +655,7 @@ impl Split {
         let per_rank = self.local.len();
         match &a.slabs {
             Some(s) => {
-                let owned = |r: usize| (s.owned[r * per_rank].0, s.owned[(r + 1) * per_rank - 1].1);
+                let owned = |r: usize| s.owned_span(r * per_rank..(r + 1) * per_rank);
                 let (lo, hi) = owned(crate::ranks::rank());
                 let parts = crate::ranks::all_gather(&local[lo * pb..hi * pb])?;
                 let mut out = local;
@@ -728,7 +728,7 @@ impl Split {
                 })
                 .collect();
             let staged =
-                crate::ranks::agree(&format!("the halo exchange of `{}`", a.name), staged)?;
+                crate::ranks::agree(|| format!("the halo exchange of `{}`", a.name), staged)?;
             let mut sends = staged.iter();
             let messages: Vec<crate::ranks::Message<'_>> = runs
                 .iter()
@@ -993,7 +993,7 @@ impl Split {
             }
         }
         crate::ranks::agree(
-            &format!("kernel {} ({})", site.name, site.location()),
+            || format!("kernel {} ({})", site.name, site.location()),
             fault.map_or(Ok(()), Err),
         )?;
         self.finish(&plan, slots);
@@ -1103,7 +1103,7 @@ impl Split {
         let plan = self.prepare(site, args.arrays)?;
         let values = self.launch_local(site, args, nowait, &plan);
         let mut values = crate::ranks::agree(
-            &format!("kernel {} ({})", site.name, site.location()),
+            || format!("kernel {} ({})", site.name, site.location()),
             values,
         )?;
         if let Some(t0) = t0 {
