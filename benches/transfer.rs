@@ -9,6 +9,7 @@
 //! For each n³ f32 array it reports, in GB/s (10⁹ bytes of the array per second), the
 //! median of 5 copies each way after the first (which allocates):
 //! - `copy!(u, to_device)` and `copy!(u, from_device)` of an `ndarray::Array3`;
+//! - the same of a `mint::PinnedArray3` (page-locked: no staging, one DMA);
 //! - the baselines, measured in the same run on the same device: `cuMemcpy` from and to
 //!   a page-locked (`cuMemHostAlloc`) buffer, the link's speed
 //!   ([`mint::host_copy_bandwidth`]), and from and to pageable memory (a `Vec`), what
@@ -35,6 +36,22 @@ const REPS: usize = 5;
 /// seconds of each copy, (to device, from device).
 #[mint::parallel]
 fn round_trips(u: &mut Array3<f32>) -> mint::Result<(Vec<f64>, Vec<f64>)> {
+    mint::copy!(u, to_device);
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for _ in 0..REPS {
+        let t = Instant::now();
+        mint::copy!(u, to_device);
+        up.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        mint::copy!(u, from_device);
+        down.push(t.elapsed().as_secs_f64());
+    }
+    Ok((up, down))
+}
+
+/// [`round_trips`] of an array in page-locked memory.
+#[mint::parallel]
+fn round_trips_pinned(u: &mut mint::PinnedArray3<f32>) -> mint::Result<(Vec<f64>, Vec<f64>)> {
     mint::copy!(u, to_device);
     let (mut up, mut down) = (Vec::new(), Vec::new());
     for _ in 0..REPS {
@@ -142,9 +159,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return sweep();
     }
     println!(
-        "| n³ f32 | MiB | copy! to device | page-locked | pageable | copy!/page-locked | copy! from device | page-locked | pageable | copy!/page-locked |"
+        "| n³ f32 | MiB | copy! to device | page-locked | pageable | copy!/page-locked | copy! from device | page-locked | pageable | copy!/page-locked | copy! of PinnedArray3 to / from | of page-locked |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for n in sizes {
         let bytes = n * n * n * 4;
         let (pin_up, pin_down) = mint::host_copy_bandwidth(bytes, REPS, HostMemory::PageLocked)?;
@@ -156,8 +173,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             return Err(format!("{n}³: the round trip changed the array").into());
         }
         let (up, down) = (bytes as f64 / median(up), bytes as f64 / median(down));
+        let mut p = mint::PinnedArray3::from_array(&u0);
+        if !p.is_page_locked() {
+            return Err(format!("{n}³: page-locked memory could not be allocated").into());
+        }
+        let (pup, pdown) = round_trips_pinned(&mut p)?;
+        if p.view() != u0.view() {
+            return Err(format!("{n}³: the round trip changed the pinned array").into());
+        }
+        drop(p);
+        let (pup, pdown) = (bytes as f64 / median(pup), bytes as f64 / median(pdown));
         println!(
-            "| {n}³ | {} | {:.1} | {:.1} | {:.1} | {:.0}% | {:.1} | {:.1} | {:.1} | {:.0}% |",
+            "| {n}³ | {} | {:.1} | {:.1} | {:.1} | {:.0}% | {:.1} | {:.1} | {:.1} | {:.0}% | {:.1} / {:.1} | {:.0}% / {:.0}% |",
             bytes >> 20,
             up * 1e-9,
             pin_up * 1e-9,
@@ -166,7 +193,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             down * 1e-9,
             pin_down * 1e-9,
             pg_down * 1e-9,
-            100.0 * down / pin_down
+            100.0 * down / pin_down,
+            pup * 1e-9,
+            pdown * 1e-9,
+            100.0 * pup / pin_up,
+            100.0 * pdown / pin_down
         );
     }
     Ok(())

@@ -13,6 +13,7 @@ mod detect;
 
 #[path = "common/heat_step.rs"]
 mod step;
+use mint::PinnedArray3;
 use ndarray::Array3;
 use std::sync::Mutex;
 
@@ -327,5 +328,45 @@ fn arrays_of_several_page_locked_pieces_stream_on_a_gpu() {
             r.unwrap();
             assert_eq!(v, plain, "{path:?}, slabs {slabs:?}");
         }
+    }
+}
+
+#[test]
+fn page_locked_arrays_stream_without_host_copies() {
+    let _g = serial();
+    mint::tune::set_mode(mint::tune::Mode::Off);
+    let (data, _) = detect::phantom(96);
+    let w = detect::weights(5);
+    let (k, tile) = (detect::K, [32, 8, 1]);
+    for d in devices() {
+        let want = mint::with_device(d, || detect::scores_as(&data, 5, tile, false)).unwrap();
+        for slabs in [Some(7), None] {
+            let got = mint::with_device(d, || {
+                let pinned = PinnedArray3::from_array(&data);
+                let mut score = PinnedArray3::<f32>::zeros(data.dim());
+                mint::stream::set_slabs(Some(slabs));
+                let r = detect::scores5_streamed_pinned(&pinned, &w, &mut score, k, tile);
+                mint::stream::set_slabs(None);
+                r.map(|_| score)
+            })
+            .unwrap();
+            assert!(got.view() == want.view(), "{d:?}, slabs {slabs:?}");
+            if matches!(d, mint::Device::Cuda(_)) {
+                let s = mint::stream::last_run().expect("a streamed run");
+                assert_eq!(s.host_path, mint::stream::HostPath::PageLocked, "{d:?}");
+                assert_eq!(s.registered_bytes, 0);
+                if let Some(n) = slabs {
+                    assert_eq!(s.slabs, n);
+                }
+            }
+        }
+        // and as written, unstreamed
+        let got = mint::with_device(d, || {
+            let pinned = PinnedArray3::from_array(&data);
+            let mut score = PinnedArray3::<f32>::zeros(data.dim());
+            detect::scores5_pinned(&pinned, &w, &mut score, k, tile).map(|_| score)
+        })
+        .unwrap();
+        assert!(got.view() == want.view(), "{d:?}, unstreamed");
     }
 }

@@ -4,29 +4,39 @@
 //! ring has buffers. Each is copied in, changed by a kernel and copied out, and compared
 //! with the same change made on the host; a second array makes the round trip alone.
 //! On several slabs of one GPU (`cuda:0,0`, the scatter and gather) the results equal
-//! one device's bit for bit.
+//! one device's bit for bit. Arrays in page-locked memory (`mint::PinnedArray3`) skip the
+//! ring and give the same results.
 
 mod common;
 
+use mint::PinnedArray3;
 use ndarray::{Array1, Array2, Array3};
 
-#[mint::parallel]
-fn bump3(u: &mut Array3<f64>, w: &mut Array3<f64>) -> mint::Result<()> {
-    let (nz, ny, nx) = u.dim();
-    mint::copy!(u, to_device);
-    mint::copy!(w, to_device);
-    #[mint::r#for(nest(all))]
-    for z in 0..nz {
-        for y in 0..ny {
-            for x in 0..nx {
-                u[[z, y, x]] = 2.0 * u[[z, y, x]] + (x + 3 * y + 5 * z) as f64;
+/// `u = 2u + (x + 3y + 5z)`; `w` makes the round trip alone. On `ndarray` arrays and
+/// on page-locked ones.
+macro_rules! bump3 {
+    ($name:ident, $arr:ident) => {
+        #[mint::parallel]
+        fn $name(u: &mut $arr<f64>, w: &mut $arr<f64>) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(w, to_device);
+            #[mint::r#for(nest(all))]
+            for z in 0..nz {
+                for y in 0..ny {
+                    for x in 0..nx {
+                        u[[z, y, x]] = 2.0 * u[[z, y, x]] + (x + 3 * y + 5 * z) as f64;
+                    }
+                }
             }
+            mint::copy!(u, from_device);
+            mint::copy!(w, from_device);
+            Ok(())
         }
-    }
-    mint::copy!(u, from_device);
-    mint::copy!(w, from_device);
-    Ok(())
+    };
 }
+bump3!(bump3, Array3);
+bump3!(bump3_pinned, PinnedArray3);
 
 #[mint::parallel]
 fn bump2(u: &mut Array2<f32>) -> mint::Result<()> {
@@ -104,4 +114,30 @@ fn large_pitched_2d_and_contiguous_1d_arrays_round_trip_through_the_ring() {
     assert!(after.to_device_bytes - before.to_device_bytes >= bytes);
     assert!(after.from_device_bytes - before.from_device_bytes >= bytes);
     assert!(after.to_device_seconds > before.to_device_seconds);
+}
+
+#[test]
+fn page_locked_arrays_round_trip_directly_and_equal_ndarray_ones() {
+    // 68 MB (the direct DMA of a whole array) and 28 kB (below the ring's threshold)
+    for shape in [(130, 257, 257), (7, 9, 57)] {
+        let u0 = Array3::from_shape_fn(shape, |(z, y, x)| {
+            common::rnd((z * shape.1 + y) * shape.2 + x, 3)
+        });
+        let want = Array3::from_shape_fn(u0.dim(), |(z, y, x)| {
+            2.0 * u0[[z, y, x]] + (x + 3 * y + 5 * z) as f64
+        });
+        let devices = std::iter::once(mint::Device::Cpu).chain(common::gpu());
+        for dev in devices {
+            let (u, w) = mint::with_device(dev, || {
+                let mut u = PinnedArray3::from_array(&u0);
+                let mut w = PinnedArray3::from_array(&u0);
+                let gpu = dev != mint::Device::Cpu;
+                assert_eq!(u.is_page_locked(), gpu, "{dev:?}: page-locked only with a GPU");
+                bump3_pinned(&mut u, &mut w).map(|_| (u, w))
+            })
+            .unwrap();
+            assert!(w.view() == u0.view(), "{dev:?} {shape:?}: the round trip alone changed it");
+            assert!(u.view() == want.view(), "{dev:?} {shape:?}: differs from the host's");
+        }
+    }
 }

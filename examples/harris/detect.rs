@@ -15,7 +15,7 @@
 //! [`NMS_RADIUS`] in each axis beats (non-maximum suppression; among equal scores the
 //! first in `[z, y, x]` order wins).
 
-use mint::Real;
+use mint::{PinnedArray3, Real};
 use ndarray::Array3;
 
 /// The thesis's sensitivity constant `k` (Sec. 7.2.2).
@@ -53,19 +53,23 @@ pub const WINDOWS: [usize; 3] = [3, 5, 7];
 /// stencil analyzer needs (thesis Sec. 5.4).
 macro_rules! harris_region {
     ($name:ident, $w:literal, $c:literal, $h:literal, [$($stream:tt)*]) => {
+        harris_region!($name, $w, $c, $h, [$($stream)*], Array3);
+    };
+    ($name:ident, $w:literal, $c:literal, $h:literal, [$($stream:tt)*], $arr:ident) => {
         /// The Harris scores of `data` into `score` (same shape; 0 near the faces), for a
         /// window of this size; `w` holds the window's weights ([`weights`]). On a GPU
         /// the kernel is autotuned at its first launch (`tune`). `tile` is its
         /// configuration as written. The `_streamed` variants stream the volume through
-        /// the device in slabs (`stream`), overlapping the copies with the kernel.
+        /// the device in slabs (`stream`), overlapping the copies with the kernel; the
+        /// `_pinned` ones take arrays in page-locked memory ([`mint::PinnedArray3`]).
         ///
         /// # Errors
         /// [`mint::Error`] from the device.
         #[mint::parallel(tune, unroll $($stream)*)]
         pub fn $name<T: Real>(
-            data: &Array3<T>,
+            data: &$arr<T>,
             w: &Array3<T>,
-            score: &mut Array3<T>,
+            score: &mut $arr<T>,
             k: T,
             tile: [u32; 3],
         ) -> mint::Result<()> {
@@ -125,6 +129,8 @@ harris_region!(scores7, 7, 3, 4, []);
 harris_region!(scores3_streamed, 3, 1, 2, [, stream]);
 harris_region!(scores5_streamed, 5, 2, 3, [, stream]);
 harris_region!(scores7_streamed, 7, 3, 4, [, stream]);
+harris_region!(scores5_pinned, 5, 2, 3, [], PinnedArray3);
+harris_region!(scores5_streamed_pinned, 5, 2, 3, [, stream], PinnedArray3);
 
 /// The Harris scores of `data` for a window of `window` (3, 5 or 7) voxels: the Mint
 /// kernel compiled for that size. Returns the scores (`data`'s shape).

@@ -277,7 +277,8 @@ fn dim_of(t: &Type) -> Option<u8> {
     }
 }
 
-/// `ArrayN`, `ArrayViewN`, `ArrayViewMutN`, `ArcArrayN`, `Array`, `SlabArrayN`, `Vec`:
+/// `ArrayN`, `ArrayViewN`, `ArrayViewMutN`, `ArcArrayN`, `Array`, `SlabArrayN`, `PinnedArrayN`,
+/// `Vec`:
 /// (ndim, writable).
 fn array_kind(name: &str) -> Option<(Option<u8>, bool)> {
     let digit = name
@@ -292,6 +293,8 @@ fn array_kind(name: &str) -> Option<(Option<u8>, bool)> {
         "ArrayViewMut" => Some((digit, true)),
         // mint::SlabArray2/3: a rank's planes of an array split over MPI ranks
         "SlabArray" => Some((digit, true)),
+        // mint::PinnedArray1/2/3: an array in page-locked host memory
+        "PinnedArray" => Some((digit, true)),
         "Vec" => Some((Some(1), true)),
         _ => None,
     }

@@ -335,7 +335,9 @@ pub unsafe fn copy(gpu: &Gpu, dir: Direction, r: Rows) -> Result<(), DriverError
     // moves, and the copy's time is its own
     unsafe { drv::stream::synchronize(stream) }?;
     let t = std::time::Instant::now();
-    let result = if total < DIRECT_BELOW {
+    // small copies, and page-locked host memory (a `PinnedArray`), go to the copy engine
+    // as they are
+    let result = if total < DIRECT_BELOW || crate::pinned::is_page_locked(r.host, total) {
         memcpy2d(dir, r, stream)
     } else {
         unsafe { staged(gpu, dir, &r, stream) }

@@ -157,6 +157,10 @@ impl HostRef {
     fn bytes(&self) -> usize {
         self.raw.len() * self.esz()
     }
+    /// Whether the whole array is a page-locked [`crate::pinned::PinnedArray`].
+    fn page_locked(&self) -> bool {
+        crate::pinned::is_page_locked(self.raw.ptr, self.bytes())
+    }
     /// Device rows (of the x axis) in one plane along the slowest axis.
     fn rows_per_plane(&self) -> usize {
         if self.raw.ndim >= 3 {
@@ -458,6 +462,10 @@ pub enum HostPath {
     /// directly. Measured on an H100 host, page-locking and releasing cost 9–15 GB/s,
     /// slower than the staged copy, so it is not the default (`MINT_STREAM_HOST`).
     Registered,
+    /// Every array the pipeline copies is a page-locked [`crate::pinned::PinnedArray`]:
+    /// the copy engines read and write it directly, and the host copies nothing. Chosen
+    /// by itself whenever that holds, whatever [`host_path`] says.
+    PageLocked,
 }
 
 static HOST_PATH: Mutex<Option<HostPath>> = Mutex::new(None);

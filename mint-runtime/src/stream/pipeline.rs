@@ -164,7 +164,15 @@ impl<'a> Pipeline<'a> {
                 ghosted[s] |= plan.reads_ghosts[i];
             }
         }
-        let path = host_path();
+        let copied = ins
+            .iter()
+            .map(|&s| st.inputs[s].expect("recorded"))
+            .chain(st.outputs.iter().map(|(_, h)| *h));
+        let path = if copied.clone().all(|h| h.page_locked()) {
+            HostPath::PageLocked
+        } else {
+            host_path()
+        };
         let mut pinned: Vec<HostRef> = Vec::new();
         if path == HostPath::Registered {
             pinned.extend(ins.iter().map(|&s| st.inputs[s].expect("recorded")));
@@ -238,7 +246,11 @@ impl<'a> Pipeline<'a> {
             },
             message: format!("{what}: {}", describe(e)),
         };
+        if h.page_locked() {
+            return memcpy2d(dir, r, stream).map_err(err);
+        }
         match self.path {
+            HostPath::PageLocked => unreachable!("every copied array is page-locked"),
             HostPath::Registered => {
                 // the pieces of the array `r` is part of
                 for part in cut_rows(r, self.pins.cuts(h.raw.ptr)) {
