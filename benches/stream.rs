@@ -184,7 +184,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )?)
             })?;
             assert!(seq_p.view() == seq_score.view(), "pinned Harris differs");
-            assert!(got.view() == seq_score.view(), "streamed pinned Harris differs");
+            assert!(
+                got.view() == seq_score.view(),
+                "streamed pinned Harris differs"
+            );
             report(
                 &format!("Harris 5³, {n}³ f32, PinnedArray3 (page-locked)"),
                 seq_pin,

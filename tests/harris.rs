@@ -154,6 +154,14 @@ fn the_kernels_compile_for_sm_90_with_nvrtc() {
             .unwrap();
         }
     }
+    mint::with_device(mint::Device::Cpu, || {
+        let data = mint::PinnedArray3::<f32>::zeros((12, 12, 12));
+        let mut s = mint::PinnedArray3::<f32>::zeros((12, 12, 12));
+        let w = detect::weights(5);
+        detect::scores5_pinned(&data, &w, &mut s, detect::K, [32, 8, 1])?;
+        detect::scores5_streamed_pinned(&data, &w, &mut s, detect::K, [32, 8, 1])
+    })
+    .unwrap();
     // each window's region, as written and streamed
     let sites: Vec<_> = mint::kernel_sites()
         .filter(|s| s.module.ends_with("detect") && s.name.starts_with("scores"))

@@ -132,12 +132,22 @@ fn page_locked_arrays_round_trip_directly_and_equal_ndarray_ones() {
                 let mut u = PinnedArray3::from_array(&u0);
                 let mut w = PinnedArray3::from_array(&u0);
                 let gpu = dev != mint::Device::Cpu;
-                assert_eq!(u.is_page_locked(), gpu, "{dev:?}: page-locked only with a GPU");
+                assert_eq!(
+                    u.is_page_locked(),
+                    gpu,
+                    "{dev:?}: page-locked only with a GPU"
+                );
                 bump3_pinned(&mut u, &mut w).map(|_| (u, w))
             })
             .unwrap();
-            assert!(w.view() == u0.view(), "{dev:?} {shape:?}: the round trip alone changed it");
-            assert!(u.view() == want.view(), "{dev:?} {shape:?}: differs from the host's");
+            assert!(
+                w.view() == u0.view(),
+                "{dev:?} {shape:?}: the round trip alone changed it"
+            );
+            assert!(
+                u.view() == want.view(),
+                "{dev:?} {shape:?}: differs from the host's"
+            );
         }
     }
 }

@@ -309,9 +309,8 @@ mod tests {
         let a = PinnedArray3::<f64>::from_shape_fn((3, 4, 5), |(z, y, x)| {
             (100 * z + 10 * y + x) as f64
         });
-        let b = ndarray::Array3::from_shape_fn((3, 4, 5), |(z, y, x)| {
-            (100 * z + 10 * y + x) as f64
-        });
+        let b =
+            ndarray::Array3::from_shape_fn((3, 4, 5), |(z, y, x)| (100 * z + 10 * y + x) as f64);
         assert_eq!(a.view(), b.view());
         assert_eq!(a[[2, 3, 4]], b[[2, 3, 4]]);
         assert_eq!(a.dim(), (3, 4, 5));

@@ -20,7 +20,8 @@
 //! saves. This is the staging CUDA does inside a pageable copy, done with all of the
 //! process's cores and with the copy engine kept busy (Visschers, seed 001, measures
 //! page-locked transfers the same way for his model's `pinnedHostToDevice` and
-//! `deviceToPinnedHost` figures).
+//! `deviceToPinnedHost` figures). Host arrays that are page-locked already, the user's
+//! [`crate::pinned::PinnedArray`]s, skip the ring: one DMA at the link's speed.
 
 use crate::device::Gpu;
 use cudarc::driver::{CudaContext, DriverError, result as drv, sys};
