@@ -516,14 +516,21 @@ impl DeviceArray {
     /// Planes `lo..hi` (within [`DeviceArray::planes`]) of a 2-D or 3-D array, as
     /// standard-layout bytes: a halo run sent to another MPI rank ([`crate::ranks`]).
     pub(crate) fn read_planes(&self, lo: usize, hi: usize) -> Result<Vec<u8>> {
+        let mut v = vec![0u8; (hi - lo) * self.plane_bytes_host()];
+        self.read_planes_into(&mut v, lo, hi)?;
+        Ok(v)
+    }
+
+    /// [`DeviceArray::read_planes`] into `out` (exactly the planes' bytes): a page-locked
+    /// buffer makes it one DMA ([`crate::pinned`]).
+    pub(crate) fn read_planes_into(&self, out: &mut [u8], lo: usize, hi: usize) -> Result<()> {
         debug_assert!(self.ndim >= 2);
         let pb = self.plane_bytes_host();
-        let mut v = vec![0u8; (hi - lo) * pb];
+        assert_eq!(out.len(), (hi - lo) * pb, "a run of whole planes");
         // The copy addresses the host buffer as the whole array; only planes lo..hi of
-        // it, which are `v`, are written.
-        let base = v.as_mut_ptr().wrapping_sub(lo * pb);
-        self.copy_planes(base, lo, hi, false)?;
-        Ok(v)
+        // it, which are `out`, are written.
+        let base = out.as_mut_ptr().wrapping_sub(lo * pb);
+        self.copy_planes(base, lo, hi, false)
     }
 
     /// Writes planes `lo..hi` of a 2-D or 3-D array from standard-layout `bytes`: a halo

@@ -64,19 +64,19 @@ pub(crate) fn all_gather(bytes: &[u8]) -> Result<Vec<Vec<u8>>> {
     imp::all_gather(bytes)
 }
 
-/// One message between ranks: `bytes` to send to `rank`, or `len` bytes to receive from
-/// it. Messages between two ranks are matched in the order both list them.
+/// One message between ranks: `bytes` to send to `rank`, or `into.len()` bytes to
+/// receive from it into `into`. Messages between two ranks are matched in the order both
+/// list them.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) enum Message<'a> {
     Send { rank: usize, bytes: &'a [u8] },
-    Recv { rank: usize, len: usize },
+    Recv { rank: usize, into: &'a mut [u8] },
 }
 
-/// Posts every send and receive of `messages` at once and waits for them all; returns
-/// the received buffers in the order of the `Recv`s.
-pub(crate) fn exchange(messages: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
+/// Posts every send and receive of `messages` at once and waits for them all.
+pub(crate) fn exchange(messages: &mut [Message<'_>]) -> Result<()> {
     if messages.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     imp::exchange(messages)
 }
@@ -121,7 +121,7 @@ mod imp {
     pub(super) fn all_gather(_: &[u8]) -> Result<Vec<Vec<u8>>> {
         unreachable!("one rank without the `mpi` feature")
     }
-    pub(super) fn exchange(_: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
+    pub(super) fn exchange(_: &mut [Message<'_>]) -> Result<()> {
         unreachable!("one rank without the `mpi` feature")
     }
 }
@@ -241,36 +241,28 @@ mod imp {
         }
     }
 
-    pub(super) fn exchange(messages: &[Message<'_>]) -> Result<Vec<Vec<u8>>> {
-        for m in messages {
+    pub(super) fn exchange(messages: &mut [Message<'_>]) -> Result<()> {
+        for m in messages.iter() {
             let len = match m {
                 Message::Send { bytes, .. } => bytes.len(),
-                Message::Recv { len, .. } => *len,
+                Message::Recv { into, .. } => into.len(),
             };
             if len > i32::MAX as usize {
                 return Err(too_big(len));
             }
         }
         let c = comm();
-        let mut bufs: Vec<Vec<u8>> = messages
-            .iter()
-            .filter_map(|m| match m {
-                Message::Recv { len, .. } => Some(vec![0u8; *len]),
-                Message::Send { .. } => None,
-            })
-            .collect();
-        mpi::request::multiple_scope(messages.len(), |scope, coll| {
-            let mut recv_bufs = bufs.iter_mut();
-            for m in messages {
+        let n = messages.len();
+        mpi::request::multiple_scope(n, |scope, coll| {
+            for m in messages.iter_mut() {
                 let req = match m {
                     Message::Send { rank, bytes } => {
                         c.0.process_at_rank(*rank as i32)
-                            .immediate_send(scope, *bytes)
+                            .immediate_send(scope, &bytes[..])
                     }
-                    Message::Recv { rank, .. } => {
-                        let buf = recv_bufs.next().expect("one buffer per receive");
+                    Message::Recv { rank, into } => {
                         c.0.process_at_rank(*rank as i32)
-                            .immediate_receive_into(scope, &mut buf[..])
+                            .immediate_receive_into(scope, &mut into[..])
                     }
                 };
                 coll.add(req);
@@ -278,6 +270,6 @@ mod imp {
             let mut done = Vec::new();
             coll.wait_all(&mut done);
         });
-        Ok(bufs)
+        Ok(())
     }
 }

@@ -56,6 +56,9 @@ pub(crate) struct SplitArray {
     /// For a replicated array: its bytes as last copied to the devices, which the merge
     /// at `copy!(.., from_device)` compares each device's copy with.
     pub snapshot: Vec<u8>,
+    /// Page-locked staging of the halo runs this rank sends to and receives from other
+    /// MPI ranks' GPUs (allocated at the first such exchange).
+    pub halo_host: Option<crate::pinned::PinnedArray1<u8>>,
 }
 
 impl SplitArray {
@@ -401,6 +404,7 @@ impl Split {
                 parts: Parts::Host(Vec::new()),
                 stale: false,
                 snapshot: Vec::new(),
+                halo_host: None,
             };
             a.parts = match &self.gpus {
                 None => {
@@ -711,44 +715,71 @@ impl Split {
                         && (local.contains(&d) || local.contains(&from))
                 })
                 .collect();
-            let staged: Result<Vec<Vec<u8>>> = runs
+            // One buffer holds every run, in `runs` order: page-locked for GPUs, so that
+            // each run is one DMA (kept with the array, grown when a run needs more).
+            let len = |r: &(usize, usize, usize, usize)| (r.3 - r.2) * pb;
+            let total: usize = runs.iter().map(len).sum();
+            let mut heap = Vec::new();
+            let buf: &mut [u8] = match &a.parts {
+                Parts::Gpu(_) => {
+                    if a.halo_host.as_ref().is_none_or(|h| h.len() < total) {
+                        a.halo_host = Some(crate::pinned::PinnedArray1::zeros(total));
+                    }
+                    &mut a.halo_host.as_mut().expect("allocated").as_slice_mut()[..total]
+                }
+                Parts::Host(_) => {
+                    heap.resize(total, 0u8);
+                    &mut heap
+                }
+            };
+            let mut slices: Vec<&mut [u8]> = Vec::with_capacity(runs.len());
+            let mut rest = buf;
+            for r in &runs {
+                let (head, tail) = std::mem::take(&mut rest).split_at_mut(len(r));
+                slices.push(head);
+                rest = tail;
+            }
+            // this rank's planes for the others, staged
+            let staged: Result<()> = runs
                 .iter()
-                .filter(|r| local.contains(&r.1))
-                .map(|&(_, from, lo, hi)| {
+                .zip(slices.iter_mut())
+                .filter(|(r, _)| local.contains(&r.1))
+                .try_for_each(|(&(_, from, lo, hi), out)| {
                     let i = from - local.start;
                     match &a.parts {
                         Parts::Host(parts) => {
                             let h = s.held(from).0;
-                            Ok(bytes(&parts[i])[(lo - h) * pb..(hi - h) * pb].to_vec())
+                            out.copy_from_slice(&bytes(&parts[i])[(lo - h) * pb..(hi - h) * pb]);
+                            Ok(())
                         }
-                        Parts::Gpu(parts) => {
-                            parts[i].read_planes(lo, hi).map_err(|e| on_device(e, from))
-                        }
+                        Parts::Gpu(parts) => parts[i]
+                            .read_planes_into(out, lo, hi)
+                            .map_err(|e| on_device(e, from)),
                     }
-                })
-                .collect();
-            let staged =
-                crate::ranks::agree(|| format!("the halo exchange of `{}`", a.name), staged)?;
-            let mut sends = staged.iter();
-            let messages: Vec<crate::ranks::Message<'_>> = runs
+                });
+            crate::ranks::agree(|| format!("the halo exchange of `{}`", a.name), staged)?;
+            let mut messages: Vec<crate::ranks::Message<'_>> = runs
                 .iter()
-                .map(|&(d, from, lo, hi)| {
+                .zip(slices)
+                .map(|(&(d, from, _, _), sl)| {
                     if local.contains(&from) {
                         crate::ranks::Message::Send {
                             rank: rank_of(d, per_rank),
-                            bytes: sends.next().expect("one staged run per send"),
+                            bytes: sl,
                         }
                     } else {
                         crate::ranks::Message::Recv {
                             rank: rank_of(from, per_rank),
-                            len: (hi - lo) * pb,
+                            into: sl,
                         }
                     }
                 })
                 .collect();
-            let received = crate::ranks::exchange(&messages)?;
-            let into = runs.iter().filter(|r| local.contains(&r.0));
-            for (&(d, _, lo, hi), got) in into.zip(&received) {
+            crate::ranks::exchange(&mut messages)?;
+            for (&(d, _, lo, hi), m) in runs.iter().zip(&messages) {
+                let crate::ranks::Message::Recv { into: got, .. } = m else {
+                    continue;
+                };
                 let i = d - local.start;
                 match &mut a.parts {
                     Parts::Host(parts) => {
