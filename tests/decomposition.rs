@@ -117,6 +117,44 @@ cardiac_split!(cardiac_split_equals_one_device_f32, f32);
 
 /// `file`'s coarse set-up ([`seismic_case::setup`]): seismograms and the PGV map on one
 /// device and on each split.
+/// Overlapped exchanges are process-wide switches: one test at a time changes them.
+static OVERLAP: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn overlapped_halo_exchanges_equal_waited_ones() {
+    let _g = OVERLAP.lock().unwrap_or_else(|p| p.into_inner());
+    // 6 steps of stars of radius 1 and 4 (the latter's slabs thinner than twice its
+    // ghost width on 4 devices: all boundary, no interior)
+    for k in [Kernel::Heat3d, Kernel::Star3d(4)] {
+        let sh = vec![37, 21, 23];
+        for (single, splits) in split_families() {
+            let (tile, chunk) = Level::Opt3.config(3);
+            let run = |d: Device, overlap: bool| {
+                mint::overlap::set_overlap(Some(overlap));
+                let mut one = k.instance(Precision::F64, &sh, 7);
+                let r = mint::with_device(d, || one.run(Opts::SharedRegister, tile, chunk, 6));
+                mint::overlap::set_overlap(None);
+                r.unwrap();
+                bits(&one.output())
+            };
+            let want = run(single, false);
+            for d in splits {
+                let before = mint::overlap::overlapped_exchanges();
+                let on = run(d, true);
+                assert!(
+                    mint::overlap::overlapped_exchanges() > before,
+                    "{k:?} {d:?}: no exchange went out after its kernel"
+                );
+                assert!(
+                    on == want,
+                    "{k:?} {d:?}: overlapped differs from one device"
+                );
+                assert!(run(d, false) == want, "{k:?} {d:?}: waited differs");
+            }
+        }
+    }
+}
+
 fn seismic_split(file: &str) {
     let setup = seismic_case::setup(file);
     for (single, splits) in split_families() {

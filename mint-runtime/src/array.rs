@@ -424,6 +424,28 @@ impl DeviceArray {
     /// Copies planes `lo..hi` (of the slowest axis, within [`DeviceArray::planes`])
     /// between the device and a standard-layout host buffer of the whole array's shape
     /// that starts at `host`.
+    /// The rows of planes `lo..hi` between this array and a standard-layout host array
+    /// of its shape whose element 0 would be at `host`.
+    pub(crate) fn plane_rows(&self, host: *mut u8, lo: usize, hi: usize) -> Rows {
+        debug_assert!(self.planes.0 <= lo && hi <= self.planes.1 && self.ndim >= 2);
+        let rows_per_plane = if self.ndim >= 3 { self.shape[1] } else { 1 };
+        let row_bytes = self.shape[2] * self.elem_bytes;
+        Rows {
+            host: host.wrapping_add(lo * rows_per_plane * row_bytes),
+            dev: self.plane_ptr(lo),
+            rows: (hi - lo) * rows_per_plane,
+            row_bytes,
+            pitch: self.pitch * self.elem_bytes,
+        }
+    }
+
+    /// [`DeviceArray::plane_rows`] for `out`, exactly the bytes of planes `lo..hi`.
+    pub(crate) fn plane_rows_of(&self, out: &mut [u8], lo: usize, hi: usize) -> Rows {
+        let pb = self.plane_bytes_host();
+        assert_eq!(out.len(), (hi - lo) * pb, "a run of whole planes");
+        self.plane_rows(out.as_mut_ptr().wrapping_sub(lo * pb), lo, hi)
+    }
+
     fn copy_planes(&self, host: *mut u8, lo: usize, hi: usize, to_device: bool) -> Result<()> {
         debug_assert!(self.planes.0 <= lo && hi <= self.planes.1);
         let rows_per_plane = if self.ndim >= 3 { self.shape[1] } else { 1 };

@@ -19,6 +19,7 @@ use crate::host::ScalarValue;
 use crate::host::{Element, RawArray};
 use crate::launch::{KernelSite, LaunchArgs, LaunchCtx, OwnerArgs};
 use crate::region::RegionInfo;
+use cudarc::driver::sys;
 use mint_translator::ir::{RedOp, ScalarTy};
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -59,6 +60,9 @@ pub(crate) struct SplitArray {
     /// Page-locked staging of the halo runs this rank sends to and receives from other
     /// MPI ranks' GPUs (allocated at the first such exchange).
     pub halo_host: Option<crate::pinned::PinnedArray1<u8>>,
+    /// A kernel of the region has read the array beyond its planes: a kernel writing it
+    /// exchanges its halos at once, overlapped with its interior ([`crate::overlap`]).
+    pub read_off_slab: bool,
 }
 
 impl SplitArray {
@@ -153,6 +157,27 @@ pub(crate) struct Split {
     pub streamed: bool,
     /// Each local emulated device's arrays, against `MINT_DEVICE_MEMORY`.
     usage: Vec<crate::memcap::Usage>,
+    /// The halo streams and the halo copies each GPU's next work waits for.
+    halos: crate::overlap::Halos,
+}
+
+impl Drop for Split {
+    fn drop(&mut self) {
+        if let Some(g) = &self.gpus {
+            self.halos.release(g);
+        }
+    }
+}
+
+/// What a launch on a GPU covers ([`crate::overlap`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Every iteration of the device's planes.
+    Whole,
+    /// The iterations writing the planes other devices hold as ghosts.
+    Boundary,
+    /// The others.
+    Interior,
 }
 
 /// The rank that holds device `d` when each rank holds `per_rank` devices.
@@ -329,6 +354,7 @@ impl Split {
             layout,
             streamed: false,
             usage: (0..per_rank).map(|_| Default::default()).collect(),
+            halos: Default::default(),
         })
     }
 
@@ -381,6 +407,7 @@ impl Split {
         raw: &RawArray<u8>,
         elem: ScalarTy,
     ) -> Result<()> {
+        self.join_halos()?;
         if let Some(a) = &self.slots[slot] {
             a.check_as(name, &raw.user_shape(), elem)?;
         } else {
@@ -405,6 +432,7 @@ impl Split {
                 stale: false,
                 snapshot: Vec::new(),
                 halo_host: None,
+                read_off_slab: false,
             };
             a.parts = match &self.gpus {
                 None => {
@@ -515,6 +543,7 @@ impl Split {
     /// [`Error::NotOnDevice`], [`Error::ShapeMismatch`]; [`Error::Ranks`] when another
     /// rank's copy failed. The host array is untouched on error.
     pub fn copy_from<T: Element>(&self, slot: usize, name: &str, raw: &RawArray<T>) -> Result<()> {
+        self.join_halos()?;
         if !raw.is_whole() {
             return self.copy_from_slab(slot, name, raw);
         }
@@ -869,8 +898,166 @@ impl Split {
         Ok(())
     }
 
+    /// The halo exchange of `slot` right after a split kernel's boundary planes, on the
+    /// halo streams ([`crate::overlap`]): `marks[i]` marks local GPU `i`'s boundary part
+    /// done. Copies between this rank's GPUs are peer copies that wait only for their
+    /// source's and destination's marks; runs to and from other ranks are staged through
+    /// the array's page-locked buffer, the host waiting for the boundary parts (not the
+    /// interiors) before MPI moves them. Each GPU's next work waits for the copies into
+    /// its ghost planes and out of its owned ones.
+    fn exchange_overlapped(&mut self, slot: usize, marks: &[sys::CUevent]) -> Result<()> {
+        use crate::overlap::Halos;
+        use crate::transfer::{Direction, memcpy2d};
+        let gpus = self.gpus.clone().expect("a split over GPUs");
+        let local = self.local.clone();
+        let first = local.start;
+        let halos = &mut self.halos;
+        let Some(a) = self.slots[slot].as_mut() else {
+            return Ok(());
+        };
+        let Some(s) = a.slabs.clone() else {
+            return Ok(());
+        };
+        let Parts::Gpu(parts) = &a.parts else {
+            unreachable!("a split over GPUs")
+        };
+        let driver = |call: &str, lo: usize, hi: usize, d: usize, e| Error::Driver {
+            call: call.into(),
+            message: format!(
+                "array `{}`, planes {lo}..{hi} of device {d}: {}",
+                a.name,
+                crate::error::describe(e)
+            ),
+        };
+        if crate::ranks::size() > 1 {
+            let per_rank = local.len();
+            let runs: Vec<(usize, usize, usize, usize)> = (0..self.devices)
+                .flat_map(|d| {
+                    s.ghost_sources(d)
+                        .into_iter()
+                        .map(move |(from, lo, hi)| (d, from, lo, hi))
+                })
+                .filter(|&(d, from, ..)| {
+                    rank_of(d, per_rank) != rank_of(from, per_rank)
+                        && (local.contains(&d) || local.contains(&from))
+                })
+                .collect();
+            let pb = a.plane_bytes();
+            let len = |r: &(usize, usize, usize, usize)| (r.3 - r.2) * pb;
+            let total: usize = runs.iter().map(len).sum();
+            if a.halo_host.as_ref().is_none_or(|h| h.len() < total) {
+                a.halo_host = Some(crate::pinned::PinnedArray1::zeros(total));
+            }
+            let buf = &mut a.halo_host.as_mut().expect("allocated").as_slice_mut()[..total];
+            let mut slices: Vec<&mut [u8]> = Vec::with_capacity(runs.len());
+            let mut rest = buf;
+            for r in &runs {
+                let (head, tail) = std::mem::take(&mut rest).split_at_mut(len(r));
+                slices.push(head);
+                rest = tail;
+            }
+            // this rank's boundary planes into the buffer, then the host waits for them
+            let staged: Result<()> = runs
+                .iter()
+                .zip(slices.iter_mut())
+                .filter(|(r, _)| local.contains(&r.1))
+                .try_for_each(|(&(_, from, lo, hi), out)| {
+                    let i = from - first;
+                    let h = halos.stream(i, &gpus[i], from)?;
+                    Halos::wait(h, marks[i], from)?;
+                    let rows = parts[i].plane_rows_of(out, lo, hi);
+                    memcpy2d(Direction::ToHost, rows, h).map_err(|e| {
+                        driver("cuMemcpy2DAsync (halo, device to host)", lo, hi, from, e)
+                    })
+                })
+                .and_then(|_| halos.synchronize(&gpus, first));
+            crate::ranks::agree(|| format!("the halo exchange of `{}`", a.name), staged)?;
+            let mut messages: Vec<crate::ranks::Message<'_>> = runs
+                .iter()
+                .zip(slices)
+                .map(|(&(d, from, _, _), sl)| {
+                    if local.contains(&from) {
+                        crate::ranks::Message::Send {
+                            rank: rank_of(d, per_rank),
+                            bytes: sl,
+                        }
+                    } else {
+                        crate::ranks::Message::Recv {
+                            rank: rank_of(from, per_rank),
+                            into: sl,
+                        }
+                    }
+                })
+                .collect();
+            crate::ranks::exchange(&mut messages)?;
+            let mut into = vec![false; local.len()];
+            for (&(d, _, lo, hi), m) in runs.iter().zip(messages.iter_mut()) {
+                let crate::ranks::Message::Recv { into: got, .. } = m else {
+                    continue;
+                };
+                let i = d - first;
+                let h = halos.stream(i, &gpus[i], d)?;
+                if !into[i] {
+                    Halos::wait(h, marks[i], d)?;
+                    into[i] = true;
+                }
+                let rows = parts[i].plane_rows_of(got, lo, hi);
+                memcpy2d(Direction::ToDevice, rows, h)
+                    .map_err(|e| driver("cuMemcpy2DAsync (halo, host to device)", lo, hi, d, e))?;
+            }
+            for (i, &got) in into.iter().enumerate() {
+                if got {
+                    let h = halos.stream(i, &gpus[i], first + i)?;
+                    halos.after(i, h, first + i)?;
+                }
+            }
+        }
+        // between this rank's GPUs: peer copies on the receiving GPU's halo stream
+        for (i, dst) in parts.iter().enumerate() {
+            let d = first + i;
+            let sources: Vec<(usize, usize, usize)> = s
+                .ghost_sources(d)
+                .into_iter()
+                .filter(|r| local.contains(&r.0))
+                .map(|(from, lo, hi)| (from - first, lo, hi))
+                .collect();
+            if sources.is_empty() {
+                continue;
+            }
+            let h = halos.stream(i, &gpus[i], d)?;
+            Halos::wait(h, marks[i], d)?;
+            let mut from_all: Vec<usize> = sources.iter().map(|r| r.0).collect();
+            from_all.dedup();
+            for &f in &from_all {
+                Halos::wait(h, marks[f], first + f)?;
+            }
+            for (f, lo, hi) in sources {
+                let r = unsafe {
+                    sys::cuMemcpyAsync(
+                        dst.plane_ptr(lo),
+                        parts[f].plane_ptr(lo),
+                        dst.planes_bytes(lo, hi),
+                        h,
+                    )
+                };
+                r.result()
+                    .map_err(|e| driver("cuMemcpyAsync (halo exchange)", lo, hi, d, e))?;
+            }
+            // the destination's next work reads these ghosts; the sources' next work may
+            // overwrite the planes copied
+            halos.after(i, h, d)?;
+            for f in from_all {
+                halos.after(f, h, first + f)?;
+            }
+        }
+        a.stale = false;
+        crate::overlap::count_exchange();
+        Ok(())
+    }
+
     /// The plan of `site` with these slots, after refreshing the ghosts it reads.
     fn prepare(&mut self, site: &'static KernelSite, slots: &[usize]) -> Result<KernelPlan> {
+        self.join_halos()?;
         let kernel = site.inlined()?;
         let mut dist = Vec::with_capacity(slots.len());
         for (i, &slot) in slots.iter().enumerate() {
@@ -921,11 +1108,58 @@ impl Split {
             crate::stream::check_kernel(self.info, site, &plan, &arrays)?;
         }
         for (i, &slot) in slots.iter().enumerate() {
-            if plan.reads_ghosts[i] && self.slots[slot].as_ref().is_some_and(|a| a.stale) {
-                self.exchange(slot)?;
+            if !plan.reads_ghosts[i] {
+                continue;
+            }
+            if let Some(a) = self.slots[slot].as_mut() {
+                a.read_off_slab = true;
+                if a.stale {
+                    self.exchange(slot)?;
+                }
             }
         }
         Ok(plan)
+    }
+
+    /// Makes every local GPU's stream wait for the halo copies of an overlapped exchange
+    /// that it must follow.
+    fn join_halos(&self) -> Result<()> {
+        match &self.gpus {
+            Some(g) if self.halos.busy() => self.halos.join(g, self.local.start),
+            _ => Ok(()),
+        }
+    }
+
+    /// The arrays a kernel writes whose halos go out at once, overlapped with its interior
+    /// ([`crate::overlap`]): distributed, read beyond their planes by some kernel of the
+    /// region before; none for a kernel that is not split, reduces, or runs streamed.
+    fn eager_slots(
+        &self,
+        site: &'static KernelSite,
+        plan: &KernelPlan,
+        slots: &[usize],
+    ) -> Result<Vec<usize>> {
+        if !crate::overlap::overlap()
+            || self.streamed
+            || !matches!(plan.mode, Mode::Split { .. })
+            || site.kernel()?.reduction.is_some()
+        {
+            return Ok(Vec::new());
+        }
+        let mut v: Vec<usize> = slots
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| plan.writes[*k])
+            .map(|(_, &s)| s)
+            .filter(|&s| {
+                self.slots[s]
+                    .as_ref()
+                    .is_some_and(|a| a.slabs.is_some() && a.read_off_slab)
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        Ok(v)
     }
 
     fn dev(
@@ -1028,6 +1262,11 @@ impl Split {
             fault.map_or(Ok(()), Err),
         )?;
         self.finish(&plan, slots);
+        // emulated devices exchange the halos the overlap would, right after the kernel
+        for slot in self.eager_slots(site, &plan, slots)? {
+            self.exchange(slot)?;
+            crate::overlap::count_exchange();
+        }
         Ok((plan.mode, out))
     }
 
@@ -1107,6 +1346,7 @@ impl Split {
     /// # Errors
     /// A kernel fault on one of them, naming the device.
     pub fn synchronize(&self) -> Result<()> {
+        self.join_halos()?;
         for (g, d) in self.gpus.iter().flatten().zip(self.local.clone()) {
             g.synchronize().map_err(|e| on_device(e, d))?;
         }
@@ -1197,50 +1437,104 @@ impl Split {
         } else {
             Vec::new()
         };
+        // Overlap: the boundary planes of every GPU first, then the interiors, and the
+        // halos of `eager` arrays exchanged while the interiors run.
+        let eager = self.eager_slots(site, plan, args.arrays)?;
+        let overlap = slabs.as_ref().filter(|_| !eager.is_empty());
+        let phases: &[Phase] = match overlap {
+            Some(_) => &[Phase::Boundary, Phase::Interior],
+            None => &[Phase::Whole],
+        };
+        let mut configs = vec![None; gpus.len()];
+        let mut marks: Vec<cudarc::driver::sys::CUevent> = Vec::new();
         let mut values = Vec::with_capacity(gpus.len());
         let arrays = &self.slots;
-        for (i, g) in gpus.iter().enumerate() {
-            let d = self.local.start + i;
-            let slot = |s: usize| {
-                arrays.get(s)?.as_ref().map(|a| match &a.parts {
-                    Parts::Gpu(p) => &p[i],
-                    Parts::Host(_) => unreachable!("a split over GPUs"),
-                })
-            };
-            let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
-            let held = slabs.as_ref().map_or((0, 0), |s| s.held(d));
-            let mut bounds = args.bounds.to_vec();
-            if let (Mode::Split { clip }, Some(b)) = (plan.mode, bounds.first_mut()) {
-                *b = decomp::clip_range(b.0, b.1, owned, clip);
+        for &phase in phases {
+            for (i, g) in gpus.iter().enumerate() {
+                let d = self.local.start + i;
+                let slot = |s: usize| {
+                    arrays.get(s)?.as_ref().map(|a| match &a.parts {
+                        Parts::Gpu(p) => &p[i],
+                        Parts::Host(_) => unreachable!("a split over GPUs"),
+                    })
+                };
+                let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
+                let held = slabs.as_ref().map_or((0, 0), |s| s.held(d));
+                let clip = match plan.mode {
+                    Mode::Split { clip } => Some(clip),
+                    _ => None,
+                };
+                let clipped = |planes: (usize, usize)| {
+                    let mut b = args.bounds.to_vec();
+                    if let (Some(clip), Some(z)) = (clip, b.first_mut()) {
+                        *z = decomp::clip_range(z.0, z.1, planes, clip);
+                    }
+                    b
+                };
+                let owner_args = owner.then(|| OwnerArgs {
+                    distributed: distributed.clone(),
+                    fault: &self.faults[i],
+                    scalars: vec![
+                        ScalarValue::of(held.0 as i64),
+                        ScalarValue::of(held.1 as i64),
+                        ScalarValue::of(owned.0 as i64),
+                        ScalarValue::of(owned.1 as i64),
+                        ScalarValue::of(d == 0),
+                    ],
+                });
+                let (mut events, mut pending) = (Vec::new(), Vec::new());
+                let mut cx = LaunchCtx {
+                    gpu: g,
+                    slot: &slot,
+                    events: &mut events,
+                    pending: &mut pending,
+                    timing: false,
+                    owner: owner_args,
+                    batch: None,
+                };
+                let whole = clipped(owned);
+                let a = LaunchArgs {
+                    bounds: &whole,
+                    ..*args
+                };
+                let [low, high, interior] =
+                    overlap.map_or([owned; 3], |s| crate::overlap::parts(s, d));
+                match phase {
+                    Phase::Whole => values.push(crate::launch::launch(&mut cx, site, &a, true)?),
+                    Phase::Boundary => {
+                        // one configuration for the parts: the autotuner's for the whole
+                        configs[i] = crate::launch::prepare(&mut cx, site, &a)?;
+                        for part in [low, high] {
+                            let b = clipped(part);
+                            let a = LaunchArgs {
+                                bounds: &b,
+                                ..*args
+                            };
+                            crate::launch::launch_as(&mut cx, site, &a, true, configs[i], false)?;
+                        }
+                        marks.push(crate::overlap::Halos::record(g.stream.cu_stream(), d)?);
+                    }
+                    Phase::Interior => {
+                        let b = clipped(interior);
+                        let a = LaunchArgs {
+                            bounds: &b,
+                            ..*args
+                        };
+                        values.push(crate::launch::launch_as(
+                            &mut cx, site, &a, true, configs[i], true,
+                        )?);
+                    }
+                }
             }
-            let owner_args = owner.then(|| OwnerArgs {
-                distributed: distributed.clone(),
-                fault: &self.faults[i],
-                scalars: vec![
-                    ScalarValue::of(held.0 as i64),
-                    ScalarValue::of(held.1 as i64),
-                    ScalarValue::of(owned.0 as i64),
-                    ScalarValue::of(owned.1 as i64),
-                    ScalarValue::of(d == 0),
-                ],
-            });
-            let (mut events, mut pending) = (Vec::new(), Vec::new());
-            let mut cx = LaunchCtx {
-                gpu: g,
-                slot: &slot,
-                events: &mut events,
-                pending: &mut pending,
-                timing: false,
-                owner: owner_args,
-                batch: None,
-            };
-            let a = LaunchArgs {
-                bounds: &bounds,
-                ..*args
-            };
-            values.push(crate::launch::launch(&mut cx, site, &a, true)?);
         }
         self.finish(plan, args.arrays);
+        let exchanged = eager
+            .iter()
+            .try_for_each(|&slot| self.exchange_overlapped(slot, &marks));
+        for e in marks {
+            unsafe { cudarc::driver::result::event::destroy(e) }.ok();
+        }
+        exchanged?;
         if owner {
             self.synchronize().map_err(|e| launch_error(site, e))?;
             self.check_faults(site, args.arrays)?;
