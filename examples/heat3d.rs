@@ -145,7 +145,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     mint::with_device(device, || -> Result<(), Box<dyn std::error::Error>> {
         let backend = mint::backend()?;
         let on_gpu = matches!(backend, Backend::Cuda(_) | Backend::CudaSplit(_));
-        let split = matches!(backend, Backend::CudaSplit(_));
+        // several GPUs, or GPUs of several MPI ranks: launches are timed on the host
+        let split = matches!(backend, Backend::CudaSplit(_)) || (on_gpu && mint::ranks::size() > 1);
         let n = args.n.unwrap_or(if on_gpu { 512 } else { 128 });
         let steps = args.steps.unwrap_or(if on_gpu { 100 } else { 20 });
         if n < 3 || steps == 0 {
