@@ -26,6 +26,9 @@ mod config;
 #[path = "../examples/seismic/model.rs"]
 mod model;
 #[allow(dead_code)]
+#[path = "../examples/seismic/output.rs"]
+mod output;
+#[allow(dead_code)]
 #[path = "../examples/seismic/solver.rs"]
 mod solver;
 #[allow(dead_code)]
@@ -64,6 +67,9 @@ enum Reference {
     Memory,
     /// `[1, 1]` on every rank: a clear error, the host arrays untouched.
     ErrorEverywhere,
+    /// Flags (0 or 1) of what each rank takes on, which the ranks must share out: each
+    /// position 1 on exactly one rank.
+    Partition,
 }
 
 struct Case {
@@ -129,6 +135,11 @@ const CASES: &[Case] = &[
         reference: Reference::ErrorEverywhere,
     },
     Case {
+        name: "seismic_output_share",
+        run: output_share,
+        reference: Reference::Partition,
+    },
+    Case {
         name: "fault_on_one_rank",
         run: fault_case,
         reference: Reference::LastRankFaults,
@@ -189,6 +200,16 @@ fn seismic(file: &str) -> Vec<u64> {
     let mut out = bits(got.seismograms.iter().copied());
     out.extend(bits(got.pgv.iter().copied()));
     out
+}
+
+/// Which of the seismic example's files this rank writes ([`output::Share`]): the PGV map
+/// and pictures, then each receiver of the coarse set-up's column (one at every depth).
+fn output_share() -> Vec<u64> {
+    let share = output::Share::of(&seismic_case::setup("loh1.toml"));
+    std::iter::once(share.surface)
+        .chain(share.receivers)
+        .map(u64::from)
+        .collect()
 }
 
 /// `v = u` plane by plane, so that both are distributed: the scatter and the gather.
@@ -614,6 +635,21 @@ fn regions_across_ranks_equal_one_rank() {
                     for (r, v) in ranks.iter().enumerate() {
                         assert_eq!(v[..], [1, 1], "{}: rank {r} of -np {np}", c.name);
                     }
+                    continue;
+                }
+                Reference::Partition => {
+                    let n = ranks[0].len();
+                    for p in 0..n {
+                        let takers: Vec<usize> = (0..np).filter(|&r| ranks[r][p] == 1).collect();
+                        assert_eq!(
+                            takers.len(),
+                            1,
+                            "{}: item {p} of {n} taken by ranks {takers:?} of -np {np} with MINT_DEVICE={device}",
+                            c.name
+                        );
+                    }
+                    // one process takes everything
+                    assert!(mint::with_device(one, c.run).iter().all(|&v| v == 1));
                     continue;
                 }
                 Reference::LastRankFaults => {

@@ -382,13 +382,18 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 100.0 * gbs(words, vel + str_) / copy,
             );
         }
-        // Across MPI ranks (`--features mpi`, `mpirun -np P`) every rank holds the
-        // gathered seismograms and PGV map; rank 0 writes them.
-        if !mint::ranks::is_root() {
+        // Across MPI ranks (`--features mpi`, `mpirun -np P`) each rank writes the
+        // seismograms of the receivers in the planes its devices own, and the rank that
+        // owns the free surface the pictures (one process: everything).
+        let share = output::Share::of(&setup);
+        let dir = args.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
+        let written = output::write(&dir, &setup, &out, cfg.output.plots, &share)?;
+        if written.is_empty() {
             return Ok(());
         }
-        let dir = args.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
-        let written = output::write(&dir, &setup, &out, cfg.output.plots)?;
+        if mint::ranks::size() > 1 {
+            print!("rank {}: ", mint::ranks::rank());
+        }
         println!("wrote {} files to {}:", written.len(), dir.display());
         for w in written {
             println!("  {}", w.display());

@@ -31,14 +31,50 @@ pub fn trace(setup: &Setup, out: &Output, r: usize) -> Vec<[f64; 4]> {
         .collect()
 }
 
-/// Writes everything into `dir` (created); returns the paths written.
+/// Which files a process writes: across MPI ranks, each rank writes the seismograms of the
+/// receivers whose plane (that of their vx's lower interpolation corner) its devices own,
+/// and the rank owning the free surface writes the pictures; one process writes
+/// everything.
+pub struct Share {
+    /// Whether this process writes receiver `r`'s seismogram.
+    pub receivers: Vec<bool>,
+    /// Whether it writes `seismograms.png` and the PGV map (the surface's owner).
+    pub surface: bool,
+}
+
+impl Share {
+    /// This process's share of `setup`'s outputs, by the planes its devices own
+    /// ([`mint::slab::owned_planes`]).
+    pub fn of(setup: &Setup) -> Share {
+        let owned = mint::slab::owned_planes(setup.shape().0);
+        let receivers = (0..setup.receivers.names.len())
+            .map(|r| owned.contains(&(setup.receivers.idx[[r, 0]] as usize)))
+            .collect();
+        Share {
+            receivers,
+            surface: owned.contains(&HALO),
+        }
+    }
+}
+
+/// Writes this process's `share` of everything into `dir` (created); returns the paths
+/// written.
 ///
 /// # Errors
 /// I/O and drawing errors, naming the file.
-pub fn write(dir: &Path, setup: &Setup, out: &Output, plots: bool) -> Res<Vec<PathBuf>> {
+pub fn write(
+    dir: &Path,
+    setup: &Setup,
+    out: &Output,
+    plots: bool,
+    share: &Share,
+) -> Res<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut written = Vec::new();
     for (r, name) in setup.receivers.names.iter().enumerate() {
+        if !share.receivers[r] {
+            continue;
+        }
         let path = dir.join(format!("{name}.csv"));
         let loc = setup.receivers.locations[r];
         let mut s = format!(
@@ -54,7 +90,7 @@ pub fn write(dir: &Path, setup: &Setup, out: &Output, plots: bool) -> Res<Vec<Pa
         std::fs::write(&path, s).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         written.push(path);
     }
-    if plots {
+    if plots && share.surface {
         register_font();
         if !setup.receivers.names.is_empty() {
             let path = dir.join("seismograms.png");
