@@ -907,6 +907,27 @@ pub(crate) struct OwnerArgs<'a> {
     pub scalars: Vec<ScalarValue>,
 }
 
+impl<'a> LaunchCtx<'a> {
+    /// A context for launches on `gpu` that are not timed, not owner-computes and not
+    /// batched: the autotuner's candidates, a streamed slab, one GPU of a split.
+    pub(crate) fn quiet(
+        gpu: &'a Arc<Gpu>,
+        slot: &'a dyn Fn(usize) -> Option<&'a DeviceArray>,
+        events: &'a mut Vec<sys::CUevent>,
+        pending: &'a mut Vec<Pending>,
+    ) -> LaunchCtx<'a> {
+        LaunchCtx {
+            gpu,
+            slot,
+            events,
+            pending,
+            timing: false,
+            owner: None,
+            batch: None,
+        }
+    }
+}
+
 impl LaunchCtx<'_> {
     fn event(&mut self) -> Result<sys::CUevent> {
         match self.events.pop() {

@@ -1483,15 +1483,8 @@ impl Split {
                     ],
                 });
                 let (mut events, mut pending) = (Vec::new(), Vec::new());
-                let mut cx = LaunchCtx {
-                    gpu: g,
-                    slot: &slot,
-                    events: &mut events,
-                    pending: &mut pending,
-                    timing: false,
-                    owner: owner_args,
-                    batch: None,
-                };
+                let mut cx = LaunchCtx::quiet(g, &slot, &mut events, &mut pending);
+                cx.owner = owner_args;
                 let whole = clipped(owned);
                 let a = LaunchArgs {
                     bounds: &whole,

@@ -559,15 +559,7 @@ impl<'a, 'b> GpuBench<'a, 'b> {
         };
         let mut events = Vec::new();
         let mut pending = Vec::new();
-        let mut cx = LaunchCtx {
-            gpu: self.gpu,
-            slot: &slot,
-            events: &mut events,
-            pending: &mut pending,
-            timing: false,
-            owner: None,
-            batch: None,
-        };
+        let mut cx = LaunchCtx::quiet(self.gpu, &slot, &mut events, &mut pending);
         launch_as(&mut cx, self.site, self.args, true, Some(*c), false)?;
         Ok(())
     }

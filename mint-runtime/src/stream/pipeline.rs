@@ -339,15 +339,7 @@ impl<'a> Pipeline<'a> {
                     .or_else(|| repl.get(s).and_then(|a| a.as_ref()))
             };
             let (mut events, mut pending) = (Vec::new(), Vec::new());
-            let mut cx = LaunchCtx {
-                gpu: self.gpu,
-                slot: &slot,
-                events: &mut events,
-                pending: &mut pending,
-                timing: false,
-                owner: None,
-                batch: None,
-            };
+            let mut cx = LaunchCtx::quiet(self.gpu, &slot, &mut events, &mut pending);
             let args = LaunchArgs {
                 arrays: &l.arrays,
                 scalars: &l.scalars,
