@@ -61,6 +61,7 @@ pub use mint_macros::{device, r#for, parallel, single};
 pub use mint_runtime::Real;
 pub use mint_runtime::graph;
 pub use mint_runtime::memcap;
+pub use mint_runtime::nccl;
 pub use mint_runtime::overlap;
 pub use mint_runtime::pinned::{self, PinnedArray, PinnedArray1, PinnedArray2, PinnedArray3};
 pub use mint_runtime::ranks;

@@ -155,6 +155,46 @@ fn overlapped_halo_exchanges_equal_waited_ones() {
     }
 }
 
+#[test]
+fn nccl_halos_equal_one_gpu() {
+    let _g = OVERLAP.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(one) = common::gpu() else { return };
+    if !mint::nccl::available() {
+        assert!(
+            std::env::var_os("MINT_REQUIRE_NCCL").is_none(),
+            "MINT_REQUIRE_NCCL is set but libnccl.so.2 was not found"
+        );
+        eprintln!("skipped: libnccl.so.2 not found (the NCCL half of this test did not run)");
+        return;
+    }
+    for k in [Kernel::Heat3d, Kernel::Star3d(4)] {
+        let sh = vec![37, 21, 23];
+        let (tile, chunk) = Level::Opt3.config(3);
+        let run = |d: Device| {
+            let mut a = k.instance(Precision::F64, &sh, 7);
+            mint::with_device(d, || a.run(Opts::SharedRegister, tile, chunk, 6)).unwrap();
+            bits(&a.output())
+        };
+        let want = run(one);
+        for d in common::gpu_splits() {
+            for overlap in [false, true] {
+                mint::overlap::set_overlap(Some(overlap));
+                mint::nccl::set_nccl(Some(true));
+                let before = mint::nccl::nccl_exchanges();
+                let got = run(d);
+                let through = mint::nccl::nccl_exchanges() - before;
+                mint::nccl::set_nccl(None);
+                mint::overlap::set_overlap(None);
+                assert!(through > 0, "{k:?} {d:?}: no exchange went through NCCL");
+                assert!(
+                    got == want,
+                    "{k:?} {d:?} overlap {overlap}: NCCL halos differ from one GPU"
+                );
+            }
+        }
+    }
+}
+
 fn seismic_split(file: &str) {
     let setup = seismic_case::setup(file);
     for (single, splits) in split_families() {

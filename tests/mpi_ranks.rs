@@ -493,9 +493,13 @@ fn mpirun() -> Result<PathBuf, String> {
         .ok_or_else(|| "no `mpirun` on the PATH".to_string())
 }
 
-/// Runs this test as `np` ranks with `MINT_DEVICE=device`; returns each case's result on
-/// each rank.
+/// Runs this test as `np` ranks with `MINT_DEVICE=device` (`cuda+nccl`: `cuda`, with
+/// `MINT_NCCL=1`); returns each case's result on each rank.
 fn under_mpi(mpirun: &Path, np: usize, device: &str) -> Vec<Vec<Vec<u64>>> {
+    let (device, nccl) = match device.strip_suffix("+nccl") {
+        Some(d) => (d, "1"),
+        None => (device, "0"),
+    };
     let dir = std::env::temp_dir().join(format!(
         "mint-mpi-{}-{np}-{}",
         std::process::id(),
@@ -517,6 +521,7 @@ fn under_mpi(mpirun: &Path, np: usize, device: &str) -> Vec<Vec<Vec<u64>>> {
         ])
         .env(OUT, &dir)
         .env("MINT_DEVICE", device)
+        .env("MINT_NCCL", nccl)
         .env("MINT_QUIET", "1")
         // Open MPI refuses root without these; CI runs as root.
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -586,6 +591,15 @@ fn regions_across_ranks_equal_one_rank() {
         layouts.push((2, "cuda", 1, g, |n| {
             Device::CudaList(mint::GpuList::new(&vec![0; n]).unwrap())
         }));
+        // With NCCL asked for: on two GPUs the ranks' halos go through it; on one, NCCL
+        // refuses two ranks on one GPU, and every rank falls back to staging alike.
+        if mint::nccl::available() {
+            layouts.push((2, "cuda+nccl", 1, g, |n| {
+                Device::CudaList(mint::GpuList::new(&vec![0; n]).unwrap())
+            }));
+        } else {
+            eprintln!("skipped: MPI ranks with NCCL halos need libnccl");
+        }
     }
     // One process runs it whole: nothing to fault.
     assert_eq!(mint::with_device(Device::Cpu, fault_case), [0, 0]);
@@ -640,7 +654,12 @@ fn regions_across_ranks_equal_one_rank() {
                 Reference::Partition => {
                     let n = ranks[0].len();
                     for p in 0..n {
-                        let takers: Vec<usize> = (0..np).filter(|&r| ranks[r][p] == 1).collect();
+                        let takers: Vec<usize> = ranks
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, v)| v[p] == 1)
+                            .map(|(r, _)| r)
+                            .collect();
                         assert_eq!(
                             takers.len(),
                             1,

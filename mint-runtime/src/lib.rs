@@ -18,6 +18,7 @@ pub mod host;
 pub mod jit;
 pub mod launch;
 pub mod memcap;
+pub mod nccl;
 pub mod overlap;
 pub mod pinned;
 pub mod ranks;

@@ -721,6 +721,9 @@ impl Split {
     /// A failed copy between GPUs ([`Error::Driver`], naming the array and devices);
     /// [`Error::Ranks`] when a message fails or another rank could not stage its planes.
     fn exchange(&mut self, slot: usize) -> Result<()> {
+        if self.exchange_nccl(slot, None)? {
+            return Ok(());
+        }
         let Some(a) = self.slots[slot].as_mut() else {
             return Ok(());
         };
@@ -906,6 +909,9 @@ impl Split {
     /// interiors) before MPI moves them. Each GPU's next work waits for the copies into
     /// its ghost planes and out of its owned ones.
     fn exchange_overlapped(&mut self, slot: usize, marks: &[sys::CUevent]) -> Result<()> {
+        if self.exchange_nccl(slot, Some(marks))? {
+            return Ok(());
+        }
         use crate::overlap::Halos;
         use crate::transfer::{Direction, memcpy2d};
         let gpus = self.gpus.clone().expect("a split over GPUs");
@@ -1055,6 +1061,97 @@ impl Split {
         Ok(())
     }
 
+    /// The halo exchange of `slot` through NCCL ([`crate::nccl`]), on each GPU's halo
+    /// stream after `marks` (a split kernel's boundary parts, [`Split::exchange_overlapped`])
+    /// or after all work queued so far. `Ok(false)`: NCCL is not asked for or cannot be
+    /// used here, and the caller moves the halos itself.
+    fn exchange_nccl(&mut self, slot: usize, marks: Option<&[sys::CUevent]>) -> Result<bool> {
+        use crate::overlap::Halos;
+        if !crate::nccl::requested() || self.streamed {
+            return Ok(false);
+        }
+        let Some(gpus) = self.gpus.clone() else {
+            return Ok(false);
+        };
+        let Some(Some(s)) = self.slots[slot].as_ref().map(|a| a.slabs.clone()) else {
+            return Ok(false);
+        };
+        let Ok(comms) = crate::nccl::comms(&gpus) else {
+            return Ok(false);
+        };
+        let first = self.local.start;
+        let local = self.local.clone();
+        let halos = &mut self.halos;
+        let a = self.slots[slot].as_mut().expect("checked above");
+        let Parts::Gpu(parts) = &a.parts else {
+            unreachable!("a split over GPUs")
+        };
+        // one halo stream per GPU (its first device's), after its devices' marks or after
+        // everything queued on it
+        let lead: Vec<usize> = (0..gpus.len())
+            .map(|i| {
+                (0..=i)
+                    .find(|&j| gpus[j].ordinal == gpus[i].ordinal)
+                    .expect("i")
+            })
+            .collect();
+        let mut streams = Vec::with_capacity(gpus.len());
+        for (i, g) in gpus.iter().enumerate() {
+            let h = halos.stream(lead[i], g, first + i)?;
+            match marks {
+                Some(m) => Halos::wait(h, m[i], first + i)?,
+                None => {
+                    let e = Halos::record(g.stream.cu_stream(), first + i)?;
+                    let r = Halos::wait(h, e, first + i);
+                    unsafe { cudarc::driver::result::event::destroy(e) }.ok();
+                    r?;
+                }
+            }
+            streams.push(h);
+        }
+        // every run between two devices, at least one of them here, in one global order
+        let mut ops: Vec<(bool, crate::nccl::Op)> = Vec::new();
+        for d in 0..self.devices {
+            for (from, lo, hi) in s.ghost_sources(d) {
+                if local.contains(&from) {
+                    let i = from - first;
+                    let p = &parts[i];
+                    let peer = comms.device_rank[d];
+                    let op = (
+                        p.plane_ptr(lo),
+                        p.planes_bytes(lo, hi),
+                        peer,
+                        comms.of(gpus[i].ordinal),
+                        streams[i],
+                    );
+                    ops.push((true, op));
+                }
+                if local.contains(&d) {
+                    let i = d - first;
+                    let p = &parts[i];
+                    let peer = comms.device_rank[from];
+                    let op = (
+                        p.plane_ptr(lo),
+                        p.planes_bytes(lo, hi),
+                        peer,
+                        comms.of(gpus[i].ordinal),
+                        streams[i],
+                    );
+                    ops.push((false, op));
+                }
+            }
+        }
+        let r = crate::nccl::group(&ops);
+        crate::ranks::agree(|| format!("the NCCL halo exchange of `{}`", a.name), r)?;
+        // each GPU's next work waits for the group: its ghosts arrive, its planes are read
+        for (i, &h) in streams.iter().enumerate() {
+            halos.after(i, h, first + i)?;
+        }
+        a.stale = false;
+        crate::nccl::count_exchange();
+        Ok(true)
+    }
+
     /// The plan of `site` with these slots, after refreshing the ghosts it reads.
     fn prepare(&mut self, site: &'static KernelSite, slots: &[usize]) -> Result<KernelPlan> {
         self.join_halos()?;
@@ -1118,6 +1215,8 @@ impl Split {
                 }
             }
         }
+        // the kernel follows the halos it reads (an exchange on the halo streams)
+        self.join_halos()?;
         Ok(plan)
     }
 

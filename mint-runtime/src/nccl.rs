@@ -1,0 +1,245 @@
+//! NCCL as the halo transport between GPUs (issues #12 and #13), through `cudarc`'s
+//! bindings, loaded at run time (`libnccl.so.2`).
+//!
+//! With `MINT_NCCL=1` (or [`set_nccl`]`(Some(true))`), the halos of a region split over
+//! GPUs move by NCCL point-to-point operations (`ncclSend`/`ncclRecv` in one group per
+//! exchange, on each GPU's halo stream, stream-ordered, no host wait): between GPUs of one
+//! process, between slabs of one GPU (NCCL's send to self), and between MPI ranks' GPUs,
+//! where they replace the staging through host memory. The communicator spans the
+//! distinct GPUs of every rank, numbered in rank order, then by each rank's first device
+//! on the GPU; on one process it comes from `ncclCommInitAll`, across ranks from
+//! `ncclCommInitRank` with the unique id rank 0 makes, sent to the others over MPI. It is
+//! made at the first exchange of a device layout and kept for the process.
+//!
+//! Without the library, or when the communicator cannot be made (NCCL refuses two ranks
+//! on one GPU), the exchanges fall back to peer copies within a process and page-locked
+//! staging with MPI between ranks; `MINT_REPORT=1` says why. It is not the default yet:
+//! across ranks it has not run on two GPUs.
+
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use cudarc::nccl::{result as nc, sys as ns};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+static NCCL: Mutex<Option<bool>> = Mutex::new(None);
+static EXCHANGES: AtomicUsize = AtomicUsize::new(0);
+
+/// Asks for NCCL as the halo transport of regions entered later (`None`: `MINT_NCCL`,
+/// off unless `1`).
+pub fn set_nccl(on: Option<bool>) {
+    *NCCL.lock().unwrap_or_else(|p| p.into_inner()) = on;
+}
+
+/// Whether NCCL is asked for now.
+pub fn requested() -> bool {
+    if let Some(on) = *NCCL.lock().unwrap_or_else(|p| p.into_inner()) {
+        return on;
+    }
+    matches!(std::env::var("MINT_NCCL").as_deref(), Ok("1"))
+}
+
+/// Whether `libnccl` can be loaded.
+pub fn available() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    *PRESENT.get_or_init(|| unsafe { ns::is_culib_present() })
+}
+
+/// How many halo exchanges of an array went through NCCL since the program started.
+pub fn nccl_exchanges() -> usize {
+    EXCHANGES.load(Ordering::Relaxed)
+}
+
+pub(crate) fn count_exchange() {
+    EXCHANGES.fetch_add(1, Ordering::Relaxed);
+}
+
+fn nccl_error(call: &str, e: nc::NcclError) -> Error {
+    Error::Driver {
+        call: call.into(),
+        message: format!("NCCL: {e:?}"),
+    }
+}
+
+/// One communicator per distinct GPU of this process, spanning every rank's.
+pub(crate) struct Comms {
+    /// This process's distinct GPU ordinals, their communicators.
+    local: Vec<(usize, ns::ncclComm_t)>,
+    /// The NCCL rank of every device of the split (all ranks' devices, in order).
+    pub device_rank: Vec<i32>,
+}
+
+// SAFETY: NCCL communicators may be used from any thread; every use is serialized by the
+// split that owns the exchange.
+unsafe impl Send for Comms {}
+unsafe impl Sync for Comms {}
+
+impl Comms {
+    /// The communicator of the GPU with this ordinal.
+    pub(crate) fn of(&self, ordinal: usize) -> ns::ncclComm_t {
+        self.local
+            .iter()
+            .find(|(o, _)| *o == ordinal)
+            .map(|(_, c)| *c)
+            .expect("a GPU of this process")
+    }
+}
+
+/// The communicator for a split whose local devices sit on `gpus` (in device order, a GPU
+/// repeated for several slabs), over every MPI rank: made at the first call for this
+/// layout (collectively: every rank calls it at the same exchange), then kept. `Err`
+/// names why NCCL cannot be used; the caller falls back, and every later call returns the
+/// same answer.
+pub(crate) fn comms(gpus: &[Arc<Gpu>]) -> std::result::Result<Arc<Comms>, String> {
+    type Cache = Mutex<HashMap<Vec<usize>, std::result::Result<Arc<Comms>, String>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let key: Vec<usize> = gpus.iter().map(|g| g.ordinal).collect();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some(c) = cache.get(&key) {
+        return c.clone();
+    }
+    let made = make(gpus).map(Arc::new);
+    if let Err(why) = &made
+        && crate::stats::report_enabled()
+    {
+        eprintln!("mint report: NCCL not used for halos: {why}; peer copies and staging instead");
+    }
+    cache.insert(key, made.clone());
+    made
+}
+
+fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
+    // each local device's index among this process's distinct GPUs
+    let mut ordinals: Vec<usize> = Vec::new();
+    let local_index: Vec<i32> = gpus
+        .iter()
+        .map(|g| match ordinals.iter().position(|&o| o == g.ordinal) {
+            Some(p) => p as i32,
+            None => {
+                ordinals.push(g.ordinal);
+                (ordinals.len() - 1) as i32
+            }
+        })
+        .collect();
+    // every rank must be able to take part before any enters the collective init
+    let ready = if available() {
+        Ok(())
+    } else {
+        Err(Error::Driver {
+            call: "dlopen".into(),
+            message: "libnccl.so.2 was not found".into(),
+        })
+    };
+    crate::ranks::agree(|| "loading NCCL".into(), ready).map_err(|e| e.to_string())?;
+    // all ranks' layouts: [distinct GPUs, then each device's index among them]
+    let mut mine: Vec<u8> = (ordinals.len() as i32).to_le_bytes().to_vec();
+    for i in &local_index {
+        mine.extend(i.to_le_bytes());
+    }
+    let all = crate::ranks::all_gather(&mine).map_err(|e| e.to_string())?;
+    let word = |b: &[u8], k: usize| i32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
+    let mut device_rank = Vec::new();
+    let mut first = 0i32;
+    let mut my_first = 0i32;
+    for (r, b) in all.iter().enumerate() {
+        if r == crate::ranks::rank() {
+            my_first = first;
+        }
+        let n = word(b, 0);
+        for k in 1..b.len() / 4 {
+            device_rank.push(first + word(b, k));
+        }
+        first += n;
+    }
+    let total = first;
+    let mut comms: Vec<ns::ncclComm_t> = vec![std::ptr::null_mut(); ordinals.len()];
+    let init = if crate::ranks::size() == 1 {
+        let devlist: Vec<i32> = ordinals.iter().map(|&o| o as i32).collect();
+        unsafe { nc::comm_init_all(comms.as_mut_ptr(), devlist.len() as i32, devlist.as_ptr()) }
+            .map(|_| ())
+            .map_err(|e| nccl_error("ncclCommInitAll", e))
+    } else {
+        let id = if crate::ranks::rank() == 0 {
+            nc::get_uniqueid().map_err(|e| nccl_error("ncclGetUniqueId", e))
+        } else {
+            Ok(ns::ncclUniqueId { internal: [0; 128] })
+        };
+        let id = crate::ranks::agree(|| "ncclGetUniqueId".into(), id).map_err(|e| e.to_string())?;
+        let bytes: Vec<u8> = id.internal.iter().map(|&c| c as u8).collect();
+        let ids = crate::ranks::all_gather(&bytes).map_err(|e| e.to_string())?;
+        let mut id = ns::ncclUniqueId { internal: [0; 128] };
+        for (d, s) in id.internal.iter_mut().zip(&ids[0]) {
+            *d = *s as _;
+        }
+        let mut run = || -> Result<()> {
+            nc::group_start().map_err(|e| nccl_error("ncclGroupStart", e))?;
+            for (k, &o) in ordinals.iter().enumerate() {
+                let g = gpus.iter().find(|g| g.ordinal == o).expect("listed");
+                g.bind()?;
+                unsafe { nc::comm_init_rank(&mut comms[k], total, id, my_first + k as i32) }
+                    .map_err(|e| nccl_error("ncclCommInitRank", e))?;
+            }
+            nc::group_end().map_err(|e| nccl_error("ncclGroupEnd (init)", e))?;
+            Ok(())
+        };
+        run()
+    };
+    let init = crate::ranks::agree(|| "NCCL's communicator".into(), init);
+    if let Err(e) = init {
+        for c in comms.into_iter().filter(|c| !c.is_null()) {
+            unsafe { nc::comm_destroy(c) }.ok();
+        }
+        return Err(e.to_string());
+    }
+    Ok(Comms {
+        local: ordinals.into_iter().zip(comms).collect(),
+        device_rank,
+    })
+}
+
+/// Enqueues the group of one exchange: `sends` (pointer, bytes, peer's NCCL rank,
+/// communicator, stream) and `recvs` alike, in the order every rank lists them.
+pub(crate) type Op = (
+    u64,
+    usize,
+    i32,
+    ns::ncclComm_t,
+    cudarc::driver::sys::CUstream,
+);
+
+pub(crate) fn group(ops: &[(bool, Op)]) -> Result<()> {
+    nc::group_start().map_err(|e| nccl_error("ncclGroupStart", e))?;
+    let mut first = Ok(());
+    for &(send, (ptr, bytes, peer, comm, stream)) in ops {
+        let r = unsafe {
+            if send {
+                nc::send(
+                    ptr as *const _,
+                    bytes,
+                    ns::ncclDataType_t::ncclUint8,
+                    peer,
+                    comm,
+                    stream as _,
+                )
+            } else {
+                nc::recv(
+                    ptr as *mut _,
+                    bytes,
+                    ns::ncclDataType_t::ncclUint8,
+                    peer,
+                    comm,
+                    stream as _,
+                )
+            }
+        };
+        if let (Err(e), Ok(())) = (r, &first) {
+            first = Err(nccl_error(if send { "ncclSend" } else { "ncclRecv" }, e));
+        }
+    }
+    let end = nc::group_end().map_err(|e| nccl_error("ncclGroupEnd", e));
+    first.and(end.map(|_| ()))
+}
