@@ -56,33 +56,47 @@ pub(crate) fn count_exchange() {
 }
 
 fn nccl_error(call: &str, e: nc::NcclError) -> Error {
+    // SAFETY: NCCL returns a static string for every result code.
+    let what = unsafe { std::ffi::CStr::from_ptr(ns::ncclGetErrorString(e.0)) };
     Error::Driver {
         call: call.into(),
-        message: format!("NCCL: {e:?}"),
+        message: format!(
+            "NCCL: {} ({:?}; NCCL_DEBUG=WARN says more)",
+            what.to_string_lossy(),
+            e.0
+        ),
     }
 }
 
-/// One communicator per distinct GPU of this process, spanning every rank's.
+/// One communicator per distinct GPU of this process, spanning every rank's, with the
+/// one stream its operations run on. Regions of several threads share it: each exchange
+/// enqueues its group under [`Comms::lock`], on these streams, so that the
+/// communicator's operations are issued and run in one order.
 pub(crate) struct Comms {
-    /// This process's distinct GPU ordinals, their communicators.
-    local: Vec<(usize, ns::ncclComm_t)>,
+    /// This process's distinct GPU ordinals, their communicators and streams.
+    local: Vec<(usize, ns::ncclComm_t, cudarc::driver::sys::CUstream)>,
     /// The NCCL rank of every device of the split (all ranks' devices, in order).
     pub device_rank: Vec<i32>,
+    lock: Mutex<()>,
 }
 
-// SAFETY: NCCL communicators may be used from any thread; every use is serialized by the
-// split that owns the exchange.
+// SAFETY: the communicators and streams are used only under `lock`.
 unsafe impl Send for Comms {}
 unsafe impl Sync for Comms {}
 
 impl Comms {
-    /// The communicator of the GPU with this ordinal.
-    pub(crate) fn of(&self, ordinal: usize) -> ns::ncclComm_t {
+    /// The communicator and stream of the GPU with this ordinal.
+    pub(crate) fn of(&self, ordinal: usize) -> (ns::ncclComm_t, cudarc::driver::sys::CUstream) {
         self.local
             .iter()
-            .find(|(o, _)| *o == ordinal)
-            .map(|(_, c)| *c)
+            .find(|(o, ..)| *o == ordinal)
+            .map(|&(_, c, s)| (c, s))
             .expect("a GPU of this process")
+    }
+
+    /// Held while an exchange enqueues its group.
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.lock.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -195,9 +209,20 @@ fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
         }
         return Err(e.to_string());
     }
+    let mut local = Vec::with_capacity(ordinals.len());
+    for (&o, c) in ordinals.iter().zip(comms) {
+        let g = gpus.iter().find(|g| g.ordinal == o).expect("listed");
+        g.bind().map_err(|e| e.to_string())?;
+        let s = cudarc::driver::result::stream::create(
+            cudarc::driver::result::stream::StreamKind::NonBlocking,
+        )
+        .map_err(|e| format!("cuStreamCreate: {}", crate::error::describe(e)))?;
+        local.push((o, c, s));
+    }
     Ok(Comms {
-        local: ordinals.into_iter().zip(comms).collect(),
+        local,
         device_rank,
+        lock: Mutex::new(()),
     })
 }
 

@@ -1086,66 +1086,46 @@ impl Split {
         let Parts::Gpu(parts) = &a.parts else {
             unreachable!("a split over GPUs")
         };
-        // one halo stream per GPU (its first device's), after its devices' marks or after
-        // everything queued on it
-        let lead: Vec<usize> = (0..gpus.len())
-            .map(|i| {
-                (0..=i)
-                    .find(|&j| gpus[j].ordinal == gpus[i].ordinal)
-                    .expect("i")
-            })
-            .collect();
+        // the communicator's stream on each GPU, after its devices' marks or after
+        // everything queued on them
+        let _one_at_a_time = comms.lock();
         let mut streams = Vec::with_capacity(gpus.len());
         for (i, g) in gpus.iter().enumerate() {
-            let h = halos.stream(lead[i], g, first + i)?;
+            let (_, cs) = comms.of(g.ordinal);
+            g.bind()?;
             match marks {
-                Some(m) => Halos::wait(h, m[i], first + i)?,
+                Some(m) => Halos::wait(cs, m[i], first + i)?,
                 None => {
                     let e = Halos::record(g.stream.cu_stream(), first + i)?;
-                    let r = Halos::wait(h, e, first + i);
+                    let r = Halos::wait(cs, e, first + i);
                     unsafe { cudarc::driver::result::event::destroy(e) }.ok();
                     r?;
                 }
             }
-            streams.push(h);
+            streams.push(cs);
         }
         // every run between two devices, at least one of them here, in one global order
         let mut ops: Vec<(bool, crate::nccl::Op)> = Vec::new();
         for d in 0..self.devices {
             for (from, lo, hi) in s.ghost_sources(d) {
-                if local.contains(&from) {
-                    let i = from - first;
-                    let p = &parts[i];
-                    let peer = comms.device_rank[d];
-                    let op = (
-                        p.plane_ptr(lo),
-                        p.planes_bytes(lo, hi),
-                        peer,
-                        comms.of(gpus[i].ordinal),
-                        streams[i],
-                    );
-                    ops.push((true, op));
-                }
-                if local.contains(&d) {
-                    let i = d - first;
-                    let p = &parts[i];
-                    let peer = comms.device_rank[from];
-                    let op = (
-                        p.plane_ptr(lo),
-                        p.planes_bytes(lo, hi),
-                        peer,
-                        comms.of(gpus[i].ordinal),
-                        streams[i],
-                    );
-                    ops.push((false, op));
+                for (send, dev, peer) in [(true, from, d), (false, d, from)] {
+                    if local.contains(&dev) {
+                        let i = dev - first;
+                        let p = &parts[i];
+                        let (comm, _) = comms.of(gpus[i].ordinal);
+                        let bytes = p.planes_bytes(lo, hi);
+                        let peer = comms.device_rank[peer];
+                        ops.push((send, (p.plane_ptr(lo), bytes, peer, comm, streams[i])));
+                    }
                 }
             }
         }
         let r = crate::nccl::group(&ops);
         crate::ranks::agree(|| format!("the NCCL halo exchange of `{}`", a.name), r)?;
         // each GPU's next work waits for the group: its ghosts arrive, its planes are read
-        for (i, &h) in streams.iter().enumerate() {
-            halos.after(i, h, first + i)?;
+        for (i, &cs) in streams.iter().enumerate() {
+            gpus[i].bind()?;
+            halos.after(i, cs, first + i)?;
         }
         a.stale = false;
         crate::nccl::count_exchange();
