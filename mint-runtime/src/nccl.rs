@@ -154,6 +154,33 @@ fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
     for i in &local_index {
         mine.extend(i.to_le_bytes());
     }
+    // NCCL refuses two ranks on one GPU (and trying leaves the process slower): look first,
+    // by the GPUs' UUIDs, which are unique across hosts
+    let uuids: Result<Vec<u8>> = ordinals
+        .iter()
+        .map(|&o| {
+            let g = gpus.iter().find(|g| g.ordinal == o).expect("listed");
+            g.ctx
+                .uuid()
+                .map(|u| u.bytes.map(|b| b as u8))
+                .map_err(|e| Error::driver("cuDeviceGetUuid", e))
+        })
+        .collect::<Result<Vec<[u8; 16]>>>()
+        .map(|v| v.concat());
+    let uuids = crate::ranks::agree(|| "reading the GPUs' UUIDs".into(), uuids)
+        .map_err(|e| e.to_string())?;
+    let every = crate::ranks::all_gather(&uuids).map_err(|e| e.to_string())?;
+    let mut seen: Vec<&[u8]> = Vec::new();
+    for (r, b) in every.iter().enumerate() {
+        for u in b.chunks_exact(16) {
+            if seen.contains(&u) {
+                return Err(format!(
+                    "rank {r} drives a GPU another rank drives too (NCCL needs one rank per GPU)"
+                ));
+            }
+            seen.push(u);
+        }
+    }
     let all = crate::ranks::all_gather(&mine).map_err(|e| e.to_string())?;
     let word = |b: &[u8], k: usize| i32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
     let mut device_rank = Vec::new();
