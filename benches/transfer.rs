@@ -33,37 +33,28 @@ use std::time::Instant;
 const REPS: usize = 5;
 
 /// Copies `u` to the device once (allocating), then `REPS` times each way; returns the
-/// seconds of each copy, (to device, from device).
-#[mint::parallel]
-fn round_trips(u: &mut Array3<f32>) -> mint::Result<(Vec<f64>, Vec<f64>)> {
-    mint::copy!(u, to_device);
-    let (mut up, mut down) = (Vec::new(), Vec::new());
-    for _ in 0..REPS {
-        let t = Instant::now();
-        mint::copy!(u, to_device);
-        up.push(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        mint::copy!(u, from_device);
-        down.push(t.elapsed().as_secs_f64());
-    }
-    Ok((up, down))
+/// seconds of each copy, (to device, from device). On an `ndarray` array and on one in
+/// page-locked memory.
+macro_rules! round_trips {
+    ($name:ident, $arr:ty) => {
+        #[mint::parallel]
+        fn $name(u: &mut $arr) -> mint::Result<(Vec<f64>, Vec<f64>)> {
+            mint::copy!(u, to_device);
+            let (mut up, mut down) = (Vec::new(), Vec::new());
+            for _ in 0..REPS {
+                let t = Instant::now();
+                mint::copy!(u, to_device);
+                up.push(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                mint::copy!(u, from_device);
+                down.push(t.elapsed().as_secs_f64());
+            }
+            Ok((up, down))
+        }
+    };
 }
-
-/// [`round_trips`] of an array in page-locked memory.
-#[mint::parallel]
-fn round_trips_pinned(u: &mut mint::PinnedArray3<f32>) -> mint::Result<(Vec<f64>, Vec<f64>)> {
-    mint::copy!(u, to_device);
-    let (mut up, mut down) = (Vec::new(), Vec::new());
-    for _ in 0..REPS {
-        let t = Instant::now();
-        mint::copy!(u, to_device);
-        up.push(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        mint::copy!(u, from_device);
-        down.push(t.elapsed().as_secs_f64());
-    }
-    Ok((up, down))
-}
+round_trips!(round_trips, Array3<f32>);
+round_trips!(round_trips_pinned, mint::PinnedArray3<f32>);
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));

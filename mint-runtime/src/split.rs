@@ -169,6 +169,71 @@ impl Drop for Split {
     }
 }
 
+/// A run of ghost planes `lo..hi` that device `.0` receives from device `.1`.
+type Run = (usize, usize, usize, usize);
+
+/// The runs between this rank's devices (`local`) and other ranks', in the order every
+/// rank lists them (by receiving device, then source), so that messages match.
+fn rank_runs(s: &Slabs, devices: usize, local: &std::ops::Range<usize>) -> Vec<Run> {
+    let per_rank = local.len();
+    (0..devices)
+        .flat_map(|d| {
+            s.ghost_sources(d)
+                .into_iter()
+                .map(move |(from, lo, hi)| (d, from, lo, hi))
+        })
+        .filter(|&(d, from, ..)| {
+            rank_of(d, per_rank) != rank_of(from, per_rank)
+                && (local.contains(&d) || local.contains(&from))
+        })
+        .collect()
+}
+
+/// The first `total` bytes of an array's page-locked halo buffer, grown when needed.
+fn halo_buffer(buf: &mut Option<crate::pinned::PinnedArray1<u8>>, total: usize) -> &mut [u8] {
+    if buf.as_ref().is_none_or(|h| h.len() < total) {
+        *buf = Some(crate::pinned::PinnedArray1::zeros(total));
+    }
+    &mut buf.as_mut().expect("allocated").as_slice_mut()[..total]
+}
+
+/// `buf` cut into one slice per run of `runs`, in order (`pb` bytes per plane).
+fn cut<'b>(mut buf: &'b mut [u8], runs: &[Run], pb: usize) -> Vec<&'b mut [u8]> {
+    let mut slices = Vec::with_capacity(runs.len());
+    for r in runs {
+        let (head, tail) = std::mem::take(&mut buf).split_at_mut((r.3 - r.2) * pb);
+        slices.push(head);
+        buf = tail;
+    }
+    slices
+}
+
+/// This rank's MPI messages for `runs`: a send of each run it owns the source of, a receive
+/// of each other into its slice.
+fn messages<'b>(
+    runs: &[Run],
+    slices: Vec<&'b mut [u8]>,
+    local: &std::ops::Range<usize>,
+) -> Vec<crate::ranks::Message<'b>> {
+    let per_rank = local.len();
+    runs.iter()
+        .zip(slices)
+        .map(|(&(d, from, _, _), sl)| {
+            if local.contains(&from) {
+                crate::ranks::Message::Send {
+                    rank: rank_of(d, per_rank),
+                    bytes: sl,
+                }
+            } else {
+                crate::ranks::Message::Recv {
+                    rank: rank_of(from, per_rank),
+                    into: sl,
+                }
+            }
+        })
+        .collect()
+}
+
 /// What a launch on a GPU covers ([`crate::overlap`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -732,45 +797,22 @@ impl Split {
         };
         let pb = a.plane_bytes();
         let local = self.local.clone();
-        let per_rank = local.len();
         if crate::ranks::size() > 1 {
             // Every run of ghost planes between two ranks, in the order every rank lists
             // them (by receiving device, then source), so that messages match.
-            let runs: Vec<(usize, usize, usize, usize)> = (0..self.devices)
-                .flat_map(|d| {
-                    s.ghost_sources(d)
-                        .into_iter()
-                        .map(move |(from, lo, hi)| (d, from, lo, hi))
-                })
-                .filter(|&(d, from, ..)| {
-                    rank_of(d, per_rank) != rank_of(from, per_rank)
-                        && (local.contains(&d) || local.contains(&from))
-                })
-                .collect();
+            let runs = rank_runs(&s, self.devices, &local);
             // One buffer holds every run, in `runs` order: page-locked for GPUs, so that
             // each run is one DMA (kept with the array, grown when a run needs more).
-            let len = |r: &(usize, usize, usize, usize)| (r.3 - r.2) * pb;
-            let total: usize = runs.iter().map(len).sum();
+            let total = runs.iter().map(|r| (r.3 - r.2) * pb).sum();
             let mut heap = Vec::new();
             let buf: &mut [u8] = match &a.parts {
-                Parts::Gpu(_) => {
-                    if a.halo_host.as_ref().is_none_or(|h| h.len() < total) {
-                        a.halo_host = Some(crate::pinned::PinnedArray1::zeros(total));
-                    }
-                    &mut a.halo_host.as_mut().expect("allocated").as_slice_mut()[..total]
-                }
+                Parts::Gpu(_) => halo_buffer(&mut a.halo_host, total),
                 Parts::Host(_) => {
                     heap.resize(total, 0u8);
                     &mut heap
                 }
             };
-            let mut slices: Vec<&mut [u8]> = Vec::with_capacity(runs.len());
-            let mut rest = buf;
-            for r in &runs {
-                let (head, tail) = std::mem::take(&mut rest).split_at_mut(len(r));
-                slices.push(head);
-                rest = tail;
-            }
+            let mut slices = cut(buf, &runs, pb);
             // this rank's planes for the others, staged
             let staged: Result<()> = runs
                 .iter()
@@ -790,23 +832,7 @@ impl Split {
                     }
                 });
             crate::ranks::agree(|| format!("the halo exchange of `{}`", a.name), staged)?;
-            let mut messages: Vec<crate::ranks::Message<'_>> = runs
-                .iter()
-                .zip(slices)
-                .map(|(&(d, from, _, _), sl)| {
-                    if local.contains(&from) {
-                        crate::ranks::Message::Send {
-                            rank: rank_of(d, per_rank),
-                            bytes: sl,
-                        }
-                    } else {
-                        crate::ranks::Message::Recv {
-                            rank: rank_of(from, per_rank),
-                            into: sl,
-                        }
-                    }
-                })
-                .collect();
+            let mut messages = messages(&runs, slices, &local);
             crate::ranks::exchange(&mut messages)?;
             for (&(d, _, lo, hi), m) in runs.iter().zip(&messages) {
                 let crate::ranks::Message::Recv { into: got, .. } = m else {
@@ -936,32 +962,10 @@ impl Split {
             ),
         };
         if crate::ranks::size() > 1 {
-            let per_rank = local.len();
-            let runs: Vec<(usize, usize, usize, usize)> = (0..self.devices)
-                .flat_map(|d| {
-                    s.ghost_sources(d)
-                        .into_iter()
-                        .map(move |(from, lo, hi)| (d, from, lo, hi))
-                })
-                .filter(|&(d, from, ..)| {
-                    rank_of(d, per_rank) != rank_of(from, per_rank)
-                        && (local.contains(&d) || local.contains(&from))
-                })
-                .collect();
+            let runs = rank_runs(&s, self.devices, &local);
             let pb = a.plane_bytes();
-            let len = |r: &(usize, usize, usize, usize)| (r.3 - r.2) * pb;
-            let total: usize = runs.iter().map(len).sum();
-            if a.halo_host.as_ref().is_none_or(|h| h.len() < total) {
-                a.halo_host = Some(crate::pinned::PinnedArray1::zeros(total));
-            }
-            let buf = &mut a.halo_host.as_mut().expect("allocated").as_slice_mut()[..total];
-            let mut slices: Vec<&mut [u8]> = Vec::with_capacity(runs.len());
-            let mut rest = buf;
-            for r in &runs {
-                let (head, tail) = std::mem::take(&mut rest).split_at_mut(len(r));
-                slices.push(head);
-                rest = tail;
-            }
+            let total = runs.iter().map(|r| (r.3 - r.2) * pb).sum();
+            let mut slices = cut(halo_buffer(&mut a.halo_host, total), &runs, pb);
             // this rank's boundary planes into the buffer, then the host waits for them
             let staged: Result<()> = runs
                 .iter()
@@ -978,23 +982,7 @@ impl Split {
                 })
                 .and_then(|_| halos.synchronize(&gpus, first));
             crate::ranks::agree(|| format!("the halo exchange of `{}`", a.name), staged)?;
-            let mut messages: Vec<crate::ranks::Message<'_>> = runs
-                .iter()
-                .zip(slices)
-                .map(|(&(d, from, _, _), sl)| {
-                    if local.contains(&from) {
-                        crate::ranks::Message::Send {
-                            rank: rank_of(d, per_rank),
-                            bytes: sl,
-                        }
-                    } else {
-                        crate::ranks::Message::Recv {
-                            rank: rank_of(from, per_rank),
-                            into: sl,
-                        }
-                    }
-                })
-                .collect();
+            let mut messages = messages(&runs, slices, &local);
             crate::ranks::exchange(&mut messages)?;
             let mut into = vec![false; local.len()];
             for (&(d, _, lo, hi), m) in runs.iter().zip(messages.iter_mut()) {
