@@ -154,7 +154,7 @@ fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
     for i in &local_index {
         mine.extend(i.to_le_bytes());
     }
-    // NCCL refuses two ranks on one GPU (and trying leaves the process slower): look first,
+    // NCCL refuses two ranks on one GPU, after an initialization of about half a second: look first,
     // by the GPUs' UUIDs, which are unique across hosts
     let uuids: Result<Vec<u8>> = ordinals
         .iter()
