@@ -45,4 +45,12 @@ impl EnvFlag {
     pub(crate) fn set(&self, on: bool) {
         self.state.store(if on { 2 } else { 1 }, Ordering::Relaxed);
     }
+
+    /// [`EnvFlag::set`] for `Some`; `None` drops the override and reads `var` again.
+    pub(crate) fn set_or_reset(&self, on: Option<bool>) {
+        match on {
+            Some(on) => self.set(on),
+            None => self.state.store(0, Ordering::Relaxed),
+        }
+    }
 }

@@ -23,21 +23,18 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-static NCCL: Mutex<Option<bool>> = Mutex::new(None);
+static NCCL: crate::flag::EnvFlag = crate::flag::EnvFlag::new("MINT_NCCL", false);
 static EXCHANGES: AtomicUsize = AtomicUsize::new(0);
 
 /// Asks for NCCL as the halo transport of regions entered later (`None`: `MINT_NCCL`,
 /// off unless `1`).
 pub fn set_nccl(on: Option<bool>) {
-    *NCCL.lock().unwrap_or_else(|p| p.into_inner()) = on;
+    NCCL.set_or_reset(on);
 }
 
 /// Whether NCCL is asked for now.
 pub fn requested() -> bool {
-    if let Some(on) = *NCCL.lock().unwrap_or_else(|p| p.into_inner()) {
-        return on;
-    }
-    matches!(std::env::var("MINT_NCCL").as_deref(), Ok("1"))
+    NCCL.get()
 }
 
 /// Whether `libnccl` can be loaded.

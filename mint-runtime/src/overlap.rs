@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use cudarc::driver::{result as drv, sys};
 use std::sync::Mutex;
 
-static OVERLAP: Mutex<Option<bool>> = Mutex::new(None);
+static OVERLAP: crate::flag::EnvFlag = crate::flag::EnvFlag::new("MINT_OVERLAP", true);
 static EXCHANGES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// How many halo exchanges of an array went out right after the kernel that wrote it
@@ -39,15 +39,12 @@ pub(crate) fn count_exchange() {
 /// Turns the overlap on or off for regions entered later (`None`: `MINT_OVERLAP`, on
 /// unless `0`).
 pub fn set_overlap(on: Option<bool>) {
-    *OVERLAP.lock().unwrap_or_else(|p| p.into_inner()) = on;
+    OVERLAP.set_or_reset(on);
 }
 
 /// Whether split kernels overlap their halo exchange with their interior now.
 pub fn overlap() -> bool {
-    if let Some(on) = *OVERLAP.lock().unwrap_or_else(|p| p.into_inner()) {
-        return on;
-    }
-    !matches!(std::env::var("MINT_OVERLAP").as_deref(), Ok("0"))
+    OVERLAP.get()
 }
 
 /// The planes of device `d`'s owned slab that other devices hold as ghost planes, as at
