@@ -135,6 +135,11 @@ const CASES: &[Case] = &[
         reference: Reference::ErrorEverywhere,
     },
     Case {
+        name: "seismic_model_slabs",
+        run: seismic_model_slabs,
+        reference: Reference::OwnedPlanes,
+    },
+    Case {
         name: "seismic_output_share",
         run: output_share,
         reference: Reference::Partition,
@@ -199,6 +204,90 @@ fn seismic(file: &str) -> Vec<u64> {
     );
     let mut out = bits(got.seismograms.iter().copied());
     out.extend(bits(got.pgv.iter().copied()));
+    out
+}
+
+/// The seismic model as each rank builds it, slab by slab: the layered LOH.3 with
+/// attenuation, and a material file (read only in the rank's planes) of Vp, Vs and ρ
+/// varying along every axis, with Q. Returns `[lo, hi]` of the rank's owned planes and,
+/// plane by plane, every 3-D coefficient of both models there, which must equal one
+/// device's (one process's, which builds every plane). Each rank must hold no more than
+/// its owned planes and the ghost planes.
+fn seismic_model_slabs() -> Vec<u64> {
+    let layered = seismic_case::setup("loh3.toml");
+    let (mut cfg, h, dt) = seismic_case::config("loh1.toml");
+    let n = [0, 1, 2].map(|a| (cfg.grid.extent[a] / h).round() as usize + 1);
+    let mut bytes = Vec::with_capacity(n.iter().product::<usize>() * 12);
+    for k in 0..n[2] {
+        for j in 0..n[1] {
+            for i in 0..n[0] {
+                let w = ((7 * i + 3 * j + 5 * k) % 11) as f32;
+                for v in [4000.0 + 40.0 * w, 2300.0 - 15.0 * w, 2500.0 + 9.0 * w] {
+                    bytes.extend_from_slice(&f32::to_le_bytes(v));
+                }
+            }
+        }
+    }
+    // one file per rank: the ranks write the same bytes at the same time
+    let path = std::env::temp_dir().join(format!(
+        "mint-mpi-material-{}-{}.bin",
+        std::process::id(),
+        mint::ranks::rank()
+    ));
+    std::fs::write(&path, &bytes).unwrap();
+    cfg.material = config::Material::File {
+        path: path.clone(),
+        qp: Some(80.0),
+        qs: Some(40.0),
+    };
+    let from_file = model::build(&cfg, h, dt).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let arrays = |s: &model::Setup| {
+        let m = &s.medium;
+        let a = m.anelastic.as_ref().expect("both models have Q");
+        [
+            &m.d1, &m.d2, &m.d3, &m.lam, &m.l2m, &m.mxy, &m.mxz, &m.myz, &a.qn, &a.qsn, &a.qxy,
+            &a.qxz, &a.qyz, &a.tau1, &a.tau2,
+        ]
+        .map(|x| x.clone())
+    };
+    let all: Vec<mint::SlabArray3<f32>> = arrays(&layered)
+        .into_iter()
+        .chain(arrays(&from_file))
+        .collect();
+    let o = all[0].owned();
+    let nz = all[0].dim().0;
+    for a in &all {
+        let held = a.planes();
+        assert!(
+            held.start + model::HALO >= o.start
+                && held.end <= o.end + model::HALO
+                && (mint::ranks::size() == 1 || held.len() < nz),
+            "rank {} holds planes {held:?} of {nz} for owned planes {o:?}",
+            mint::ranks::rank()
+        );
+    }
+    // λ/(λ + 2μ) at the free surface, which every rank builds from the surface's plane:
+    // with every plane, so that every rank's is compared
+    let surface: Vec<u64> = bits(
+        layered
+            .medium
+            .fsr
+            .iter()
+            .chain(from_file.medium.fsr.iter())
+            .copied(),
+    );
+    let mut out = vec![o.start as u64, o.end as u64];
+    for k in o {
+        for a in &all {
+            let plane = a
+                .local()
+                .index_axis(ndarray::Axis(0), k - a.planes().start)
+                .to_owned();
+            out.extend(bits(plane.iter().copied()));
+        }
+        out.extend(&surface);
+    }
     out
 }
 

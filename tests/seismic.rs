@@ -749,7 +749,7 @@ fn one_relaxation_mechanism_everywhere_is_a_standard_linear_solid() {
         // the coefficients as model::Anelastic defines them, with y and τ the same in
         // every cell
         a.qn = l2m.mapv(|v| v * y as f32);
-        a.qsn = (&l2m - &lam).mapv(|v| v * y as f32);
+        a.qsn = l2m.zip_with(&lam, |l2m, lam| (l2m - lam) * y as f32);
         a.qxy = mxy.mapv(|v| v * y as f32);
         a.qxz = mxz.mapv(|v| v * y as f32);
         a.qyz = myz.mapv(|v| v * y as f32);

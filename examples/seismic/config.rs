@@ -51,6 +51,10 @@ pub enum ConfigError {
     },
     #[error("cannot read the material file {path}: {why}")]
     MaterialFile { path: PathBuf, why: String },
+    /// Under `mpirun`: another rank failed to build its planes of the model, or the ranks
+    /// could not exchange.
+    #[error("the model across MPI ranks: {why}")]
+    Ranks { why: String },
 }
 
 /// The whole input file.

@@ -18,7 +18,9 @@
 
 use crate::config::{Attenuation, Config, ConfigError, Material};
 use crate::stencil::{harmonic4, mean2};
+use mint::SlabArray3;
 use ndarray::{Array1, Array2, Array3};
+use std::ops::Range;
 
 /// Ghost points on each side: the 4th-order differences reach two points.
 pub const HALO: usize = 2;
@@ -36,19 +38,21 @@ pub const STRESS_OFFSETS: [[f64; 3]; 6] = [
 ];
 
 /// Material coefficients, premultiplied by dt/h, at the staggered positions of the
-/// fields they update; all `[nz + 4, ny + 4, nx + 4]`.
+/// fields they update; all `[nz + 4, ny + 4, nx + 4]`. The 3-D ones are
+/// [`mint::SlabArray3`]s: under `mpirun` each rank builds and holds only its own planes
+/// and [`HALO`] ghost planes on each side (on one process, all of them).
 pub struct Medium {
     /// dt/(h·ρ̄) at u1, v1, w1 (ρ averaged over the two neighbours).
-    pub d1: Array3<f32>,
-    pub d2: Array3<f32>,
-    pub d3: Array3<f32>,
+    pub d1: SlabArray3<f32>,
+    pub d2: SlabArray3<f32>,
+    pub d3: SlabArray3<f32>,
     /// dt/h·λ and dt/h·(λ + 2μ) at the normal stresses.
-    pub lam: Array3<f32>,
-    pub l2m: Array3<f32>,
+    pub lam: SlabArray3<f32>,
+    pub l2m: SlabArray3<f32>,
     /// dt/h·μ̄ at xy, xz, yz (harmonic mean of the four neighbours).
-    pub mxy: Array3<f32>,
-    pub mxz: Array3<f32>,
-    pub myz: Array3<f32>,
+    pub mxy: SlabArray3<f32>,
+    pub mxz: SlabArray3<f32>,
+    pub myz: SlabArray3<f32>,
     /// The Cerjan damping, separable: the factor of a field at (x, y, z) is
     /// `sponge.x·sponge.y·sponge.z` evaluated at its staggered position.
     pub sponge: Sponge,
@@ -88,16 +92,16 @@ pub struct Medium {
 pub struct Anelastic {
     /// dt/h·(λ + 2μ)ᵤ·y_p: the P part of the normal stresses' relaxation, with
     /// y_p = 8·w_c/Qp the coarse-grained weight of the cell's relaxation time c.
-    pub qn: Array3<f32>,
+    pub qn: SlabArray3<f32>,
     /// dt/h·2μᵤ·y_s: the S part, y_s = 8·w_c/Qs.
-    pub qsn: Array3<f32>,
+    pub qsn: SlabArray3<f32>,
     /// dt/h·μ̄ᵤ·y_s at xy, xz, yz (1/Qs the mean of the four nodes').
-    pub qxy: Array3<f32>,
-    pub qxz: Array3<f32>,
-    pub qyz: Array3<f32>,
+    pub qxy: SlabArray3<f32>,
+    pub qxz: SlabArray3<f32>,
+    pub qyz: SlabArray3<f32>,
     /// 1/(τ_c/dt + ½) and τ_c/dt − ½ of the cell's relaxation time τ_c.
-    pub tau1: Array3<f32>,
-    pub tau2: Array3<f32>,
+    pub tau1: SlabArray3<f32>,
+    pub tau2: SlabArray3<f32>,
     /// The fitted model, for the run's report.
     pub relaxation: Relaxation,
 }
@@ -106,7 +110,7 @@ impl Anelastic {
     /// 1×1×1 stand-ins passed to the solver of an elastic run, whose anelastic nest is
     /// never launched.
     pub fn unused() -> Anelastic {
-        let z = || Array3::zeros((1, 1, 1));
+        let z = || SlabArray3::zeros((1, 1, 1), HALO);
         Anelastic {
             qn: z(),
             qsn: z(),
@@ -299,10 +303,18 @@ fn shape_of(n: [usize; 3]) -> (usize, usize, usize) {
 
 /// Builds the problem of `c` at spacing `h` and step `dt`.
 ///
+/// Under `mpirun` (the `mpi` feature) each rank builds the material and the coefficient
+/// arrays of its own planes only ([`mint::slab::held_planes`]), reading only those planes
+/// of a material file; the largest P and smallest S velocity, which set the CFL check,
+/// are taken over all ranks ([`mint::ranks::all_max`]). So no rank ever holds the whole
+/// model, and every rank builds the same values for the planes it holds as one process
+/// does.
+///
 /// # Errors
 /// [`ConfigError::Cfl`] when the step is unstable; [`ConfigError::MaterialFile`] for a
 /// material file that cannot be read or has the wrong size; [`ConfigError::Value`] for a
-/// grid too small for the sponge.
+/// grid too small for the sponge; [`ConfigError::Ranks`] when another rank failed to
+/// build its part (the failing rank reports its own error) or the ranks cannot exchange.
 pub fn build(c: &Config, h: f64, dt: f64) -> Result<Setup, ConfigError> {
     let n = [0, 1, 2].map(|a| (c.grid.extent[a] / h).round() as usize + 1);
     if n.iter().any(|&v| v < 2 * c.sponge.width + 8) {
@@ -316,34 +328,48 @@ pub fn build(c: &Config, h: f64, dt: f64) -> Result<Setup, ConfigError> {
         });
     }
     let nsteps = (c.grid.duration / dt).round().max(1.0) as usize;
-    let mut f = material(c, n, h)?;
-    let vs_min = f.vs.iter().fold(f32::INFINITY, |m, &v| m.min(v)) as f64;
+    let shape = shape_of(n);
+    // this rank's planes of the coefficient arrays, and the material one plane further
+    // down, which the averages at the staggered z + ½ points read
+    let held = mint::slab::held_planes(shape.0, HALO);
+    let mut f = agree(material(c, n, h, held.start..(held.end + 1).min(shape.0)))?;
+    // the free surface's plane, for λ/(λ + 2μ) there, which every rank holds
+    let surface = agree(material(c, n, h, HALO..HALO + 1))?;
+    let vs_min = all(
+        mint::ranks::all_min,
+        f.vs.a.iter().fold(f32::INFINITY, |m, &v| m.min(v)) as f64,
+    )?;
     let relaxation = f.q.as_ref().map(|_| Relaxation::fit(&c.attenuation));
     // the given velocities hold at the reference frequency: with Q the unrelaxed (high
     // frequency) moduli are higher, each by its own cell's factor (`anelastic` below)
     let vp_max = match (&f.q, &relaxation) {
         (Some((qpi, _)), Some(r)) => {
-            ndarray::Zip::indexed(&f.vp)
-                .and(qpi)
+            ndarray::Zip::indexed(&f.vp.a)
+                .and(&qpi.a)
                 .fold(0.0f64, |m, (k, j, i), &v, &q| {
-                    m.max(v as f64 * r.cell_unrelaxed(q as f64, cell_of(k, j, i)).sqrt())
+                    m.max(
+                        v as f64
+                            * r.cell_unrelaxed(q as f64, cell_of(k + f.vp.lo, j, i))
+                                .sqrt(),
+                    )
                 })
         }
-        _ => f.vp.iter().fold(0.0f32, |m, &v| m.max(v)) as f64,
+        _ => f.vp.a.iter().fold(0.0f32, |m, &v| m.max(v)) as f64,
     };
+    let vp_max = all(mint::ranks::all_max, vp_max)?;
     Config::check_cfl(h, dt, vp_max)?;
     if let (Some(prof), Some(r)) = (&mut f.layered, &relaxation) {
         // the per-depth corrections C13 − C12 and C33 − C11 (zero away from interfaces)
         // take the cells' mean factor: they are one value per depth
-        for (k, p) in prof.iter_mut().enumerate() {
-            let qpi = f.q.as_ref().map_or(0.0, |q| q.0[[k, 0, 0]] as f64);
-            p.c13_c12 /= r.dispersion(qpi);
-            p.c33_c11 /= r.dispersion(qpi);
+        for p in prof.iter_mut() {
+            p.c13_c12 /= r.dispersion(p.qpi);
+            p.c33_c11 /= r.dispersion(p.qpi);
         }
     }
-    let mut medium = coefficients(&f, h, dt, vp_max, vs_min, c);
-    if let (Some((qpi, qsi)), Some(r)) = (&f.q, relaxation) {
-        medium.anelastic = Some(anelastic(&mut medium, qpi, qsi, r, dt));
+    let mut medium = coefficients(&f, shape, h, dt, vp_max, vs_min, c);
+    medium.fsr = free_surface(&surface, dt / h, relaxation.as_ref());
+    if let Some(r) = relaxation {
+        medium.anelastic = Some(anelastic(&mut medium, &f, r, dt));
     }
     let sources = sources(c, n, h, dt, nsteps);
     let receivers = receivers(c, n, h);
@@ -359,30 +385,113 @@ pub fn build(c: &Config, h: f64, dt: f64) -> Result<Setup, ConfigError> {
     })
 }
 
-/// The material at every grid point, halo included (copied from the nearest interior
-/// point).
+/// Makes a step of [`build`] fail on every rank when it failed on any: a rank that went
+/// on alone would wait for the others in the next collective. The failing rank keeps its
+/// own error.
+fn agree<T>(local: Result<T, ConfigError>) -> Result<T, ConfigError> {
+    if mint::ranks::size() == 1 {
+        return local;
+    }
+    let failed = all(mint::ranks::all_max, f64::from(u8::from(local.is_err())))?;
+    match local {
+        Ok(_) if failed > 0.0 => Err(ConfigError::Ranks {
+            why: "another rank could not build its planes of the model (it reports why)".into(),
+        }),
+        other => other,
+    }
+}
+
+/// A collective of [`mint::ranks`] on `x`, its error as a [`ConfigError`].
+fn all(op: fn(f64) -> mint::Result<f64>, x: f64) -> Result<f64, ConfigError> {
+    op(x).map_err(|e| ConfigError::Ranks { why: e.to_string() })
+}
+
+/// Material values of the padded grid on some of its planes, read by global index.
+struct Planes {
+    /// The first plane held.
+    lo: usize,
+    /// Planes `lo..lo + a.len_of(Axis(0))`, `[planes, ny + 4, nx + 4]`.
+    a: Array3<f32>,
+}
+
+impl Planes {
+    fn from_fn(
+        planes: &Range<usize>,
+        (ny, nx): (usize, usize),
+        mut f: impl FnMut(usize, usize, usize) -> f32,
+    ) -> Planes {
+        let lo = planes.start;
+        Planes {
+            lo,
+            a: Array3::from_shape_fn((planes.len(), ny, nx), |(k, j, i)| f(lo + k, j, i)),
+        }
+    }
+
+    fn at(&self, k: usize, j: usize, i: usize) -> f32 {
+        self.a[[k - self.lo, j, i]]
+    }
+}
+
+/// The material at every grid point of some planes, halo included (copied from the
+/// nearest interior point).
 struct Fields {
-    vp: Array3<f32>,
-    vs: Array3<f32>,
-    rho: Array3<f32>,
+    vp: Planes,
+    vs: Planes,
+    rho: Planes,
     /// 1/Qp and 1/Qs (0 where a material has none) when any material has a Q.
-    q: Option<(Array3<f32>, Array3<f32>)>,
+    q: Option<(Planes, Planes)>,
     /// For a layered model, what each depth index needs beyond the node values above
-    /// (see [`Staggered`]); `None` for other models.
+    /// (see [`Staggered`]), for every depth; `None` for other models.
     layered: Option<Vec<Staggered>>,
+    /// The padded grid's shape `[nz + 4, ny + 4, nx + 4]`.
+    shape: (usize, usize, usize),
+}
+
+impl Fields {
+    /// (k, j, i) clamped to the grid: the staggered averages at the last index read
+    /// one beyond it.
+    fn clamp(&self, k: usize, j: usize, i: usize) -> (usize, usize, usize) {
+        let (nz, ny, nx) = self.shape;
+        (k.min(nz - 1), j.min(ny - 1), i.min(nx - 1))
+    }
+    /// μ = ρ·Vs² (Pa).
+    fn mu(&self, k: usize, j: usize, i: usize) -> f64 {
+        let (k, j, i) = self.clamp(k, j, i);
+        self.rho.at(k, j, i) as f64 * (self.vs.at(k, j, i) as f64).powi(2)
+    }
+    /// λ = ρ·(Vp² − 2·Vs²) (Pa), at a node.
+    fn lam(&self, k: usize, j: usize, i: usize) -> f64 {
+        let (vp, vs) = (self.vp.at(k, j, i) as f64, self.vs.at(k, j, i) as f64);
+        self.rho.at(k, j, i) as f64 * (vp.powi(2) - 2.0 * vs.powi(2))
+    }
+    fn rho(&self, k: usize, j: usize, i: usize) -> f64 {
+        let (k, j, i) = self.clamp(k, j, i);
+        self.rho.at(k, j, i) as f64
+    }
+    /// 1/Qp and 1/Qs (clamped), 0 without attenuation.
+    fn qpi(&self, k: usize, j: usize, i: usize) -> f64 {
+        let (k, j, i) = self.clamp(k, j, i);
+        self.q.as_ref().map_or(0.0, |q| q.0.at(k, j, i) as f64)
+    }
+    fn qsi(&self, k: usize, j: usize, i: usize) -> f64 {
+        let (k, j, i) = self.clamp(k, j, i);
+        self.q.as_ref().map_or(0.0, |q| q.1.at(k, j, i) as f64)
+    }
 }
 
 /// What a layered model needs of depth index k beyond the node values (which give every
 /// coefficient at the node's own depth, `mxy` included): at the xz, yz and w1 nodes,
 /// depth z_k + h/2, the averages over their cell [z_k, z_k + h] (Backus 1962) — `mu_z`
 /// the harmonic mean of μ (C44, shear across the layers) and `rho_z` the arithmetic mean
-/// of ρ — and the node's C13 − C12 and C33 − C11 ([`CellMaterial`]).
+/// of ρ — and the node's C13 − C12 and C33 − C11 ([`CellMaterial`]) and 1/Qp.
 #[derive(Clone, Copy, Debug)]
 pub struct Staggered {
     pub mu_z: f64,
     pub rho_z: f64,
     pub c13_c12: f64,
     pub c33_c11: f64,
+    /// The node's 1/Qp, as the 1/Qp field holds it.
+    pub qpi: f64,
 }
 
 /// [`Staggered`] for the node at depth `z` (m), spacing `h`, whose own cell average is
@@ -403,6 +512,7 @@ pub fn staggered(
         rho_z: below.iter().map(|(w, l)| w * l.rho).sum(),
         c13_c12: node.c13_c12,
         c33_c11: node.c33_c11,
+        qpi: node.qpi as f64,
     }
 }
 
@@ -433,10 +543,19 @@ fn inverse(q: Option<f64>) -> f32 {
     q.map_or(0.0, |q| (1.0 / q) as f32)
 }
 
-fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields, ConfigError> {
+/// The material of `c` on `planes` of the padded grid of `n` interior points. A material
+/// file is read only in those planes (each plane of the file is contiguous).
+fn material(
+    c: &Config,
+    n: [usize; 3],
+    h: f64,
+    planes: Range<usize>,
+) -> Result<Fields, ConfigError> {
     let shape = shape_of(n);
+    let plane = (shape.1, shape.2);
     let clamp = |v: usize, len: usize| v.clamp(HALO, len + HALO - 1) - HALO;
     let anelastic = c.anelastic();
+    let constant = |v: f32| Planes::from_fn(&planes, plane, |_, _, _| v);
     match &c.material {
         Material::Homogeneous {
             vp,
@@ -445,26 +564,21 @@ fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields, ConfigError> {
             qp,
             qs,
         } => Ok(Fields {
-            vp: Array3::from_elem(shape, *vp as f32),
-            vs: Array3::from_elem(shape, *vs as f32),
-            rho: Array3::from_elem(shape, *rho as f32),
-            q: anelastic.then(|| {
-                (
-                    Array3::from_elem(shape, inverse(*qp)),
-                    Array3::from_elem(shape, inverse(*qs)),
-                )
-            }),
+            vp: constant(*vp as f32),
+            vs: constant(*vs as f32),
+            rho: constant(*rho as f32),
+            q: anelastic.then(|| (constant(inverse(*qp)), constant(inverse(*qs)))),
             layered: None,
+            shape,
         }),
         Material::Layered { layers } => {
             // the effective material of each depth index: a volume average over the
             // node's cell (see `cell_average`), so that an interface sits at its depth
-            let nzh = shape.0;
-            let per_k: Vec<CellMaterial> = (0..nzh)
+            let per_k: Vec<CellMaterial> = (0..shape.0)
                 .map(|k| cell_average(layers, clamp(k, n[2]) as f64 * h, h))
                 .collect();
             let field = |f: fn(&CellMaterial) -> f32| {
-                Array3::from_shape_fn(shape, |(k, _, _)| f(&per_k[k]))
+                Planes::from_fn(&planes, plane, |k, _, _| f(&per_k[k]))
             };
             Ok(Fields {
                 vp: field(|c| c.vp),
@@ -472,49 +586,32 @@ fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields, ConfigError> {
                 rho: field(|c| c.rho),
                 q: anelastic.then(|| (field(|c| c.qpi), field(|c| c.qsi))),
                 layered: Some(
-                    (0..nzh)
+                    (0..shape.0)
                         .map(|k| staggered(layers, clamp(k, n[2]) as f64 * h, h, &per_k[k]))
                         .collect(),
                 ),
+                shape,
             })
         }
         Material::File { path, qp, qs } => {
-            let bytes = std::fs::read(path).map_err(|e| ConfigError::MaterialFile {
-                path: path.clone(),
-                why: e.to_string(),
-            })?;
-            let points = n[0] * n[1] * n[2];
-            if bytes.len() != points * 12 {
-                return Err(ConfigError::MaterialFile {
-                    path: path.clone(),
-                    why: format!(
-                        "{} bytes, but a {}×{}×{} grid needs {} (three f32 per point)",
-                        bytes.len(),
-                        n[0],
-                        n[1],
-                        n[2],
-                        points * 12
-                    ),
-                });
-            }
-            let at = |q: usize, f: usize| {
-                let o = 12 * q + 4 * f;
+            let bytes = read_planes(path, n, planes.clone().map(|k| clamp(k, n[2])))?;
+            // `bytes` holds the file's planes in the order asked for, one per grid plane
+            let per_plane = n[0] * n[1] * 12;
+            let at = |k: usize, j: usize, i: usize, f: usize| {
+                let o = (k - planes.start) * per_plane
+                    + 12 * (clamp(j, n[1]) * n[0] + clamp(i, n[0]))
+                    + 4 * f;
                 f32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]])
             };
-            let field = |f: usize| {
-                Array3::from_shape_fn(shape, |(k, j, i)| {
-                    let (k, j, i) = (clamp(k, n[2]), clamp(j, n[1]), clamp(i, n[0]));
-                    at((k * n[1] + j) * n[0] + i, f)
-                })
-            };
+            let field = |f: usize| Planes::from_fn(&planes, plane, |k, j, i| at(k, j, i, f));
             let (vp, vs, rho) = (field(0), field(1), field(2));
-            if let Some(bad) = vp
-                .iter()
-                .zip(vs.iter())
-                .zip(rho.iter())
-                .find(|((p, s), r)| {
-                    !(**p > 0.0 && **s > 0.0 && **r > 0.0 && **p * **p > 4.0 / 3.0 * **s * **s)
-                })
+            if let Some(bad) =
+                vp.a.iter()
+                    .zip(vs.a.iter())
+                    .zip(rho.a.iter())
+                    .find(|((p, s), r)| {
+                        !(**p > 0.0 && **s > 0.0 && **r > 0.0 && **p * **p > 4.0 / 3.0 * **s * **s)
+                    })
             {
                 return Err(ConfigError::MaterialFile {
                     path: path.clone(),
@@ -528,16 +625,71 @@ fn material(c: &Config, n: [usize; 3], h: f64) -> Result<Fields, ConfigError> {
                 vp,
                 vs,
                 rho,
-                q: anelastic.then(|| {
-                    (
-                        Array3::from_elem(shape, inverse(*qp)),
-                        Array3::from_elem(shape, inverse(*qs)),
-                    )
-                }),
+                q: anelastic.then(|| (constant(inverse(*qp)), constant(inverse(*qs)))),
                 layered: None,
+                shape,
             })
         }
     }
+}
+
+/// The planes `ks` (interior depth indices, in order) of the material file at `path` for
+/// a grid of `n` interior points: three little-endian f32 (Vp, Vs, ρ) per point, x
+/// fastest, then y, then z. Checks the file's size first.
+fn read_planes(
+    path: &std::path::Path,
+    n: [usize; 3],
+    ks: impl Iterator<Item = usize>,
+) -> Result<Vec<u8>, ConfigError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let err = |why: String| ConfigError::MaterialFile {
+        path: path.to_path_buf(),
+        why,
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+    let len = file.metadata().map_err(|e| err(e.to_string()))?.len() as usize;
+    let per_plane = n[0] * n[1] * 12;
+    if len != per_plane * n[2] {
+        return Err(err(format!(
+            "{len} bytes, but a {}×{}×{} grid needs {} (three f32 per point)",
+            n[0],
+            n[1],
+            n[2],
+            per_plane * n[2]
+        )));
+    }
+    let mut out = Vec::new();
+    for k in ks {
+        let at = out.len();
+        out.resize(at + per_plane, 0);
+        file.seek(SeekFrom::Start((k * per_plane) as u64))
+            .and_then(|_| file.read_exact(&mut out[at..]))
+            .map_err(|e| err(format!("plane {k}: {e}")))?;
+    }
+    Ok(out)
+}
+
+/// λ/(λ + 2μ) at the free surface, `[ny + 4, nx + 4]`, from the material of its plane
+/// (`surface` holds plane [`HALO`]), `s` = dt/h. With attenuation, of the unrelaxed
+/// moduli exactly as [`anelastic`] makes them (the same roundings to f32).
+fn free_surface(surface: &Fields, s: f64, relaxation: Option<&Relaxation>) -> Array2<f32> {
+    let (_, ny, nx) = surface.shape;
+    let k = HALO;
+    Array2::from_shape_fn((ny, nx), |(j, i)| match relaxation {
+        None => {
+            let (l, m) = (surface.lam(k, j, i), surface.mu(k, j, i));
+            (l / (l + 2.0 * m)) as f32
+        }
+        Some(r) => {
+            let c = cell_of(k, j, i);
+            let lam = (s * surface.lam(k, j, i)) as f32;
+            let l2m = (s * (surface.lam(k, j, i) + 2.0 * surface.mu(k, j, i))) as f32;
+            let mu2 = l2m - lam;
+            let l2m_u = (l2m as f64 * r.cell_unrelaxed(surface.qpi(k, j, i), c)) as f32;
+            let lam_u = l2m_u - (mu2 as f64 * r.cell_unrelaxed(surface.qsi(k, j, i), c)) as f32;
+            lam_u / l2m_u
+        }
+    })
 }
 
 /// The effective material of one grid node of a layered model.
@@ -627,60 +779,50 @@ pub fn cell_average(layers: &[crate::config::Layer], z: f64, h: f64) -> CellMate
 /// unrelaxed modulus ([`Relaxation::cell_unrelaxed`]), for the 1/Q its memory variable
 /// uses: at a node, the node's 1/Qp for λ + 2μ and 1/Qs for μ; at an xy, xz or yz point,
 /// the mean 1/Qs of its four nodes for μ̄.
-fn anelastic(
-    m: &mut Medium,
-    qpi: &Array3<f32>,
-    qsi: &Array3<f32>,
-    r: Relaxation,
-    dt: f64,
-) -> Anelastic {
-    let shape = qsi.dim();
-    let (nz, ny, nx) = shape;
-    let at = |a: &Array3<f32>, k: usize, j: usize, i: usize| {
-        a[[k.min(nz - 1), j.min(ny - 1), i.min(nx - 1)]] as f64
-    };
+fn anelastic(m: &mut Medium, f: &Fields, r: Relaxation, dt: f64) -> Anelastic {
+    let shape = f.shape;
     let mean = |v: [f64; 4]| v.iter().sum::<f64>() / 4.0;
-    let f = |g: &dyn Fn(usize, usize, usize) -> f64| {
-        Array3::from_shape_fn(shape, |(k, j, i)| g(k, j, i) as f32)
+    let make = |g: &dyn Fn(usize, usize, usize) -> f64| {
+        SlabArray3::from_fn(shape, HALO, |(k, j, i)| g(k, j, i) as f32)
     };
     // 1/Q at each stress point: normal stresses at the nodes, shear ones the mean of
     // their four nodes
     let qi_xy = |k: usize, j: usize, i: usize| {
         let im = i.saturating_sub(1);
         mean([
-            at(qsi, k, j, im),
-            at(qsi, k, j, i),
-            at(qsi, k, j + 1, im),
-            at(qsi, k, j + 1, i),
+            f.qsi(k, j, im),
+            f.qsi(k, j, i),
+            f.qsi(k, j + 1, im),
+            f.qsi(k, j + 1, i),
         ])
     };
     let qi_xz = |k: usize, j: usize, i: usize| {
         let im = i.saturating_sub(1);
         mean([
-            at(qsi, k, j, im),
-            at(qsi, k, j, i),
-            at(qsi, k + 1, j, im),
-            at(qsi, k + 1, j, i),
+            f.qsi(k, j, im),
+            f.qsi(k, j, i),
+            f.qsi(k + 1, j, im),
+            f.qsi(k + 1, j, i),
         ])
     };
     let qi_yz = |k: usize, j: usize, i: usize| {
         mean([
-            at(qsi, k, j, i),
-            at(qsi, k, j + 1, i),
-            at(qsi, k + 1, j, i),
-            at(qsi, k + 1, j + 1, i),
+            f.qsi(k, j, i),
+            f.qsi(k, j + 1, i),
+            f.qsi(k + 1, j, i),
+            f.qsi(k + 1, j + 1, i),
         ])
     };
     // the elastic arrays hold dt/h·modulus, 2μ at a node being l2m − lam; each gives the
     // memory variable's defect and the unrelaxed modulus of its cell
-    let defect = |a: &Array3<f32>, qi: &dyn Fn(usize, usize, usize) -> f64| {
-        f(&|k, j, i| a[[k, j, i]] as f64 * r.cell_defect(qi(k, j, i), cell_of(k, j, i)))
+    let defect = |a: &SlabArray3<f32>, qi: &dyn Fn(usize, usize, usize) -> f64| {
+        make(&|k, j, i| a[[k, j, i]] as f64 * r.cell_defect(qi(k, j, i), cell_of(k, j, i)))
     };
-    let unrelaxed = |a: &Array3<f32>, qi: &dyn Fn(usize, usize, usize) -> f64| {
-        f(&|k, j, i| a[[k, j, i]] as f64 * r.cell_unrelaxed(qi(k, j, i), cell_of(k, j, i)))
+    let unrelaxed = |a: &SlabArray3<f32>, qi: &dyn Fn(usize, usize, usize) -> f64| {
+        make(&|k, j, i| a[[k, j, i]] as f64 * r.cell_unrelaxed(qi(k, j, i), cell_of(k, j, i)))
     };
-    let mu2 = &m.l2m - &m.lam;
-    let (p, s) = (|k, j, i| at(qpi, k, j, i), |k, j, i| at(qsi, k, j, i));
+    let mu2 = m.l2m.zip_with(&m.lam, |l2m, lam| l2m - lam);
+    let (p, s) = (|k, j, i| f.qpi(k, j, i), |k, j, i| f.qsi(k, j, i));
     let (qn, qsn) = (defect(&m.l2m, &p), defect(&mu2, &s));
     let (qxy, qxz, qyz) = (
         defect(&m.mxy, &qi_xy),
@@ -688,13 +830,12 @@ fn anelastic(
         defect(&m.myz, &qi_yz),
     );
     m.l2m = unrelaxed(&m.l2m, &p);
-    m.lam = &m.l2m - &unrelaxed(&mu2, &s);
+    m.lam = m.l2m.zip_with(&unrelaxed(&mu2, &s), |l2m, mu2| l2m - mu2);
     m.mxy = unrelaxed(&m.mxy, &qi_xy);
     m.mxz = unrelaxed(&m.mxz, &qi_xz);
     m.myz = unrelaxed(&m.myz, &qi_yz);
-    m.fsr = Array2::from_shape_fn((ny, nx), |(j, i)| m.lam[[HALO, j, i]] / m.l2m[[HALO, j, i]]);
-    let tau1 = f(&|k, j, i| 1.0 / (r.tau[cell_of(k, j, i)] / dt + 0.5));
-    let tau2 = f(&|k, j, i| r.tau[cell_of(k, j, i)] / dt - 0.5);
+    let tau1 = make(&|k, j, i| 1.0 / (r.tau[cell_of(k, j, i)] / dt + 0.5));
+    let tau2 = make(&|k, j, i| r.tau[cell_of(k, j, i)] / dt - 0.5);
     Anelastic {
         qn,
         qsn,
@@ -707,45 +848,50 @@ fn anelastic(
     }
 }
 
-fn coefficients(f: &Fields, h: f64, dt: f64, vp_max: f64, vs_min: f64, c: &Config) -> Medium {
-    let (vp, vs, rho, layered) = (&f.vp, &f.vs, &f.rho, &f.layered);
-    let shape = vp.dim();
-    let (nz, ny, nx) = shape;
+/// The elastic coefficients ([`Medium`]) of this rank's planes from the material `f`
+/// (which holds them and one plane more), on the padded grid of `shape`. The free
+/// surface's `fsr` is left empty: [`free_surface`] fills it.
+fn coefficients(
+    f: &Fields,
+    shape: (usize, usize, usize),
+    h: f64,
+    dt: f64,
+    vp_max: f64,
+    vs_min: f64,
+    c: &Config,
+) -> Medium {
+    let layered = &f.layered;
+    let nz = shape.0;
     let s = dt / h;
-    let mu = |k: usize, j: usize, i: usize| {
-        let (k, j, i) = (k.min(nz - 1), j.min(ny - 1), i.min(nx - 1));
-        rho[[k, j, i]] as f64 * (vs[[k, j, i]] as f64).powi(2)
-    };
-    let lam = |k: usize, j: usize, i: usize| {
-        rho[[k, j, i]] as f64
-            * ((vp[[k, j, i]] as f64).powi(2) - 2.0 * (vs[[k, j, i]] as f64).powi(2))
-    };
-    let r =
-        |k: usize, j: usize, i: usize| rho[[k.min(nz - 1), j.min(ny - 1), i.min(nx - 1)]] as f64;
+    let (mu, lam, r) = (
+        |k, j, i| f.mu(k, j, i),
+        |k, j, i| f.lam(k, j, i),
+        |k, j, i| f.rho(k, j, i),
+    );
     let harmonic = |m: [f64; 4]| harmonic4(m[0], m[1], m[2], m[3]);
-    let f = |g: &dyn Fn(usize, usize, usize) -> f64| {
-        Array3::from_shape_fn(shape, |(k, j, i)| g(k, j, i) as f32)
+    let make = |g: &dyn Fn(usize, usize, usize) -> f64| {
+        SlabArray3::from_fn(shape, HALO, |(k, j, i)| g(k, j, i) as f32)
     };
-    let d1 = f(&|k, j, i| s / mean2(r(k, j, i), r(k, j, i.saturating_sub(1))));
-    let d2 = f(&|k, j, i| s / mean2(r(k, j, i), r(k, j + 1, i)));
-    let d3 = f(&|k, j, i| match &layered {
+    let d1 = make(&|k, j, i| s / mean2(r(k, j, i), r(k, j, i.saturating_sub(1))));
+    let d2 = make(&|k, j, i| s / mean2(r(k, j, i), r(k, j + 1, i)));
+    let d3 = make(&|k, j, i| match &layered {
         Some(p) => s / p[k].rho_z,
         None => s / mean2(r(k, j, i), r(k + 1, j, i)),
     });
-    let lam_a = f(&|k, j, i| s * lam(k, j, i));
-    let l2m = f(&|k, j, i| s * (lam(k, j, i) + 2.0 * mu(k, j, i)));
-    let mxy = f(&|k, j, i| {
+    let lam_a = make(&|k, j, i| s * lam(k, j, i));
+    let l2m = make(&|k, j, i| s * (lam(k, j, i) + 2.0 * mu(k, j, i)));
+    let mxy = make(&|k, j, i| {
         let im = i.saturating_sub(1);
         s * harmonic([mu(k, j, im), mu(k, j, i), mu(k, j + 1, im), mu(k, j + 1, i)])
     });
-    let mxz = f(&|k, j, i| {
+    let mxz = make(&|k, j, i| {
         if let Some(p) = &layered {
             return s * p[k].mu_z;
         }
         let im = i.saturating_sub(1);
         s * harmonic([mu(k, j, im), mu(k, j, i), mu(k + 1, j, im), mu(k + 1, j, i)])
     });
-    let myz = f(&|k, j, i| {
+    let myz = make(&|k, j, i| {
         if let Some(p) = &layered {
             return s * p[k].mu_z;
         }
@@ -755,10 +901,6 @@ fn coefficients(f: &Fields, h: f64, dt: f64, vp_max: f64, vs_min: f64, c: &Confi
             mu(k + 1, j, i),
             mu(k + 1, j + 1, i),
         ])
-    });
-    let fsr = Array2::from_shape_fn((ny, nx), |(j, i)| {
-        let (l, m) = (lam(HALO, j, i), mu(HALO, j, i));
-        (l / (l + 2.0 * m)) as f32
     });
     Medium {
         d1,
@@ -770,7 +912,7 @@ fn coefficients(f: &Fields, h: f64, dt: f64, vp_max: f64, vs_min: f64, c: &Confi
         mxz,
         myz,
         sponge: sponge(shape, c),
-        fsr,
+        fsr: Array2::zeros((0, 0)),
         dlam: Array1::from_shape_fn(nz, |k| {
             layered.as_ref().map_or(0.0, |p| s * p[k].c13_c12) as f32
         }),

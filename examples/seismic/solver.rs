@@ -28,6 +28,7 @@
 
 use crate::model::{Anelastic, HALO, Medium, Receivers, Setup, Sources};
 use crate::stencil::{dxm, dxp, dym, dyp, dzm, dzp, trilinear};
+use mint::SlabArray3;
 use ndarray::{Array2, Array3};
 
 /// Floating-point operations per grid point per step of the velocity and stress nests
@@ -43,35 +44,37 @@ pub const WORDS_PER_POINT: f64 = 35.0;
 /// 7 coefficient arrays (39 reads and 15 writes in all, against the thesis's 41 and 15).
 pub const ANELASTIC_WORDS_PER_POINT: f64 = 54.0;
 
-/// The fields the time loop advances, each `[nz, ny, nx]` with the halo, f32.
+/// The fields the time loop advances, each `[nz, ny, nx]` with the halo, f32: under
+/// `mpirun` each rank holds only its planes and [`HALO`] ghost planes
+/// ([`mint::SlabArray3`]).
 pub struct Wavefield {
     /// Particle velocities (m/s) at their staggered nodes: vx at (i+½, j, k), vy at
     /// (i, j+½, k), vz at (i, j, k+½).
-    pub u1: Array3<f32>,
-    pub v1: Array3<f32>,
-    pub w1: Array3<f32>,
+    pub u1: SlabArray3<f32>,
+    pub v1: SlabArray3<f32>,
+    pub w1: SlabArray3<f32>,
     /// Stresses (Pa): normal ones at the cell centre, shear ones on the edges.
-    pub xx: Array3<f32>,
-    pub yy: Array3<f32>,
-    pub zz: Array3<f32>,
-    pub xy: Array3<f32>,
-    pub xz: Array3<f32>,
-    pub yz: Array3<f32>,
+    pub xx: SlabArray3<f32>,
+    pub yy: SlabArray3<f32>,
+    pub zz: SlabArray3<f32>,
+    pub xy: SlabArray3<f32>,
+    pub xz: SlabArray3<f32>,
+    pub yz: SlabArray3<f32>,
     /// Memory variables of attenuation (thesis Table 7.1), one per stress component;
     /// `[1, 1, 1]` when the model has no Q.
-    pub r1: Array3<f32>,
-    pub r2: Array3<f32>,
-    pub r3: Array3<f32>,
-    pub r4: Array3<f32>,
-    pub r5: Array3<f32>,
-    pub r6: Array3<f32>,
+    pub r1: SlabArray3<f32>,
+    pub r2: SlabArray3<f32>,
+    pub r3: SlabArray3<f32>,
+    pub r4: SlabArray3<f32>,
+    pub r5: SlabArray3<f32>,
+    pub r6: SlabArray3<f32>,
 }
 
 impl Wavefield {
     /// A medium at rest on a grid of `shape`, with memory variables when `anelastic`.
     pub fn at_rest(shape: (usize, usize, usize), anelastic: bool) -> Wavefield {
-        let z = || Array3::<f32>::zeros(shape);
-        let m = || Array3::<f32>::zeros(if anelastic { shape } else { (1, 1, 1) });
+        let z = || SlabArray3::<f32>::zeros(shape, HALO);
+        let m = || SlabArray3::<f32>::zeros(if anelastic { shape } else { (1, 1, 1) }, HALO);
         Wavefield {
             u1: z(),
             v1: z(),

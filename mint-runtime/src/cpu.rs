@@ -302,6 +302,34 @@ macro_rules! auto_view_nd {
 }
 auto_view_nd!(ndarray::Ix1 => 1, ndarray::Ix2 => 2, ndarray::Ix3 => 3);
 
+/// [`AutoView`] for Mint's own host arrays of `N` dimensions: a rank's planes
+/// ([`crate::slab::SlabArray`]) and page-locked arrays ([`crate::pinned::PinnedArray`]),
+/// so that they too can be fields of structs whose arrays device functions read.
+macro_rules! auto_view_owned {
+    ($m:ident::$ty:ident: $($ix:ty => $n:literal),*) => {$(
+        impl<T: Element> AutoView for crate::$m::$ty<T, $ix> {
+            type Elem = T;
+            type View<'a> = CpuView<'a, T, $n> where Self: 'a;
+            fn auto_view(&self) -> CpuView<'_, T, $n> {
+                CpuView::from_raw(self.raw())
+            }
+            fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, $n> {
+                dev.view::<$n, _>(i, self)
+            }
+        }
+        impl<T: Element> AutoViewMut for crate::$m::$ty<T, $ix> {
+            fn auto_view_mut(&mut self) -> CpuView<'_, T, $n> {
+                CpuView::from_raw(self.raw_mut())
+            }
+            fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, $n> {
+                dev.view_mut::<$n, _>(i, self)
+            }
+        }
+    )*};
+}
+auto_view_owned!(slab::SlabArray: ndarray::Ix2 => 2, ndarray::Ix3 => 3);
+auto_view_owned!(pinned::PinnedArray: ndarray::Ix1 => 1, ndarray::Ix2 => 2, ndarray::Ix3 => 3);
+
 macro_rules! auto_view_1d {
     ($($t:ty),*) => {$(
         impl<T: Element> AutoView for $t {

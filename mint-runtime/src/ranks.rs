@@ -64,6 +64,39 @@ pub(crate) fn all_gather(bytes: &[u8]) -> Result<Vec<Vec<u8>>> {
     imp::all_gather(bytes)
 }
 
+/// The largest of every rank's `x`: a collective, so every rank calls it, in the same
+/// order as the other collectives. One rank: `x`. NaN is ignored unless every rank
+/// passes NaN. Host code uses it for global quantities of a decomposed problem, such as
+/// the largest wave speed of a material model each rank builds only in its own planes.
+///
+/// # Errors
+/// [`Error::Ranks`] when the values cannot be exchanged.
+pub fn all_max(x: f64) -> Result<f64> {
+    Ok(all_values(x)?.into_iter().fold(f64::NAN, f64::max))
+}
+
+/// The smallest of every rank's `x` (see [`all_max`]).
+///
+/// # Errors
+/// [`Error::Ranks`] when the values cannot be exchanged.
+pub fn all_min(x: f64) -> Result<f64> {
+    Ok(all_values(x)?.into_iter().fold(f64::NAN, f64::min))
+}
+
+/// Every rank's `x`, in rank order.
+fn all_values(x: f64) -> Result<Vec<f64>> {
+    all_gather(&x.to_le_bytes())?
+        .into_iter()
+        .enumerate()
+        .map(|(r, b)| {
+            let b: [u8; 8] = b.as_slice().try_into().map_err(|_| Error::Ranks {
+                message: format!("rank {r} sent {} bytes for one f64", b.len()),
+            })?;
+            Ok(f64::from_le_bytes(b))
+        })
+        .collect()
+}
+
 /// One message between ranks: `bytes` to send to `rank`, or `into.len()` bytes to
 /// receive from it into `into`. Messages between two ranks are matched in the order both
 /// list them.

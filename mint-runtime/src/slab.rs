@@ -155,6 +155,46 @@ impl<T: Element, D: Dimension> SlabArray<T, D> {
         self.lo == 0 && self.data.len_of(Axis(0)) == self.global[0]
     }
 
+    /// A new array of the same shape and planes, each element `f` of this one's (as
+    /// `ndarray`'s `mapv`).
+    pub fn mapv(&self, f: impl FnMut(T) -> T) -> Self {
+        SlabArray {
+            data: self.data.mapv(f),
+            global: self.global.clone(),
+            lo: self.lo,
+        }
+    }
+
+    /// Sets every held element to `v`.
+    pub fn fill(&mut self, v: T) {
+        self.data.fill(v);
+    }
+
+    /// A new array of the same shape and planes, each element `f(a, b)` of this one's and
+    /// `other`'s at the same index.
+    ///
+    /// # Panics
+    /// When `other` has another global shape or holds other planes.
+    pub fn zip_with(&self, other: &Self, mut f: impl FnMut(T, T) -> T) -> Self {
+        assert!(
+            self.global == other.global && self.planes() == other.planes(),
+            "SlabArray::zip_with: shapes {:?} and {:?}, planes {:?} and {:?}",
+            self.shape(),
+            other.shape(),
+            self.planes(),
+            other.planes()
+        );
+        let mut data = self.data.clone();
+        ndarray::Zip::from(&mut data)
+            .and(&other.data)
+            .for_each(|a, &b| *a = f(*a, b));
+        SlabArray {
+            data,
+            global: self.global.clone(),
+            lo: self.lo,
+        }
+    }
+
     fn plane_elems(&self) -> usize {
         self.global.slice()[1..].iter().product()
     }

@@ -23,6 +23,14 @@ pub fn boundaries(extent: usize, devices: usize) -> Vec<usize> {
 /// source, a source on every slab boundary of 2, 3 and 4 devices and one plane above it,
 /// and a column of receivers at every depth.
 pub fn setup(file: &str) -> model::Setup {
+    let (cfg, h, dt) = config(file);
+    let setup = model::build(&cfg, h, dt).unwrap();
+    assert_eq!(setup.shape().0, (7000.0 / h) as usize + 1 + 2 * model::HALO);
+    setup
+}
+
+/// The configuration [`setup`] builds, with its spacing and step.
+pub fn config(file: &str) -> (config::Config, f64, f64) {
     let text = std::fs::read_to_string(common::seismic_dir().join(file)).unwrap();
     let mut cfg = config::Config::parse(&text, Path::new(file)).unwrap();
     let c = cfg.grid.coarse.unwrap();
@@ -65,7 +73,5 @@ pub fn setup(file: &str) -> model::Setup {
         rec.location[2] = rec.location[2].max(0.0);
         cfg.receivers.push(rec.clone());
     }
-    let setup = model::build(&cfg, h, c.dt).unwrap();
-    assert_eq!(setup.shape().0, nz);
-    setup
+    (cfg, h, c.dt)
 }
