@@ -278,9 +278,11 @@ pub trait AutoViewMut: AutoView {
     fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> Self::View<'a>;
 }
 
-macro_rules! auto_view_nd {
-    ($($ix:ty => $n:literal),*) => {$(
-        impl<S: ndarray::Data<Elem = T>, T: Element> AutoView for ndarray::ArrayBase<S, $ix> {
+/// [`AutoView`] and [`AutoViewMut`] for one host array type of `N` dimensions: the
+/// generics of each impl in brackets (read, then write), then the type.
+macro_rules! auto_view {
+    ([$($g:tt)*] [$($gm:tt)*] $t:ty => $n:literal) => {
+        impl<$($g)*> AutoView for $t {
             type Elem = T;
             type View<'a> = CpuView<'a, T, $n> where Self: 'a;
             fn auto_view(&self) -> CpuView<'_, T, $n> {
@@ -290,7 +292,7 @@ macro_rules! auto_view_nd {
                 dev.view::<$n, _>(i, self)
             }
         }
-        impl<S: ndarray::DataMut<Elem = T>, T: Element> AutoViewMut for ndarray::ArrayBase<S, $ix> {
+        impl<$($gm)*> AutoViewMut for $t {
             fn auto_view_mut(&mut self) -> CpuView<'_, T, $n> {
                 CpuView::from_raw(self.raw_mut())
             }
@@ -298,61 +300,24 @@ macro_rules! auto_view_nd {
                 dev.view_mut::<$n, _>(i, self)
             }
         }
+    };
+}
+macro_rules! auto_view_nd {
+    ($($ix:ty => $n:literal),*) => {$(
+        auto_view!(
+            [S: ndarray::Data<Elem = T>, T: Element]
+            [S: ndarray::DataMut<Elem = T>, T: Element]
+            ndarray::ArrayBase<S, $ix> => $n
+        );
+        // Mint's own host arrays: a rank's planes and page-locked arrays, so that they too
+        // can be fields of structs whose arrays device functions read
+        auto_view!([T: Element] [T: Element] crate::slab::SlabArray<T, $ix> => $n);
+        auto_view!([T: Element] [T: Element] crate::pinned::PinnedArray<T, $ix> => $n);
     )*};
 }
 auto_view_nd!(ndarray::Ix1 => 1, ndarray::Ix2 => 2, ndarray::Ix3 => 3);
-
-/// [`AutoView`] for Mint's own host arrays of `N` dimensions: a rank's planes
-/// ([`crate::slab::SlabArray`]) and page-locked arrays ([`crate::pinned::PinnedArray`]),
-/// so that they too can be fields of structs whose arrays device functions read.
-macro_rules! auto_view_owned {
-    ($m:ident::$ty:ident: $($ix:ty => $n:literal),*) => {$(
-        impl<T: Element> AutoView for crate::$m::$ty<T, $ix> {
-            type Elem = T;
-            type View<'a> = CpuView<'a, T, $n> where Self: 'a;
-            fn auto_view(&self) -> CpuView<'_, T, $n> {
-                CpuView::from_raw(self.raw())
-            }
-            fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, $n> {
-                dev.view::<$n, _>(i, self)
-            }
-        }
-        impl<T: Element> AutoViewMut for crate::$m::$ty<T, $ix> {
-            fn auto_view_mut(&mut self) -> CpuView<'_, T, $n> {
-                CpuView::from_raw(self.raw_mut())
-            }
-            fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, $n> {
-                dev.view_mut::<$n, _>(i, self)
-            }
-        }
-    )*};
-}
-auto_view_owned!(slab::SlabArray: ndarray::Ix2 => 2, ndarray::Ix3 => 3);
-auto_view_owned!(pinned::PinnedArray: ndarray::Ix1 => 1, ndarray::Ix2 => 2, ndarray::Ix3 => 3);
-
-macro_rules! auto_view_1d {
-    ($($t:ty),*) => {$(
-        impl<T: Element> AutoView for $t {
-            type Elem = T;
-            type View<'a> = CpuView<'a, T, 1> where Self: 'a;
-            fn auto_view(&self) -> CpuView<'_, T, 1> {
-                CpuView::from_raw(self.raw())
-            }
-            fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, 1> {
-                dev.view::<1, _>(i, self)
-            }
-        }
-        impl<T: Element> AutoViewMut for $t {
-            fn auto_view_mut(&mut self) -> CpuView<'_, T, 1> {
-                CpuView::from_raw(self.raw_mut())
-            }
-            fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, 1> {
-                dev.view_mut::<1, _>(i, self)
-            }
-        }
-    )*};
-}
-auto_view_1d!([T], Vec<T>);
+auto_view!([T: Element] [T: Element] [T] => 1);
+auto_view!([T: Element] [T: Element] Vec<T> => 1);
 impl<A: AutoView + ?Sized> AutoView for &A {
     type Elem = A::Elem;
     type View<'a>
