@@ -288,6 +288,14 @@ pub fn report_line(record: &Record) -> String {
         o.skipped.len(),
         o.rejected.len()
     ));
+    if !o.rejected.is_empty() {
+        let r: Vec<String> = o
+            .rejected
+            .iter()
+            .map(|c| format!("`{}`", c.describe()))
+            .collect();
+        line.push_str(&format!(" (rejected: {})", r.join(", ")));
+    }
     line
 }
 

@@ -218,4 +218,5 @@ def main():
         for r in rs:
             print(f"{tname} r{R}: b{r['bx']}x{r['by']} vx{r['vx']} py{r['py']} cz{r['cz']} regs {r['regs']} {r['gpts']:.1f} GPts/s {100*r['of_copy']:.1f}%")
 
-main()
+if __name__ == "__main__":
+    main()

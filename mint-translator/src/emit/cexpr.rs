@@ -238,6 +238,35 @@ impl<'a> CPrinter<'a> {
                         PREC_ATOM,
                     );
                 }
+                // `a*b + c*d` may be contracted into fma(a, b, c*d) or fma(c, d, a*b), and
+                // NVVM picks by the shape of the code around it: in the 27-point box an
+                // operand from a register instead of a load flipped the choice, so variants
+                // of one kernel differed in the last bit and the autotuner rejected every
+                // `register` candidate. The product on the right is fused, explicitly, so
+                // every variant of a kernel rounds alike.
+                if matches!(op, BinOp::Add | BinOp::Sub)
+                    && t.is_float()
+                    && is_mul(lhs)
+                    && is_mul(rhs)
+                {
+                    if let ExprKind::Binary { lhs: a, rhs: b, .. } = &rhs.kind {
+                        let f = if t == ScalarTy::F32 {
+                            "__fmaf_rn"
+                        } else {
+                            "__fma_rn"
+                        };
+                        let a = self.expr(a);
+                        let a = if *op == BinOp::Sub {
+                            format!("-({a})")
+                        } else {
+                            a
+                        };
+                        return (
+                            format!("{f}({a}, {}, {})", self.expr(b), self.expr(lhs)),
+                            PREC_ATOM,
+                        );
+                    }
+                }
                 let p = op.c_prec();
                 // Comparisons of comparisons need parentheses in C for clarity and are rare;
                 // treat all binary operators as left-associative.
@@ -649,3 +678,8 @@ const IMINMAX_MAX: &str = concat!(
     "    unsigned long long r; asm(\"max.u64 %0, %1, %2;\" : \"=l\"(r) : \"l\"((unsigned long long)a), \"l\"((unsigned long long)b)); return (T)r;\n",
     "}\n",
 );
+
+/// Whether `e` is a floating-point multiplication (a candidate for contraction).
+fn is_mul(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Binary { op: BinOp::Mul, .. }) && ty(e).is_float()
+}

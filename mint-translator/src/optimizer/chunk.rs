@@ -206,23 +206,35 @@ struct PlaneCell {
 /// Cells loaded by the threads that satisfy `cond` (all threads when `None`).
 struct Group {
     cond: Option<String>,
-    pre: Vec<String>,
+    /// Declarations the shared-memory destination (`row`, `col`) needs: every phase
+    /// emits them.
+    dst_pre: Vec<String>,
+    /// Declarations the device-memory source (`gx`, `gy`) needs: loads only.
+    src_pre: Vec<String>,
     cells: Vec<PlaneCell>,
 }
 
 /// The cells of one plane of array `ai`: the centre (each thread's points), then the
-/// ghost cells grouped by category, each loaded by the threads at that side of the tile
-/// (thesis Sec. 5.7.2): west, east, north, south, and corners when the stencil has
-/// diagonal references.
+/// ghost cells.
+///
+/// The thesis (Sec. 5.7.2) has the threads at each side of the tile load that side's
+/// ghost cells. With wide halos that leaves most warps idle while one warp loads every
+/// row of the north halo (radius 4: four rows by the first warp, at one barrier per
+/// plane). Here the whole block shares the ghost ring instead, as hand-written 2.5-D
+/// kernels do: the ring's cells are numbered (the north rows, the south rows, then the
+/// west and east columns row by row), and thread `t` of `n` loads cells `t`, `t + n`, …,
+/// so every thread loads at most ⌈cells / n⌉ ghost cells and the rows are read
+/// coalesced. A CuPy prototype on an H100 (2026-11-24,
+/// `bench-results/h100-2026-11-24c/star25/`) ran the radius-4 star in f64 at 69% of copy
+/// this way against 60% with the side-by-side loads, in the same tile.
 fn plane_groups(g: &Gen, ai: usize, s: &SharedPlan) -> Vec<Group> {
     let a = c_ident(&g.k.arrays[ai].name);
     let (xl, xr, yl, yr) = (s.x_lo, s.x_hi, s.y_lo, s.y_hi);
-    let (bx, by, tx, ty) = (g.bx, g.by, g.tx, g.ty);
     let reg = |tag: String| format!("mint_pf_{a}_{tag}");
-    let mut groups = Vec::new();
-    groups.push(Group {
+    let mut groups = vec![Group {
         cond: None,
-        pre: Vec::new(),
+        dst_pre: Vec::new(),
+        src_pre: Vec::new(),
         cells: (0..g.points())
             .map(|pt| {
                 let (i, j) = g.point_ij(pt);
@@ -238,130 +250,89 @@ fn plane_groups(g: &Gen, ai: usize, s: &SharedPlan) -> Vec<Group> {
                 }
             })
             .collect(),
-    });
-    let lc = |expr: String| {
-        vec![
-            format!("const int mint_lc = {expr};"),
-            "const idx_t mint_gx = mint_x_tile + mint_lc;".to_string(),
-        ]
+    }];
+    // the ring: rows of `nw` cells from column `x0` (the corners with them when the
+    // stencil has diagonal references), then `xw` cells of each tile row
+    let (tx, ty) = (g.tx, g.ty);
+    let (nw, x0) = if s.corners {
+        (tx + xl + xr, 0)
+    } else {
+        (tx, xl)
     };
-    let west_lc = format!("mint_tx - {xl}");
-    let east_lc = format!("{tx} + mint_tx - {}", bx.saturating_sub(xr));
-    let column = |side: &str, col: String| -> Vec<PlaneCell> {
-        (0..g.cy as usize)
-            .map(|j| PlaneCell {
-                reg: reg(format!("{side}{j}")),
-                gx: "mint_gx".into(),
-                gy: format!("mint_y{j}"),
-                x_may_be_neg: true,
-                y_may_be_neg: false,
-                row: format!("mint_ly{j}{}", plus(yl as i64)),
-                col: col.clone(),
-                center_of: None,
-            })
-            .collect()
-    };
-    if xl > 0 {
-        groups.push(Group {
-            cond: Some(format!("mint_tx < {xl}")),
-            pre: lc(west_lc.clone()),
-            cells: column("w", "mint_tx".into()),
-        });
-    }
-    if xr > 0 {
-        groups.push(Group {
-            cond: Some(format!("mint_tx >= {}", bx - xr)),
-            pre: lc(east_lc.clone()),
-            cells: column("e", format!("mint_lc + {xl}")),
-        });
-    }
-    let north: Vec<(String, String)> = (1..=yl)
-        .map(|r| (format!("(mint_y_tile - {r})"), format!("{}", yl - r)))
-        .collect();
-    let south: Vec<(String, String)> = (0..yr)
-        .map(|r| {
-            (
-                format!("(mint_y_tile + {})", ty + r),
-                format!("{}", yl + ty + r),
-            )
-        })
-        .collect();
-    let rows = |side: &str, rows: &[(String, String)]| -> Vec<PlaneCell> {
-        let mut v = Vec::new();
-        for (r, (gy, row)) in rows.iter().enumerate() {
-            for i in 0..g.cx as usize {
-                v.push(PlaneCell {
-                    reg: reg(format!("{side}{r}_{i}")),
-                    gx: format!("mint_x{i}"),
-                    gy: gy.clone(),
-                    x_may_be_neg: false,
-                    y_may_be_neg: true,
-                    row: row.clone(),
-                    col: format!("mint_lx{i}{}", plus(xl as i64)),
-                    center_of: None,
-                });
+    let xw = xl + xr;
+    let (north, rows) = (yl * nw, (yl + yr) * nw);
+    let cells = rows + ty * xw;
+    let threads = g.bx * g.by;
+    for k in 0..cells.div_ceil(threads) {
+        let e = "mint_le";
+        // the row and column of cell `e` of the ring, with branches only for its parts
+        let mut row_parts = Vec::new();
+        let mut col_parts = Vec::new();
+        if yl > 0 {
+            row_parts.push((format!("{e} < {north}"), format!("{e} / {nw}")));
+            col_parts.push((format!("{e} < {north}"), format!("{x0} + {e} % {nw}")));
+        }
+        if yr > 0 {
+            row_parts.push((
+                format!("{e} < {rows}"),
+                format!("{} + ({e} - {north}) / {nw}", yl + ty),
+            ));
+            col_parts.push((
+                format!("{e} < {rows}"),
+                format!("{x0} + ({e} - {north}) % {nw}"),
+            ));
+        }
+        if xw > 0 {
+            let c = format!("({e} - {rows}) % {xw}");
+            row_parts.push((String::new(), format!("{yl} + ({e} - {rows}) / {xw}")));
+            col_parts.push((
+                String::new(),
+                if xl == 0 {
+                    format!("{tx} + {c}")
+                } else if xr == 0 {
+                    c
+                } else {
+                    format!("{c} < {xl} ? {c} : {tx} + {c}")
+                },
+            ));
+        }
+        let select = |parts: &[(String, String)]| -> String {
+            let mut out = parts.last().map(|p| p.1.clone()).unwrap_or_default();
+            for (cond, v) in parts.iter().rev().skip(1) {
+                out = format!("{cond} ? {v} : ({out})");
             }
-        }
-        v
-    };
-    if yl > 0 {
-        groups.push(Group {
-            cond: Some("mint_ty == 0".into()),
-            pre: Vec::new(),
-            cells: rows("n", &north),
-        });
-    }
-    if yr > 0 {
-        groups.push(Group {
-            cond: Some(format!("mint_ty == {}", by - 1)),
-            pre: Vec::new(),
-            cells: rows("s", &south),
-        });
-    }
-    if s.corners {
-        let corner = |side: &str, rows: &[(String, String)], col: String| -> Vec<PlaneCell> {
-            rows.iter()
-                .enumerate()
-                .map(|(r, (gy, row))| PlaneCell {
-                    reg: reg(format!("{side}{r}")),
-                    gx: "mint_gx".into(),
-                    gy: gy.clone(),
-                    x_may_be_neg: true,
-                    y_may_be_neg: true,
-                    row: row.clone(),
-                    col: col.clone(),
-                    center_of: None,
-                })
-                .collect()
+            out
         };
-        if xl > 0 && yl > 0 {
-            groups.push(Group {
-                cond: Some(format!("mint_ty == 0 && mint_tx < {xl}")),
-                pre: lc(west_lc.clone()),
-                cells: corner("nw", &north, "mint_tx".into()),
-            });
-        }
-        if xr > 0 && yl > 0 {
-            groups.push(Group {
-                cond: Some(format!("mint_ty == 0 && mint_tx >= {}", bx - xr)),
-                pre: lc(east_lc.clone()),
-                cells: corner("ne", &north, format!("mint_lc + {xl}")),
-            });
-        }
-        if xl > 0 && yr > 0 {
-            groups.push(Group {
-                cond: Some(format!("mint_ty == {} && mint_tx < {xl}", by - 1)),
-                pre: lc(west_lc),
-                cells: corner("sw", &south, "mint_tx".into()),
-            });
-        }
-        if xr > 0 && yr > 0 {
-            groups.push(Group {
-                cond: Some(format!("mint_ty == {} && mint_tx >= {}", by - 1, bx - xr)),
-                pre: lc(east_lc),
-                cells: corner("se", &south, format!("mint_lc + {xl}")),
-            });
-        }
+        groups.push(Group {
+            cond: Some(format!(
+                "mint_tx + {} * mint_ty < {}",
+                g.bx,
+                cells - k * threads
+            )),
+            dst_pre: vec![
+                format!(
+                    "const int {e} = mint_tx + {} * mint_ty + {};",
+                    g.bx,
+                    k * threads
+                ),
+                format!("const int mint_lr = {};", select(&row_parts)),
+                format!("const int mint_lc = {};", select(&col_parts)),
+            ],
+            src_pre: vec![
+                format!("const idx_t mint_gx = mint_x_tile - {xl} + mint_lc;"),
+                format!("const idx_t mint_gy = mint_y_tile - {yl} + mint_lr;"),
+            ],
+            cells: vec![PlaneCell {
+                reg: reg(format!("g{k}")),
+                gx: "mint_gx".into(),
+                gy: "mint_gy".into(),
+                x_may_be_neg: true,
+                y_may_be_neg: true,
+                row: "mint_lr".into(),
+                col: "mint_lc".into(),
+                center_of: None,
+            }],
+        });
     }
     groups
 }
@@ -427,10 +398,11 @@ fn plane(
             p.push_line(&format!("if ({c}) {{"));
             p.indent += 1;
         }
-        let uses_lc = cells.iter().any(|c| c.col.contains("mint_lc"));
-        for l in &grp.pre {
-            // storing needs the local column only, and only where a column uses it
-            if op != PlaneOp::Store || (l.contains("mint_lc =") && uses_lc) {
+        for l in &grp.dst_pre {
+            p.push_line(l);
+        }
+        if op != PlaneOp::Store {
+            for l in &grp.src_pre {
                 p.push_line(l);
             }
         }
@@ -649,7 +621,10 @@ pub fn emit(
         "mint_z_end",
         "mint_smem",
         "mint_lc",
+        "mint_lr",
+        "mint_le",
         "mint_gx",
+        "mint_gy",
         "mint_t",
     ] {
         names.reserve(internal);

@@ -1,0 +1,369 @@
+// Mint for Rust: kernel `k_shared_register_0` of fn `k_shared_register` at kernels/src/star.rs:77:18
+// nest(3) tile(32, 16, 64) chunksize(1, 4, 64): 32x4x1 threads per block
+// optimizations: shared + register + sliding window along z + unroll
+// shared: `u` 1 plane(s), halo -x4 +x4 -y4 +y4
+// registers: `u` z -4..=4
+typedef int idx_t;
+extern "C" __global__ void __launch_bounds__(128) mint_k_shared_register_0(
+    const float* __restrict__ u,
+    const idx_t mint_pitch_u,
+    const idx_t mint_slice_u,
+    const idx_t mint_nx_u,
+    const idx_t mint_ny_u,
+    const idx_t mint_nz_u,
+    float* __restrict__ unew,
+    const idx_t mint_pitch_unew,
+    const idx_t mint_slice_unew,
+    const float coef,
+    const idx_t mint_lo_z,
+    const idx_t mint_hi_z,
+    const idx_t mint_lo_y,
+    const idx_t mint_hi_y,
+    const idx_t mint_lo_x,
+    const idx_t mint_hi_x
+)
+{
+    // tile origin and this thread's points in each plane
+    const int mint_tx = threadIdx.x;
+    const int mint_ty = threadIdx.y;
+    const idx_t mint_x_tile = mint_lo_x + (idx_t)blockIdx.x * 32;
+    const idx_t mint_y_tile = mint_lo_y + (idx_t)blockIdx.y * 16;
+    const int mint_lx0 = mint_tx;
+    const idx_t mint_x0 = mint_x_tile + mint_lx0;
+    const int mint_ly0 = mint_ty * 4;
+    const idx_t mint_y0 = mint_y_tile + mint_ly0;
+    const int mint_ly1 = mint_ty * 4 + 1;
+    const idx_t mint_y1 = mint_y_tile + mint_ly1;
+    const int mint_ly2 = mint_ty * 4 + 2;
+    const idx_t mint_y2 = mint_y_tile + mint_ly2;
+    const int mint_ly3 = mint_ty * 4 + 3;
+    const idx_t mint_y3 = mint_y_tile + mint_ly3;
+    extern __shared__ __align__(16) unsigned char mint_smem[];
+    float (*mint_sh_u)[24][40] = reinterpret_cast<float (*)[24][40]>(mint_smem + 0); // 2 slot(s)
+    // sliding window along z (thesis Sec. 5.8)
+    const idx_t mint_z0 = mint_lo_z + (idx_t)blockIdx.z * 64;
+    const idx_t mint_z_end = min(mint_z0 + 64, mint_hi_z);
+    float mint_u_p0_zm4 = 0, mint_u_p0_zm3 = 0, mint_u_p0_zm2 = 0, mint_u_p0_zm1 = 0, mint_u_p0_z0 = 0, mint_u_p0_zp1 = 0, mint_u_p0_zp2 = 0, mint_u_p0_zp3 = 0, mint_u_p0_zp4 = 0, mint_u_p0_zp5 = 0;
+    float mint_u_p1_zm4 = 0, mint_u_p1_zm3 = 0, mint_u_p1_zm2 = 0, mint_u_p1_zm1 = 0, mint_u_p1_z0 = 0, mint_u_p1_zp1 = 0, mint_u_p1_zp2 = 0, mint_u_p1_zp3 = 0, mint_u_p1_zp4 = 0, mint_u_p1_zp5 = 0;
+    float mint_u_p2_zm4 = 0, mint_u_p2_zm3 = 0, mint_u_p2_zm2 = 0, mint_u_p2_zm1 = 0, mint_u_p2_z0 = 0, mint_u_p2_zp1 = 0, mint_u_p2_zp2 = 0, mint_u_p2_zp3 = 0, mint_u_p2_zp4 = 0, mint_u_p2_zp5 = 0;
+    float mint_u_p3_zm4 = 0, mint_u_p3_zm3 = 0, mint_u_p3_zm2 = 0, mint_u_p3_zm1 = 0, mint_u_p3_z0 = 0, mint_u_p3_zp1 = 0, mint_u_p3_zp2 = 0, mint_u_p3_zp3 = 0, mint_u_p3_zp4 = 0, mint_u_p3_zp5 = 0;
+    mint_u_p0_zm4 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 - 4) >= 0 && (mint_z0 - 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 - 4) * mint_slice_u]) : float(0);
+    mint_u_p1_zm4 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0 - 4) >= 0 && (mint_z0 - 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0 - 4) * mint_slice_u]) : float(0);
+    mint_u_p2_zm4 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0 - 4) >= 0 && (mint_z0 - 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0 - 4) * mint_slice_u]) : float(0);
+    mint_u_p3_zm4 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0 - 4) >= 0 && (mint_z0 - 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0 - 4) * mint_slice_u]) : float(0);
+    mint_u_p0_zm3 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 - 3) >= 0 && (mint_z0 - 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 - 3) * mint_slice_u]) : float(0);
+    mint_u_p1_zm3 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0 - 3) >= 0 && (mint_z0 - 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0 - 3) * mint_slice_u]) : float(0);
+    mint_u_p2_zm3 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0 - 3) >= 0 && (mint_z0 - 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0 - 3) * mint_slice_u]) : float(0);
+    mint_u_p3_zm3 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0 - 3) >= 0 && (mint_z0 - 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0 - 3) * mint_slice_u]) : float(0);
+    mint_u_p0_zm2 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 - 2) >= 0 && (mint_z0 - 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 - 2) * mint_slice_u]) : float(0);
+    mint_u_p1_zm2 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0 - 2) >= 0 && (mint_z0 - 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0 - 2) * mint_slice_u]) : float(0);
+    mint_u_p2_zm2 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0 - 2) >= 0 && (mint_z0 - 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0 - 2) * mint_slice_u]) : float(0);
+    mint_u_p3_zm2 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0 - 2) >= 0 && (mint_z0 - 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0 - 2) * mint_slice_u]) : float(0);
+    mint_u_p0_zm1 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 - 1) >= 0 && (mint_z0 - 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 - 1) * mint_slice_u]) : float(0);
+    mint_u_p1_zm1 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0 - 1) >= 0 && (mint_z0 - 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0 - 1) * mint_slice_u]) : float(0);
+    mint_u_p2_zm1 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0 - 1) >= 0 && (mint_z0 - 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0 - 1) * mint_slice_u]) : float(0);
+    mint_u_p3_zm1 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0 - 1) >= 0 && (mint_z0 - 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0 - 1) * mint_slice_u]) : float(0);
+    mint_u_p0_z0 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+    mint_u_p1_z0 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+    mint_u_p2_z0 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+    mint_u_p3_z0 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+    mint_u_p0_zp1 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 + 1) >= 0 && (mint_z0 + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 + 1) * mint_slice_u]) : float(0);
+    mint_u_p1_zp1 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0 + 1) >= 0 && (mint_z0 + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0 + 1) * mint_slice_u]) : float(0);
+    mint_u_p2_zp1 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0 + 1) >= 0 && (mint_z0 + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0 + 1) * mint_slice_u]) : float(0);
+    mint_u_p3_zp1 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0 + 1) >= 0 && (mint_z0 + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0 + 1) * mint_slice_u]) : float(0);
+    mint_u_p0_zp2 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 + 2) >= 0 && (mint_z0 + 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 + 2) * mint_slice_u]) : float(0);
+    mint_u_p1_zp2 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0 + 2) >= 0 && (mint_z0 + 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0 + 2) * mint_slice_u]) : float(0);
+    mint_u_p2_zp2 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0 + 2) >= 0 && (mint_z0 + 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0 + 2) * mint_slice_u]) : float(0);
+    mint_u_p3_zp2 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0 + 2) >= 0 && (mint_z0 + 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0 + 2) * mint_slice_u]) : float(0);
+    mint_u_p0_zp3 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 + 3) >= 0 && (mint_z0 + 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 + 3) * mint_slice_u]) : float(0);
+    mint_u_p1_zp3 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0 + 3) >= 0 && (mint_z0 + 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0 + 3) * mint_slice_u]) : float(0);
+    mint_u_p2_zp3 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0 + 3) >= 0 && (mint_z0 + 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0 + 3) * mint_slice_u]) : float(0);
+    mint_u_p3_zp3 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0 + 3) >= 0 && (mint_z0 + 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0 + 3) * mint_slice_u]) : float(0);
+    mint_u_p0_zp4 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 + 4) >= 0 && (mint_z0 + 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 + 4) * mint_slice_u]) : float(0);
+    mint_u_p1_zp4 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0 + 4) >= 0 && (mint_z0 + 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (mint_z0 + 4) * mint_slice_u]) : float(0);
+    mint_u_p2_zp4 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0 + 4) >= 0 && (mint_z0 + 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (mint_z0 + 4) * mint_slice_u]) : float(0);
+    mint_u_p3_zp4 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0 + 4) >= 0 && (mint_z0 + 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (mint_z0 + 4) * mint_slice_u]) : float(0);
+    int mint_slot_u_0 = 0, mint_slot_u_1 = 1;
+    float mint_pf_u_w0 = 0, mint_pf_u_w1 = 0, mint_pf_u_w2 = 0, mint_pf_u_w3 = 0, mint_pf_u_e0 = 0, mint_pf_u_e1 = 0, mint_pf_u_e2 = 0, mint_pf_u_e3 = 0, mint_pf_u_n0_0 = 0, mint_pf_u_n1_0 = 0, mint_pf_u_n2_0 = 0, mint_pf_u_n3_0 = 0, mint_pf_u_s0_0 = 0, mint_pf_u_s1_0 = 0, mint_pf_u_s2_0 = 0, mint_pf_u_s3_0 = 0;
+    // prefetch `u` z = mint_z0: centre, then ghost cells (-x 4, +x 4, -y 4, +y 4)
+    if (mint_tx < 4) {
+        const int mint_lc = mint_tx - 4;
+        const idx_t mint_gx = mint_x_tile + mint_lc;
+        mint_pf_u_w0 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y0 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_w1 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y1 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_w2 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y2 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_w3 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y3 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+    }
+    if (mint_tx >= 28) {
+        const int mint_lc = 32 + mint_tx - 28;
+        const idx_t mint_gx = mint_x_tile + mint_lc;
+        mint_pf_u_e0 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y0 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_e1 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y1 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y1 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_e2 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y2 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y2 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_e3 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y3 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y3 * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+    }
+    if (mint_ty == 0) {
+        mint_pf_u_n0_0 = (mint_x0 < mint_nx_u && (mint_y_tile - 1) >= 0 && (mint_y_tile - 1) < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile - 1) * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_n1_0 = (mint_x0 < mint_nx_u && (mint_y_tile - 2) >= 0 && (mint_y_tile - 2) < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile - 2) * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_n2_0 = (mint_x0 < mint_nx_u && (mint_y_tile - 3) >= 0 && (mint_y_tile - 3) < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile - 3) * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_n3_0 = (mint_x0 < mint_nx_u && (mint_y_tile - 4) >= 0 && (mint_y_tile - 4) < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile - 4) * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+    }
+    if (mint_ty == 3) {
+        mint_pf_u_s0_0 = (mint_x0 < mint_nx_u && (mint_y_tile + 16) >= 0 && (mint_y_tile + 16) < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile + 16) * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_s1_0 = (mint_x0 < mint_nx_u && (mint_y_tile + 17) >= 0 && (mint_y_tile + 17) < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile + 17) * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_s2_0 = (mint_x0 < mint_nx_u && (mint_y_tile + 18) >= 0 && (mint_y_tile + 18) < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile + 18) * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+        mint_pf_u_s3_0 = (mint_x0 < mint_nx_u && (mint_y_tile + 19) >= 0 && (mint_y_tile + 19) < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile + 19) * mint_pitch_u + (mint_z0) * mint_slice_u]) : float(0);
+    }
+    for (idx_t z = mint_z0; z < mint_z_end; ++z) {
+        mint_u_p0_zp5 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (z + 5) >= 0 && (z + 5) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (z + 5) * mint_slice_u]) : float(0);
+        mint_u_p1_zp5 = (mint_x0 < mint_nx_u && mint_y1 < mint_ny_u && (z + 5) >= 0 && (z + 5) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y1 * mint_pitch_u + (z + 5) * mint_slice_u]) : float(0);
+        mint_u_p2_zp5 = (mint_x0 < mint_nx_u && mint_y2 < mint_ny_u && (z + 5) >= 0 && (z + 5) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y2 * mint_pitch_u + (z + 5) * mint_slice_u]) : float(0);
+        mint_u_p3_zp5 = (mint_x0 < mint_nx_u && mint_y3 < mint_ny_u && (z + 5) >= 0 && (z + 5) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y3 * mint_pitch_u + (z + 5) * mint_slice_u]) : float(0);
+        // store the prefetched `u` z = z into shared slot mint_slot_u_0: centre, then ghost cells (-x 4, +x 4, -y 4, +y 4)
+        mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 4] = mint_u_p0_z0;
+        mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0 + 4] = mint_u_p1_z0;
+        mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0 + 4] = mint_u_p2_z0;
+        mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0 + 4] = mint_u_p3_z0;
+        if (mint_tx < 4) {
+            mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_tx] = mint_pf_u_w0;
+            mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_tx] = mint_pf_u_w1;
+            mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_tx] = mint_pf_u_w2;
+            mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_tx] = mint_pf_u_w3;
+        }
+        if (mint_tx >= 28) {
+            const int mint_lc = 32 + mint_tx - 28;
+            mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lc + 4] = mint_pf_u_e0;
+            mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lc + 4] = mint_pf_u_e1;
+            mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lc + 4] = mint_pf_u_e2;
+            mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lc + 4] = mint_pf_u_e3;
+        }
+        if (mint_ty == 0) {
+            mint_sh_u[mint_slot_u_0][3][mint_lx0 + 4] = mint_pf_u_n0_0;
+            mint_sh_u[mint_slot_u_0][2][mint_lx0 + 4] = mint_pf_u_n1_0;
+            mint_sh_u[mint_slot_u_0][1][mint_lx0 + 4] = mint_pf_u_n2_0;
+            mint_sh_u[mint_slot_u_0][0][mint_lx0 + 4] = mint_pf_u_n3_0;
+        }
+        if (mint_ty == 3) {
+            mint_sh_u[mint_slot_u_0][20][mint_lx0 + 4] = mint_pf_u_s0_0;
+            mint_sh_u[mint_slot_u_0][21][mint_lx0 + 4] = mint_pf_u_s1_0;
+            mint_sh_u[mint_slot_u_0][22][mint_lx0 + 4] = mint_pf_u_s2_0;
+            mint_sh_u[mint_slot_u_0][23][mint_lx0 + 4] = mint_pf_u_s3_0;
+        }
+        // prefetch `u` z = z + 1: centre, then ghost cells (-x 4, +x 4, -y 4, +y 4)
+        if (mint_tx < 4) {
+            const int mint_lc = mint_tx - 4;
+            const idx_t mint_gx = mint_x_tile + mint_lc;
+            mint_pf_u_w0 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y0 < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y0 * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_w1 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y1 < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y1 * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_w2 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y2 < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y2 * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_w3 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y3 < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y3 * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+        }
+        if (mint_tx >= 28) {
+            const int mint_lc = 32 + mint_tx - 28;
+            const idx_t mint_gx = mint_x_tile + mint_lc;
+            mint_pf_u_e0 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y0 < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y0 * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_e1 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y1 < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y1 * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_e2 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y2 < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y2 * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_e3 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_y3 < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_y3 * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+        }
+        if (mint_ty == 0) {
+            mint_pf_u_n0_0 = (mint_x0 < mint_nx_u && (mint_y_tile - 1) >= 0 && (mint_y_tile - 1) < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_n1_0 = (mint_x0 < mint_nx_u && (mint_y_tile - 2) >= 0 && (mint_y_tile - 2) < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile - 2) * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_n2_0 = (mint_x0 < mint_nx_u && (mint_y_tile - 3) >= 0 && (mint_y_tile - 3) < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile - 3) * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_n3_0 = (mint_x0 < mint_nx_u && (mint_y_tile - 4) >= 0 && (mint_y_tile - 4) < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile - 4) * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+        }
+        if (mint_ty == 3) {
+            mint_pf_u_s0_0 = (mint_x0 < mint_nx_u && (mint_y_tile + 16) >= 0 && (mint_y_tile + 16) < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile + 16) * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_s1_0 = (mint_x0 < mint_nx_u && (mint_y_tile + 17) >= 0 && (mint_y_tile + 17) < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile + 17) * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_s2_0 = (mint_x0 < mint_nx_u && (mint_y_tile + 18) >= 0 && (mint_y_tile + 18) < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile + 18) * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+            mint_pf_u_s3_0 = (mint_x0 < mint_nx_u && (mint_y_tile + 19) >= 0 && (mint_y_tile + 19) < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + (mint_y_tile + 19) * mint_pitch_u + (z + 1) * mint_slice_u]) : float(0);
+        }
+        __syncthreads();
+        // point 0: column 0, row 0 of this thread's chunk
+        {
+            const idx_t x = mint_x0;
+            const idx_t y = mint_y0;
+            if (x < mint_hi_x && y < mint_hi_y) {
+                float mint_unew_p0;
+                float s = 0.0f;
+                {
+                    {
+                        s += mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 3] + mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 5] + mint_sh_u[mint_slot_u_0][mint_ly0 + 3][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly0 + 5][mint_lx0 + 4] + mint_u_p0_zm1 + mint_u_p0_zp1;
+                    }
+                    {
+                        s += mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 2] + mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 6] + mint_sh_u[mint_slot_u_0][mint_ly0 + 2][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly0 + 6][mint_lx0 + 4] + mint_u_p0_zm2 + mint_u_p0_zp2;
+                    }
+                    {
+                        s += mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 1] + mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 7] + mint_sh_u[mint_slot_u_0][mint_ly0 + 1][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly0 + 7][mint_lx0 + 4] + mint_u_p0_zm3 + mint_u_p0_zp3;
+                    }
+                    {
+                        s += mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0] + mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 8] + mint_sh_u[mint_slot_u_0][mint_ly0][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly0 + 8][mint_lx0 + 4] + mint_u_p0_zm4 + mint_u_p0_zp4;
+                    }
+                    {
+                        s += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
+                    }
+                    {
+                        s += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
+                    }
+                    {
+                        s += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
+                    }
+                    {
+                        s += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
+                    }
+                }
+                mint_unew_p0 = coef * s - mint_u_p0_z0;
+                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = mint_unew_p0;
+            }
+        }
+        // point 1: column 0, row 1 of this thread's chunk
+        {
+            const idx_t x = mint_x0;
+            const idx_t y = mint_y1;
+            if (x < mint_hi_x && y < mint_hi_y) {
+                float mint_unew_p1;
+                float s_1 = 0.0f;
+                {
+                    {
+                        s_1 += mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0 + 3] + mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0 + 5] + mint_sh_u[mint_slot_u_0][mint_ly1 + 3][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly1 + 5][mint_lx0 + 4] + mint_u_p1_zm1 + mint_u_p1_zp1;
+                    }
+                    {
+                        s_1 += mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0 + 2] + mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0 + 6] + mint_sh_u[mint_slot_u_0][mint_ly1 + 2][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly1 + 6][mint_lx0 + 4] + mint_u_p1_zm2 + mint_u_p1_zp2;
+                    }
+                    {
+                        s_1 += mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0 + 1] + mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0 + 7] + mint_sh_u[mint_slot_u_0][mint_ly1 + 1][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly1 + 7][mint_lx0 + 4] + mint_u_p1_zm3 + mint_u_p1_zp3;
+                    }
+                    {
+                        s_1 += mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0] + mint_sh_u[mint_slot_u_0][mint_ly1 + 4][mint_lx0 + 8] + mint_sh_u[mint_slot_u_0][mint_ly1][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly1 + 8][mint_lx0 + 4] + mint_u_p1_zm4 + mint_u_p1_zp4;
+                    }
+                    {
+                        s_1 += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
+                    }
+                    {
+                        s_1 += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
+                    }
+                    {
+                        s_1 += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
+                    }
+                    {
+                        s_1 += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
+                    }
+                }
+                mint_unew_p1 = coef * s_1 - mint_u_p1_z0;
+                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = mint_unew_p1;
+            }
+        }
+        // point 2: column 0, row 2 of this thread's chunk
+        {
+            const idx_t x = mint_x0;
+            const idx_t y = mint_y2;
+            if (x < mint_hi_x && y < mint_hi_y) {
+                float mint_unew_p2;
+                float s_2 = 0.0f;
+                {
+                    {
+                        s_2 += mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0 + 3] + mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0 + 5] + mint_sh_u[mint_slot_u_0][mint_ly2 + 3][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly2 + 5][mint_lx0 + 4] + mint_u_p2_zm1 + mint_u_p2_zp1;
+                    }
+                    {
+                        s_2 += mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0 + 2] + mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0 + 6] + mint_sh_u[mint_slot_u_0][mint_ly2 + 2][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly2 + 6][mint_lx0 + 4] + mint_u_p2_zm2 + mint_u_p2_zp2;
+                    }
+                    {
+                        s_2 += mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0 + 1] + mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0 + 7] + mint_sh_u[mint_slot_u_0][mint_ly2 + 1][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly2 + 7][mint_lx0 + 4] + mint_u_p2_zm3 + mint_u_p2_zp3;
+                    }
+                    {
+                        s_2 += mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0] + mint_sh_u[mint_slot_u_0][mint_ly2 + 4][mint_lx0 + 8] + mint_sh_u[mint_slot_u_0][mint_ly2][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly2 + 8][mint_lx0 + 4] + mint_u_p2_zm4 + mint_u_p2_zp4;
+                    }
+                    {
+                        s_2 += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
+                    }
+                    {
+                        s_2 += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
+                    }
+                    {
+                        s_2 += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
+                    }
+                    {
+                        s_2 += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
+                    }
+                }
+                mint_unew_p2 = coef * s_2 - mint_u_p2_z0;
+                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = mint_unew_p2;
+            }
+        }
+        // point 3: column 0, row 3 of this thread's chunk
+        {
+            const idx_t x = mint_x0;
+            const idx_t y = mint_y3;
+            if (x < mint_hi_x && y < mint_hi_y) {
+                float mint_unew_p3;
+                float s_3 = 0.0f;
+                {
+                    {
+                        s_3 += mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0 + 3] + mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0 + 5] + mint_sh_u[mint_slot_u_0][mint_ly3 + 3][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly3 + 5][mint_lx0 + 4] + mint_u_p3_zm1 + mint_u_p3_zp1;
+                    }
+                    {
+                        s_3 += mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0 + 2] + mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0 + 6] + mint_sh_u[mint_slot_u_0][mint_ly3 + 2][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly3 + 6][mint_lx0 + 4] + mint_u_p3_zm2 + mint_u_p3_zp2;
+                    }
+                    {
+                        s_3 += mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0 + 1] + mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0 + 7] + mint_sh_u[mint_slot_u_0][mint_ly3 + 1][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly3 + 7][mint_lx0 + 4] + mint_u_p3_zm3 + mint_u_p3_zp3;
+                    }
+                    {
+                        s_3 += mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0] + mint_sh_u[mint_slot_u_0][mint_ly3 + 4][mint_lx0 + 8] + mint_sh_u[mint_slot_u_0][mint_ly3][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly3 + 8][mint_lx0 + 4] + mint_u_p3_zm4 + mint_u_p3_zp4;
+                    }
+                    {
+                        s_3 += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
+                    }
+                    {
+                        s_3 += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
+                    }
+                    {
+                        s_3 += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
+                    }
+                    {
+                        s_3 += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
+                    }
+                }
+                mint_unew_p3 = coef * s_3 - mint_u_p3_z0;
+                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = mint_unew_p3;
+            }
+        }
+        // rotate: registers move down the queue, planes by swapping slot indices
+        mint_u_p0_zm4 = mint_u_p0_zm3;
+        mint_u_p0_zm3 = mint_u_p0_zm2;
+        mint_u_p0_zm2 = mint_u_p0_zm1;
+        mint_u_p0_zm1 = mint_u_p0_z0;
+        mint_u_p0_z0 = mint_u_p0_zp1;
+        mint_u_p0_zp1 = mint_u_p0_zp2;
+        mint_u_p0_zp2 = mint_u_p0_zp3;
+        mint_u_p0_zp3 = mint_u_p0_zp4;
+        mint_u_p0_zp4 = mint_u_p0_zp5;
+        mint_u_p1_zm4 = mint_u_p1_zm3;
+        mint_u_p1_zm3 = mint_u_p1_zm2;
+        mint_u_p1_zm2 = mint_u_p1_zm1;
+        mint_u_p1_zm1 = mint_u_p1_z0;
+        mint_u_p1_z0 = mint_u_p1_zp1;
+        mint_u_p1_zp1 = mint_u_p1_zp2;
+        mint_u_p1_zp2 = mint_u_p1_zp3;
+        mint_u_p1_zp3 = mint_u_p1_zp4;
+        mint_u_p1_zp4 = mint_u_p1_zp5;
+        mint_u_p2_zm4 = mint_u_p2_zm3;
+        mint_u_p2_zm3 = mint_u_p2_zm2;
+        mint_u_p2_zm2 = mint_u_p2_zm1;
+        mint_u_p2_zm1 = mint_u_p2_z0;
+        mint_u_p2_z0 = mint_u_p2_zp1;
+        mint_u_p2_zp1 = mint_u_p2_zp2;
+        mint_u_p2_zp2 = mint_u_p2_zp3;
+        mint_u_p2_zp3 = mint_u_p2_zp4;
+        mint_u_p2_zp4 = mint_u_p2_zp5;
+        mint_u_p3_zm4 = mint_u_p3_zm3;
+        mint_u_p3_zm3 = mint_u_p3_zm2;
+        mint_u_p3_zm2 = mint_u_p3_zm1;
+        mint_u_p3_zm1 = mint_u_p3_z0;
+        mint_u_p3_z0 = mint_u_p3_zp1;
+        mint_u_p3_zp1 = mint_u_p3_zp2;
+        mint_u_p3_zp2 = mint_u_p3_zp3;
+        mint_u_p3_zp3 = mint_u_p3_zp4;
+        mint_u_p3_zp4 = mint_u_p3_zp5;
+        { const int mint_t = mint_slot_u_0; mint_slot_u_0 = mint_slot_u_1; mint_slot_u_1 = mint_t; }
+    }
+}

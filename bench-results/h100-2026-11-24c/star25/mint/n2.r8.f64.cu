@@ -1,0 +1,151 @@
+// Mint for Rust: kernel `k_shared_register_0` of fn `k_shared_register` at kernels/src/star.rs:77:18
+// nest(3) tile(32, 8, 64) chunksize(1, 1, 64): 32x8x1 threads per block
+// optimizations: shared + register + sliding window along z + unroll
+// shared: `u` 1 plane(s), halo -x4 +x4 -y4 +y4
+// registers: `u` z -4..=4
+typedef int idx_t;
+extern "C" __global__ void __launch_bounds__(256) mint_k_shared_register_0(
+    const double* __restrict__ u,
+    const idx_t mint_pitch_u,
+    const idx_t mint_slice_u,
+    const idx_t mint_nx_u,
+    const idx_t mint_ny_u,
+    const idx_t mint_nz_u,
+    double* __restrict__ unew,
+    const idx_t mint_pitch_unew,
+    const idx_t mint_slice_unew,
+    const double coef,
+    const idx_t mint_lo_z,
+    const idx_t mint_hi_z,
+    const idx_t mint_lo_y,
+    const idx_t mint_hi_y,
+    const idx_t mint_lo_x,
+    const idx_t mint_hi_x
+)
+{
+    // tile origin and this thread's points in each plane
+    const int mint_tx = threadIdx.x;
+    const int mint_ty = threadIdx.y;
+    const idx_t mint_x_tile = mint_lo_x + (idx_t)blockIdx.x * 32;
+    const idx_t mint_y_tile = mint_lo_y + (idx_t)blockIdx.y * 8;
+    const int mint_lx0 = mint_tx;
+    const idx_t mint_x0 = mint_x_tile + mint_lx0;
+    const int mint_ly0 = mint_ty;
+    const idx_t mint_y0 = mint_y_tile + mint_ly0;
+    extern __shared__ __align__(16) unsigned char mint_smem[];
+    double (*mint_sh_u)[16][40] = reinterpret_cast<double (*)[16][40]>(mint_smem + 0); // 2 slot(s)
+    // sliding window along z (thesis Sec. 5.8)
+    const idx_t mint_z0 = mint_lo_z + (idx_t)blockIdx.z * 64;
+    const idx_t mint_z_end = min(mint_z0 + 64, mint_hi_z);
+    double mint_u_zm4 = 0, mint_u_zm3 = 0, mint_u_zm2 = 0, mint_u_zm1 = 0, mint_u_z0 = 0, mint_u_zp1 = 0, mint_u_zp2 = 0, mint_u_zp3 = 0, mint_u_zp4 = 0, mint_u_zp5 = 0;
+    mint_u_zm4 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 - 4) >= 0 && (mint_z0 - 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 - 4) * mint_slice_u]) : double(0);
+    mint_u_zm3 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 - 3) >= 0 && (mint_z0 - 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 - 3) * mint_slice_u]) : double(0);
+    mint_u_zm2 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 - 2) >= 0 && (mint_z0 - 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 - 2) * mint_slice_u]) : double(0);
+    mint_u_zm1 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 - 1) >= 0 && (mint_z0 - 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 - 1) * mint_slice_u]) : double(0);
+    mint_u_z0 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0) * mint_slice_u]) : double(0);
+    mint_u_zp1 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 + 1) >= 0 && (mint_z0 + 1) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 + 1) * mint_slice_u]) : double(0);
+    mint_u_zp2 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 + 2) >= 0 && (mint_z0 + 2) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 + 2) * mint_slice_u]) : double(0);
+    mint_u_zp3 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 + 3) >= 0 && (mint_z0 + 3) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 + 3) * mint_slice_u]) : double(0);
+    mint_u_zp4 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (mint_z0 + 4) >= 0 && (mint_z0 + 4) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (mint_z0 + 4) * mint_slice_u]) : double(0);
+    int mint_slot_u_0 = 0, mint_slot_u_1 = 1;
+    double mint_pf_u_g0 = 0, mint_pf_u_g1 = 0;
+    // prefetch `u` z = mint_z0: centre, then ghost cells (-x 4, +x 4, -y 4, +y 4)
+    if (mint_tx + 32 * mint_ty < 320) {
+        const int mint_le = mint_tx + 32 * mint_ty + 0;
+        const int mint_lr = mint_le < 128 ? mint_le / 32 : (mint_le < 256 ? 12 + (mint_le - 128) / 32 : (4 + (mint_le - 256) / 8));
+        const int mint_lc = mint_le < 128 ? 4 + mint_le % 32 : (mint_le < 256 ? 4 + (mint_le - 128) % 32 : ((mint_le - 256) % 8 < 4 ? (mint_le - 256) % 8 : 32 + (mint_le - 256) % 8));
+        const idx_t mint_gx = mint_x_tile - 4 + mint_lc;
+        const idx_t mint_gy = mint_y_tile - 4 + mint_lr;
+        mint_pf_u_g0 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_gy >= 0 && mint_gy < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_gy * mint_pitch_u + (mint_z0) * mint_slice_u]) : double(0);
+    }
+    if (mint_tx + 32 * mint_ty < 64) {
+        const int mint_le = mint_tx + 32 * mint_ty + 256;
+        const int mint_lr = mint_le < 128 ? mint_le / 32 : (mint_le < 256 ? 12 + (mint_le - 128) / 32 : (4 + (mint_le - 256) / 8));
+        const int mint_lc = mint_le < 128 ? 4 + mint_le % 32 : (mint_le < 256 ? 4 + (mint_le - 128) % 32 : ((mint_le - 256) % 8 < 4 ? (mint_le - 256) % 8 : 32 + (mint_le - 256) % 8));
+        const idx_t mint_gx = mint_x_tile - 4 + mint_lc;
+        const idx_t mint_gy = mint_y_tile - 4 + mint_lr;
+        mint_pf_u_g1 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_gy >= 0 && mint_gy < mint_ny_u && (mint_z0) >= 0 && (mint_z0) < mint_nz_u) ? __ldg(&u[mint_gx + mint_gy * mint_pitch_u + (mint_z0) * mint_slice_u]) : double(0);
+    }
+    for (idx_t z = mint_z0; z < mint_z_end; ++z) {
+        mint_u_zp5 = (mint_x0 < mint_nx_u && mint_y0 < mint_ny_u && (z + 5) >= 0 && (z + 5) < mint_nz_u) ? __ldg(&u[mint_x0 + mint_y0 * mint_pitch_u + (z + 5) * mint_slice_u]) : double(0);
+        // store the prefetched `u` z = z into shared slot mint_slot_u_0: centre, then ghost cells (-x 4, +x 4, -y 4, +y 4)
+        mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 4] = mint_u_z0;
+        if (mint_tx + 32 * mint_ty < 320) {
+            const int mint_le = mint_tx + 32 * mint_ty + 0;
+            const int mint_lr = mint_le < 128 ? mint_le / 32 : (mint_le < 256 ? 12 + (mint_le - 128) / 32 : (4 + (mint_le - 256) / 8));
+            const int mint_lc = mint_le < 128 ? 4 + mint_le % 32 : (mint_le < 256 ? 4 + (mint_le - 128) % 32 : ((mint_le - 256) % 8 < 4 ? (mint_le - 256) % 8 : 32 + (mint_le - 256) % 8));
+            mint_sh_u[mint_slot_u_0][mint_lr][mint_lc] = mint_pf_u_g0;
+        }
+        if (mint_tx + 32 * mint_ty < 64) {
+            const int mint_le = mint_tx + 32 * mint_ty + 256;
+            const int mint_lr = mint_le < 128 ? mint_le / 32 : (mint_le < 256 ? 12 + (mint_le - 128) / 32 : (4 + (mint_le - 256) / 8));
+            const int mint_lc = mint_le < 128 ? 4 + mint_le % 32 : (mint_le < 256 ? 4 + (mint_le - 128) % 32 : ((mint_le - 256) % 8 < 4 ? (mint_le - 256) % 8 : 32 + (mint_le - 256) % 8));
+            mint_sh_u[mint_slot_u_0][mint_lr][mint_lc] = mint_pf_u_g1;
+        }
+        // prefetch `u` z = z + 1: centre, then ghost cells (-x 4, +x 4, -y 4, +y 4)
+        if (mint_tx + 32 * mint_ty < 320) {
+            const int mint_le = mint_tx + 32 * mint_ty + 0;
+            const int mint_lr = mint_le < 128 ? mint_le / 32 : (mint_le < 256 ? 12 + (mint_le - 128) / 32 : (4 + (mint_le - 256) / 8));
+            const int mint_lc = mint_le < 128 ? 4 + mint_le % 32 : (mint_le < 256 ? 4 + (mint_le - 128) % 32 : ((mint_le - 256) % 8 < 4 ? (mint_le - 256) % 8 : 32 + (mint_le - 256) % 8));
+            const idx_t mint_gx = mint_x_tile - 4 + mint_lc;
+            const idx_t mint_gy = mint_y_tile - 4 + mint_lr;
+            mint_pf_u_g0 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_gy >= 0 && mint_gy < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_gy * mint_pitch_u + (z + 1) * mint_slice_u]) : double(0);
+        }
+        if (mint_tx + 32 * mint_ty < 64) {
+            const int mint_le = mint_tx + 32 * mint_ty + 256;
+            const int mint_lr = mint_le < 128 ? mint_le / 32 : (mint_le < 256 ? 12 + (mint_le - 128) / 32 : (4 + (mint_le - 256) / 8));
+            const int mint_lc = mint_le < 128 ? 4 + mint_le % 32 : (mint_le < 256 ? 4 + (mint_le - 128) % 32 : ((mint_le - 256) % 8 < 4 ? (mint_le - 256) % 8 : 32 + (mint_le - 256) % 8));
+            const idx_t mint_gx = mint_x_tile - 4 + mint_lc;
+            const idx_t mint_gy = mint_y_tile - 4 + mint_lr;
+            mint_pf_u_g1 = (mint_gx >= 0 && mint_gx < mint_nx_u && mint_gy >= 0 && mint_gy < mint_ny_u && (z + 1) >= 0 && (z + 1) < mint_nz_u) ? __ldg(&u[mint_gx + mint_gy * mint_pitch_u + (z + 1) * mint_slice_u]) : double(0);
+        }
+        __syncthreads();
+        {
+            const idx_t x = mint_x0;
+            const idx_t y = mint_y0;
+            if (x < mint_hi_x && y < mint_hi_y) {
+                double mint_unew;
+                double s = 0.0;
+                {
+                    {
+                        s += mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 3] + mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 5] + mint_sh_u[mint_slot_u_0][mint_ly0 + 3][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly0 + 5][mint_lx0 + 4] + mint_u_zm1 + mint_u_zp1;
+                    }
+                    {
+                        s += mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 2] + mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 6] + mint_sh_u[mint_slot_u_0][mint_ly0 + 2][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly0 + 6][mint_lx0 + 4] + mint_u_zm2 + mint_u_zp2;
+                    }
+                    {
+                        s += mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 1] + mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 7] + mint_sh_u[mint_slot_u_0][mint_ly0 + 1][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly0 + 7][mint_lx0 + 4] + mint_u_zm3 + mint_u_zp3;
+                    }
+                    {
+                        s += mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0] + mint_sh_u[mint_slot_u_0][mint_ly0 + 4][mint_lx0 + 8] + mint_sh_u[mint_slot_u_0][mint_ly0][mint_lx0 + 4] + mint_sh_u[mint_slot_u_0][mint_ly0 + 8][mint_lx0 + 4] + mint_u_zm4 + mint_u_zp4;
+                    }
+                    {
+                        s += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
+                    }
+                    {
+                        s += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
+                    }
+                    {
+                        s += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
+                    }
+                    {
+                        s += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
+                    }
+                }
+                mint_unew = coef * s - mint_u_z0;
+                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = mint_unew;
+            }
+        }
+        // rotate: registers move down the queue, planes by swapping slot indices
+        mint_u_zm4 = mint_u_zm3;
+        mint_u_zm3 = mint_u_zm2;
+        mint_u_zm2 = mint_u_zm1;
+        mint_u_zm1 = mint_u_z0;
+        mint_u_z0 = mint_u_zp1;
+        mint_u_zp1 = mint_u_zp2;
+        mint_u_zp2 = mint_u_zp3;
+        mint_u_zp3 = mint_u_zp4;
+        mint_u_zp4 = mint_u_zp5;
+        { const int mint_t = mint_slot_u_0; mint_slot_u_0 = mint_slot_u_1; mint_slot_u_1 = mint_t; }
+    }
+}
