@@ -247,25 +247,24 @@ impl<'a> CPrinter<'a> {
                 if matches!(op, BinOp::Add | BinOp::Sub)
                     && t.is_float()
                     && is_mul(lhs)
+                    && let ExprKind::Binary { lhs: a, rhs: b, .. } = &rhs.kind
                     && is_mul(rhs)
                 {
-                    if let ExprKind::Binary { lhs: a, rhs: b, .. } = &rhs.kind {
-                        let f = if t == ScalarTy::F32 {
-                            "__fmaf_rn"
-                        } else {
-                            "__fma_rn"
-                        };
-                        let a = self.expr(a);
-                        let a = if *op == BinOp::Sub {
-                            format!("-({a})")
-                        } else {
-                            a
-                        };
-                        return (
-                            format!("{f}({a}, {}, {})", self.expr(b), self.expr(lhs)),
-                            PREC_ATOM,
-                        );
-                    }
+                    let f = if t == ScalarTy::F32 {
+                        "__fmaf_rn"
+                    } else {
+                        "__fma_rn"
+                    };
+                    let a = self.expr(a);
+                    let a = if *op == BinOp::Sub {
+                        format!("-({a})")
+                    } else {
+                        a
+                    };
+                    return (
+                        format!("{f}({a}, {}, {})", self.expr(b), self.expr(lhs)),
+                        PREC_ATOM,
+                    );
                 }
                 let p = op.c_prec();
                 // Comparisons of comparisons need parentheses in C for clarity and are rare;
