@@ -2,9 +2,10 @@
 //! an array in shared memory, with the ghost cells its stencil needs, and its shareable
 //! references read the planes.
 //!
-//! Ghost cells are loaded by the threads at the tile's boundary, grouped by category (west,
-//! east, north, south and, only when the stencil has diagonal references, the four
-//! corners), each side with its own width so asymmetric stencils load only what they use.
+//! Each side has its own ghost width, so asymmetric stencils load only what they use, and
+//! the corners only when the stencil has diagonal references. The whole block loads the
+//! ghost ring, cell by cell in turn (`chunk::plane_groups`), rather than the threads at
+//! each side of the tile as in the thesis (Sec. 5.7.2).
 
 use crate::analyzer::{Category, NearLimit, category, references};
 use crate::ir::{ArrayParam, Kernel};
