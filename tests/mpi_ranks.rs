@@ -559,6 +559,13 @@ fn rank(dir: &Path) {
         mint::ranks::size() > 1,
         "started with {OUT} but not as one of several MPI ranks"
     );
+    // A rank that panics must take the job down at once: the other ranks would wait for
+    // it in their next collective until mpirun's timeout (25 minutes).
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        std::process::abort();
+    }));
     for c in cases() {
         let t = std::time::Instant::now();
         let v = (c.run)();
