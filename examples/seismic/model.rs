@@ -464,6 +464,12 @@ impl Fields {
         let (vp, vs) = (self.vp.at(k, j, i) as f64, self.vs.at(k, j, i) as f64);
         self.rho.at(k, j, i) as f64 * (vp.powi(2) - 2.0 * vs.powi(2))
     }
+    /// dt/h·λ and dt/h·(λ + 2μ) at a node, `s` = dt/h, as the coefficient arrays hold
+    /// them.
+    fn moduli(&self, s: f64, k: usize, j: usize, i: usize) -> (f32, f32) {
+        let (lam, mu) = (self.lam(k, j, i), self.mu(k, j, i));
+        ((s * lam) as f32, (s * (lam + 2.0 * mu)) as f32)
+    }
     fn rho(&self, k: usize, j: usize, i: usize) -> f64 {
         let (k, j, i) = self.clamp(k, j, i);
         self.rho.at(k, j, i) as f64
@@ -681,15 +687,31 @@ fn free_surface(surface: &Fields, s: f64, relaxation: Option<&Relaxation>) -> Ar
             (l / (l + 2.0 * m)) as f32
         }
         Some(r) => {
-            let c = cell_of(k, j, i);
-            let lam = (s * surface.lam(k, j, i)) as f32;
-            let l2m = (s * (surface.lam(k, j, i) + 2.0 * surface.mu(k, j, i))) as f32;
-            let mu2 = l2m - lam;
-            let l2m_u = (l2m as f64 * r.cell_unrelaxed(surface.qpi(k, j, i), c)) as f32;
-            let lam_u = l2m_u - (mu2 as f64 * r.cell_unrelaxed(surface.qsi(k, j, i), c)) as f32;
+            let (lam_u, l2m_u) = unrelaxed_node(r, surface, surface.moduli(s, k, j, i), k, j, i);
             lam_u / l2m_u
         }
     })
+}
+
+/// The unrelaxed dt/h·λ and dt/h·(λ + 2μ) of node (k, j, i) from its elastic ones
+/// (`(lam, l2m)`, f32 as the arrays hold them), by its cell's factors for its 1/Qp and
+/// 1/Qs in `f` ([`Relaxation::cell_unrelaxed`]; 2μ = l2m − lam). [`anelastic`] and
+/// [`free_surface`] both use it, so the surface's λ/(λ + 2μ) is that of the arrays.
+fn unrelaxed_node(
+    r: &Relaxation,
+    f: &Fields,
+    (lam, l2m): (f32, f32),
+    k: usize,
+    j: usize,
+    i: usize,
+) -> (f32, f32) {
+    let c = cell_of(k, j, i);
+    let l2m_u = (l2m as f64 * r.cell_unrelaxed(f.qpi(k, j, i), c)) as f32;
+    let mu2 = l2m - lam;
+    (
+        l2m_u - (mu2 as f64 * r.cell_unrelaxed(f.qsi(k, j, i), c)) as f32,
+        l2m_u,
+    )
 }
 
 /// The effective material of one grid node of a layered model.
@@ -829,8 +851,10 @@ fn anelastic(m: &mut Medium, f: &Fields, r: Relaxation, dt: f64) -> Anelastic {
         defect(&m.mxz, &qi_xz),
         defect(&m.myz, &qi_yz),
     );
-    m.l2m = unrelaxed(&m.l2m, &p);
-    m.lam = m.l2m.zip_with(&unrelaxed(&mu2, &s), |l2m, mu2| l2m - mu2);
+    let node = |k, j, i| unrelaxed_node(&r, f, (m.lam[[k, j, i]], m.l2m[[k, j, i]]), k, j, i);
+    let lam = SlabArray3::from_fn(shape, HALO, |(k, j, i)| node(k, j, i).0);
+    m.l2m = SlabArray3::from_fn(shape, HALO, |(k, j, i)| node(k, j, i).1);
+    m.lam = lam;
     m.mxy = unrelaxed(&m.mxy, &qi_xy);
     m.mxz = unrelaxed(&m.mxz, &qi_xz);
     m.myz = unrelaxed(&m.myz, &qi_yz);
@@ -863,11 +887,7 @@ fn coefficients(
     let layered = &f.layered;
     let nz = shape.0;
     let s = dt / h;
-    let (mu, lam, r) = (
-        |k, j, i| f.mu(k, j, i),
-        |k, j, i| f.lam(k, j, i),
-        |k, j, i| f.rho(k, j, i),
-    );
+    let (mu, r) = (|k, j, i| f.mu(k, j, i), |k, j, i| f.rho(k, j, i));
     let harmonic = |m: [f64; 4]| harmonic4(m[0], m[1], m[2], m[3]);
     let make = |g: &dyn Fn(usize, usize, usize) -> f64| {
         SlabArray3::from_fn(shape, HALO, |(k, j, i)| g(k, j, i) as f32)
@@ -878,8 +898,8 @@ fn coefficients(
         Some(p) => s / p[k].rho_z,
         None => s / mean2(r(k, j, i), r(k + 1, j, i)),
     });
-    let lam_a = make(&|k, j, i| s * lam(k, j, i));
-    let l2m = make(&|k, j, i| s * (lam(k, j, i) + 2.0 * mu(k, j, i)));
+    let lam_a = SlabArray3::from_fn(shape, HALO, |(k, j, i)| f.moduli(s, k, j, i).0);
+    let l2m = SlabArray3::from_fn(shape, HALO, |(k, j, i)| f.moduli(s, k, j, i).1);
     let mxy = make(&|k, j, i| {
         let im = i.saturating_sub(1);
         s * harmonic([mu(k, j, im), mu(k, j, i), mu(k, j + 1, im), mu(k, j + 1, i)])

@@ -332,3 +332,31 @@ fn translation_round_trips_through_json() {
     let back: Kernel = serde_json::from_str(&json).unwrap();
     assert_eq!(back, k);
 }
+
+/// `a*b ± c*d` is printed with the right-hand product fused explicitly, so that NVVM
+/// cannot fuse either product depending on the surrounding code (which made the variants
+/// of one kernel round differently); a single product beside a sum, and integer
+/// products, are left to the compiler.
+#[test]
+fn a_sum_of_two_products_fuses_the_right_one_explicitly() {
+    let src = |body: &str, elem: &str| {
+        let k = kernel(
+            "fma_0",
+            &format!(
+                "arrays: a {elem} 1, b {elem} 1, c {elem} 1, d {elem} 1, v {elem} 1\nnest: x 0..n\n{body}"
+            ),
+        );
+        translate(&k, &Target::default()).unwrap().source
+    };
+    let add = src("v[x] = a[x] * b[x] + c[x] * d[x];", "f64");
+    assert!(add.contains("__fma_rn(c[x], d[x], a[x] * b[x])"), "{add}");
+    let sub = src("v[x] = a[x] * b[x] - c[x] * d[x];", "f32");
+    assert!(
+        sub.contains("__fmaf_rn(-(c[x]), d[x], a[x] * b[x])"),
+        "{sub}"
+    );
+    let one = src("v[x] = a[x] * b[x] + c[x];", "f64");
+    assert!(!one.contains("__fma"), "{one}");
+    let int = src("v[x] = a[x] * b[x] + c[x] * d[x];", "i32");
+    assert!(!int.contains("__fma"), "{int}");
+}
