@@ -13,6 +13,8 @@ pub enum Opts {
     SharedRegister,
     /// `shared, register, prefer_l1, unroll`.
     SharedRegisterL1,
+    /// `shared, register, pipeline, unroll`.
+    SharedRegisterPipeline,
     /// `vectorize, unroll`.
     Vector,
     /// `tune, unroll`: the autotuner picks the options, `tile` and `chunksize` at the
@@ -29,6 +31,7 @@ impl Opts {
             Opts::Register => "k_register",
             Opts::SharedRegister => "k_shared_register",
             Opts::SharedRegisterL1 => "k_shared_register_l1",
+            Opts::SharedRegisterPipeline => "k_shared_register_pipeline",
             Opts::Vector => "k_vector",
             Opts::Tune => "k_tune",
         }
@@ -37,15 +40,24 @@ impl Opts {
     /// The option set of an autotuner candidate's options, if the suite compiles one
     /// (`unroll` and the shared-memory plane count aside).
     pub fn of(o: &mint::tune::OptOptions) -> Option<Opts> {
-        Some(match (o.register, o.shared > 0, o.prefer_l1, o.vectorize) {
-            (false, false, false, false) => Opts::None,
-            (true, false, false, false) => Opts::Register,
-            (false, true, false, false) => Opts::Shared,
-            (true, true, false, false) => Opts::SharedRegister,
-            (true, true, true, false) => Opts::SharedRegisterL1,
-            (false, false, false, true) => Opts::Vector,
-            _ => return None,
-        })
+        Some(
+            match (
+                o.register,
+                o.shared > 0,
+                o.prefer_l1,
+                o.vectorize,
+                o.pipeline,
+            ) {
+                (false, false, false, false, false) => Opts::None,
+                (true, false, false, false, false) => Opts::Register,
+                (false, true, false, false, false) => Opts::Shared,
+                (true, true, false, false, false) => Opts::SharedRegister,
+                (true, true, true, false, false) => Opts::SharedRegisterL1,
+                (true, true, false, false, true) => Opts::SharedRegisterPipeline,
+                (false, false, false, true, false) => Opts::Vector,
+                _ => return None,
+            },
+        )
     }
 }
 
@@ -67,6 +79,9 @@ pub enum Level {
     /// opt-3 with 4 rows per thread along y (the thesis's "all-opt"); `tile(32, 16, 64)`,
     /// `chunksize(1, 4, 64)`.
     Opt3Y,
+    /// Beyond the thesis: opt-3+y with `pipeline` (the planes copied into shared memory
+    /// with `cp.async`, two ahead); `tile(32, 16, 64)`, `chunksize(1, 4, 64)`.
+    Opt3P,
     /// Beyond the thesis: `vectorize` (16-byte loads, 16 bytes of x points per thread);
     /// `tile(128, 4, 1)`.
     Vector,
@@ -79,7 +94,7 @@ pub enum Level {
 }
 
 impl Level {
-    pub const ALL: [Level; 10] = [
+    pub const ALL: [Level; 11] = [
         Level::Baseline,
         Level::Opt1,
         Level::Opt2,
@@ -87,6 +102,7 @@ impl Level {
         Level::Register,
         Level::Opt3L1,
         Level::Opt3Y,
+        Level::Opt3P,
         Level::Vector,
         Level::VectorZ,
         Level::Tuned,
@@ -101,6 +117,7 @@ impl Level {
             Level::Register => "register",
             Level::Opt3L1 => "opt-3+L1",
             Level::Opt3Y => "opt-3+y",
+            Level::Opt3P => "opt-3+pipeline",
             Level::Vector => "vector",
             Level::VectorZ => "vector+z",
             Level::Tuned => "tune",
@@ -119,6 +136,7 @@ impl Level {
             Level::Register => Opts::Register,
             Level::Opt3 | Level::Opt3Y => Opts::SharedRegister,
             Level::Opt3L1 => Opts::SharedRegisterL1,
+            Level::Opt3P => Opts::SharedRegisterPipeline,
             Level::Vector | Level::VectorZ => Opts::Vector,
             Level::Tuned => Opts::Tune,
         }
@@ -129,7 +147,7 @@ impl Level {
         let (t, c) = match self {
             Level::Baseline | Level::Opt1 | Level::Register => ([32, 8, 1], [1, 1, 1]),
             Level::Opt2 | Level::Opt3 | Level::Opt3L1 => ([32, 8, 64], [1, 1, 64]),
-            Level::Opt3Y => ([32, 16, 64], [1, 4, 64]),
+            Level::Opt3Y | Level::Opt3P => ([32, 16, 64], [1, 4, 64]),
             Level::Vector => ([128, 4, 1], [1, 1, 1]),
             Level::VectorZ => ([128, 4, 4], [1, 1, 4]),
             Level::Tuned => ([16, 16, 1], [1, 1, 1]),
@@ -150,6 +168,7 @@ macro_rules! option_sets {
         $k!($t, k_register, [register, unroll] $(, $extra)*);
         $k!($t, k_shared_register, [shared, register, unroll] $(, $extra)*);
         $k!($t, k_shared_register_l1, [shared, register, prefer_l1, unroll] $(, $extra)*);
+        $k!($t, k_shared_register_pipeline, [shared, register, pipeline, unroll] $(, $extra)*);
         $k!($t, k_vector, [vectorize, unroll] $(, $extra)*);
         $k!($t, k_tune, [tune, unroll] $(, $extra)*);
     };
@@ -164,6 +183,7 @@ macro_rules! dispatch {
             $crate::Opts::Register => k_register($($arg),*),
             $crate::Opts::SharedRegister => k_shared_register($($arg),*),
             $crate::Opts::SharedRegisterL1 => k_shared_register_l1($($arg),*),
+            $crate::Opts::SharedRegisterPipeline => k_shared_register_pipeline($($arg),*),
             $crate::Opts::Vector => k_vector($($arg),*),
             $crate::Opts::Tune => k_tune($($arg),*),
         }

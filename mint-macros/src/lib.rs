@@ -28,7 +28,8 @@ use proc_macro::TokenStream;
 /// Options (defaults for every kernel of the region; each `#[mint::r#for]` may override
 /// them): `register`, `shared` / `shared = N` (1..=8 planes, 0 = off), `prefer_l1`,
 /// `unroll`, `same_index`, `vectorize` (16-byte loads along x; README, Optimizer options),
-/// `tune` (autotune options, `tile` and `chunksize` at the first launch on a GPU;
+/// `pipeline` (shared-memory planes copied asynchronously, planes ahead of use; README,
+/// Optimizer options), `tune` (autotune options, `tile` and `chunksize` at the first launch on a GPU;
 /// README, Autotuning).
 #[proc_macro_attribute]
 pub fn parallel(attr: TokenStream, item: TokenStream) -> TokenStream {

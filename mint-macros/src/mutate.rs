@@ -225,6 +225,7 @@ const IDENTS: &[&str] = &[
     "register",
     "unroll",
     "vectorize",
+    "pipeline",
     "prefer_l1",
     "same_index",
     "copy",

@@ -88,13 +88,14 @@ fn candidates(c: &Case) -> Vec<Case> {
         out.push(d);
     }
     let o = c.kernel.options;
-    let off: [fn(&mut OptOptions); 6] = [
+    let off: [fn(&mut OptOptions); 7] = [
         |o| o.shared = 0,
         |o| o.register = false,
         |o| o.prefer_l1 = false,
         |o| o.unroll = false,
         |o| o.same_index = false,
         |o| o.vectorize = false,
+        |o| o.pipeline = false,
     ];
     for f in off {
         let mut n = o;

@@ -79,6 +79,7 @@ pub fn kernel(name: &str, text: &str) -> Kernel {
                     None if o == "unroll" => options.unroll = true,
                     None if o == "same_index" => options.same_index = true,
                     None if o == "vectorize" => options.vectorize = true,
+                    None if o == "pipeline" => options.pipeline = true,
                     _ => panic!("unknown option {o}"),
                 }
             }

@@ -2,12 +2,13 @@
 //! tries for a kernel.
 //!
 //! A candidate is a set of optimizer options (thesis Table 3.2: `register`, `shared`,
-//! `prefer_l1`, and `vectorize`) with a `tile` and a `chunksize`. The space is the
+//! `prefer_l1`; beyond it `vectorize` and `pipeline`) with a `tile` and a `chunksize`. The space is the
 //! thesis's optimization levels (Sec. 6.2.2: baseline, opt-1 to opt-3, opt-3 with
 //! `prefer_l1`, opt-3 with 4 rows per thread along y), the `vectorize` levels, and other
 //! block shapes and sliding-window lengths that the benchmark harness found to win for
 //! some kernel of its suite on an H100 (2026-11-22): short z chunks for the register
-//! queue, y chunks, wider tiles in x for 16-byte loads. ImageCL (seed
+//! queue, y chunks, wider tiles in x for 16-byte loads; and `pipeline` at five register
+//! tiles (2026-11-24). ImageCL (seed
 //! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!
@@ -143,6 +144,7 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         same_index: w.same_index,
         vectorize,
         tune: false,
+        pipeline: false,
     };
     let none = opts(false, false, false, false);
     // the thesis's baseline level has no options at all: unrolling a long serial loop
@@ -158,6 +160,13 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
     let sr = opts(true, true, false, false);
     let srl1 = opts(true, true, true, false);
     let vec = opts(false, false, false, true);
+    // `pipeline`: the planes copied with `cp.async`, two ahead (a prototype of it ran the
+    // radius-4 star at 87% of copy in f64 on an H100 where the register-staged kernels
+    // reached 75%, `bench-results/h100-2026-11-24d/async/`)
+    let srp = OptOptions {
+        pipeline: true,
+        ..sr
+    };
     let c = |options, tile: [u32; 3], chunk: [u32; 3]| Candidate {
         options,
         tile,
@@ -214,6 +223,11 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(sr, [32, 16, 32], [1, 2, 32]),
             c(sr, [32, 32, 32], [1, 4, 32]),
             c(srl1, [32, 8, 16], [1, 1, 16]),
+            c(srp, [32, 8, 64], [1, 1, 64]),
+            c(srp, [32, 16, 64], [1, 4, 64]),
+            c(srp, [32, 16, 32], [1, 2, 32]),
+            c(srp, [32, 32, 32], [1, 4, 32]),
+            c(srp, [64, 16, 64], [2, 4, 64]),
             c(vec, [64, 4, 2], [1, 1, 2]),
             c(vec, [64, 4, 4], [1, 1, 4]),
             c(vec, [128, 4, 2], [1, 1, 2]),

@@ -387,3 +387,145 @@ fn vectorize_checks_tile_and_chunk() {
     let e = translate(&k, &Target::default()).unwrap_err();
     assert!(format!("{e:?}").contains("chunksize x at 1"), "{e:?}");
 }
+
+const STAR_R4: &str = "arrays: u f32 3, v f32 3
+     nest: z 4..nz-4, y 4..ny-4, x 4..nx-4
+     tile: 32,16,64
+     chunk: 1,4,64
+     options: shared, register, pipeline, unroll
+     let mut s = 0.0f32;
+     for d in 1..5 {
+         s += u[z][y][x - d] + u[z][y][x + d] + u[z][y - d][x] + u[z][y + d][x] + u[z - d][y][x] + u[z + d][y][x];
+     }
+     v[z][y][x] = s * 0.041666668 - u[z][y][x];";
+
+/// `pipeline`: the radius-4 star's plane goes into a ring of 4 + 1 + 2 slots (the planes
+/// z..z+4 that feed the centre plane and the queue's leading register, and two in flight)
+/// by `cp.async`, and neither the queue nor the ghost cells are prefetched through
+/// registers any more.
+#[test]
+fn pipeline_copies_planes_into_a_ring_ahead_of_use() {
+    let mut k = kernel("star_0", STAR_R4);
+    mint_translator::check(&mut k).unwrap();
+    let t = translate(&k, &Target::default()).unwrap();
+    let src = &t.source;
+    assert!(
+        t.report.level.contains("pipeline (cp.async)"),
+        "{}",
+        t.report.level
+    );
+    // 7 slots of (16 + 8) x (32 + 8) f32
+    assert_eq!(t.dynamic_shared_bytes, 7 * 24 * 40 * 4);
+    assert!(src.contains("// 7 slot(s)"), "{src}");
+    assert!(src.contains("mint_cp_async_wait<1>()"), "{src}");
+    // prologue: planes z0 .. z0+5 (the step's five and one more), one group each
+    let prologue = src.split("for (idx_t z = mint_z0").next().unwrap();
+    assert_eq!(
+        prologue.matches("mint_cp_async_commit();").count(),
+        6,
+        "{prologue}"
+    );
+    for d in 0..6 {
+        let z = if d == 0 {
+            "mint_z0".to_string()
+        } else {
+            format!("mint_z0 + {d}")
+        };
+        assert!(
+            prologue.contains(&format!("z = {z} into ring slot {d}:")),
+            "{d}: {prologue}"
+        );
+    }
+    let step = src.split("for (idx_t z = mint_z0").nth(1).unwrap();
+    // each step copies plane z + 6 into the slot of z - 1
+    assert!(
+        step.contains("z = z + 6 into ring slot (int)((z - mint_z0 + 6) % 7)"),
+        "{step}"
+    );
+    // the queue's leading register comes from the ring, for each of the 4 rows
+    for p in 0..4 {
+        assert!(
+            step.contains(&format!(
+                "mint_u_p{p}_zp4 = mint_sh_u[(int)((z - mint_z0 + 4) % 7)]"
+            )),
+            "{p}: {step}"
+        );
+    }
+    // no register prefetch: no fifth queue register, no prefetched ghost cells, and no
+    // device-memory read of `u` in the step but the asynchronous copy: 16-byte chunks
+    // (10 per row of 40) where the rows are aligned, single elements where not
+    assert!(!src.contains("zp5") && !src.contains("mint_pf_u"), "{src}");
+    assert_eq!(step.matches("&u[").count(), 2, "{step}");
+    assert!(
+        step.contains("mint_cp_async16(") && step.contains("mint_le < 240;"),
+        "{step}"
+    );
+    assert!(
+        step.contains("mint_cp_async(") && step.contains("mint_le < 960;"),
+        "{step}"
+    );
+}
+
+/// A ring's rows are padded to whole 16-byte chunks on both sides: the 7-point heat
+/// kernel in f64 (ghost width 1) has 2 ghost columns on each side in its ring, and its
+/// references are shifted to match.
+#[test]
+fn pipeline_pads_ring_rows_to_whole_16_byte_chunks() {
+    let mut k = kernel("heat_0", HEAT3D);
+    k.clauses.tile = Some([32, 8, 64].map(ClauseValue::Const));
+    k.clauses.chunk = Some([1, 1, 64].map(ClauseValue::Const));
+    k.options.shared = 8;
+    k.options.register = true;
+    k.options.pipeline = true;
+    let t = translate(&k, &Target::default()).unwrap();
+    let src = &t.source;
+    // ring: the centre plane and the queue's z + 1, plus 2 in flight; 10 x 36 doubles
+    assert!(
+        src.contains("double (*mint_sh_u)[10][36]") && src.contains("// 4 slot(s)"),
+        "{src}"
+    );
+    assert_eq!(t.dynamic_shared_bytes, 4 * 10 * 36 * 8);
+    assert!(src.contains("mint_x_tile - 2 + mint_lc"), "{src}");
+    // u[z][y][x-1] is column 1 of the ring relative to the thread's column + 2
+    assert!(src.contains("[mint_ly0 + 1][mint_lx0 + 1]"), "{src}");
+    assert!(src.contains("[mint_ly0 + 1][mint_lx0 + 3]"), "{src}");
+}
+
+/// `pipeline` falls back to the register-staged planes, with the reason in the report,
+/// where it cannot apply.
+#[test]
+fn pipeline_says_why_it_was_not_applied() {
+    let why = |src: &str, target: &Target| {
+        let mut k = kernel("star_0", src);
+        mint_translator::check(&mut k).unwrap();
+        let t = translate(&k, target).unwrap();
+        assert!(!t.source.contains("cp_async"), "{}", t.source);
+        t.report
+            .notes
+            .iter()
+            .find(|n| n.starts_with("pipeline not applied"))
+            .cloned()
+            .unwrap_or_else(|| panic!("{:?}", t.report.notes))
+    };
+    let volta = Target {
+        compute_capability: (7, 0),
+        ..Target::default()
+    };
+    assert!(why(STAR_R4, &volta).contains("compute capability 8.0, the device has 7.0"));
+    let no_window = STAR_R4
+        .replace("chunk: 1,4,64", "chunk: 1,4,1")
+        .replace("tile: 32,16,64", "tile: 32,16,1");
+    assert!(why(&no_window, &Target::default()).contains("sliding window"));
+    let no_shared = STAR_R4.replace("shared, ", "");
+    assert!(why(&no_shared, &Target::default()).contains("no array is staged"));
+    let small = Target {
+        shared_bytes_optin: 16 * 1024,
+        shared_bytes_per_block: 16 * 1024,
+        ..Target::default()
+    };
+    assert!(why(STAR_R4, &small).contains("26880 bytes of shared memory, the device allows 16384"));
+    let vec = STAR_R4
+        .replace("unroll", "unroll, vectorize")
+        .replace("chunk: 1,4,64", "chunk: 1,1,64");
+    assert!(why(&vec, &Target::default()).contains("`vectorize` takes precedence"));
+}

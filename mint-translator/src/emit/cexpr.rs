@@ -35,6 +35,9 @@ pub enum Helper {
     Fract,
     RemEuclid,
     VolatileLoad,
+    /// `cp.async` of one element into shared memory, zero-filled when the source is
+    /// outside the array; its group commit and wait (`pipeline`, compute capability 8.0).
+    AsyncCopy,
 }
 
 /// Prints expressions and statements of one kernel body.
@@ -160,7 +163,8 @@ impl<'a> CPrinter<'a> {
         found
     }
 
-    fn use_helper(&self, h: Helper) {
+    /// Records that the printed code calls helper `h`.
+    pub fn use_helper(&self, h: Helper) {
         self.helpers.borrow_mut().insert(h);
     }
 
@@ -651,6 +655,9 @@ pub fn helpers_source(used: &BTreeSet<Helper>) -> String {
             }
             Helper::Fract => {
                 "static __device__ __forceinline__ float mint_fract(float x) { return x - truncf(x); }\nstatic __device__ __forceinline__ double mint_fract(double x) { return x - trunc(x); }\n"
+            }
+            Helper::AsyncCopy => {
+                "template <typename T> static __device__ __forceinline__ void mint_cp_async(T* dst, const T* src, bool inside) {\n    static_assert(sizeof(T) == 4 || sizeof(T) == 8, \"cp.async copies 4 or 8 bytes here\");\n    const unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);\n    asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" :: \"r\"(s), \"l\"(src), \"n\"(sizeof(T)), \"r\"(inside ? (int)sizeof(T) : 0) : \"memory\");\n}\nstatic __device__ __forceinline__ void mint_cp_async16(void* dst, const void* src, bool inside) {\n    const unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);\n    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(s), \"l\"(src), \"r\"(inside ? 16 : 0) : \"memory\");\n}\nstatic __device__ __forceinline__ void mint_cp_async_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\"); }\ntemplate <int N> static __device__ __forceinline__ void mint_cp_async_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\"); }\n"
             }
             Helper::RemEuclid => {
                 "static __device__ __forceinline__ float mint_rem_euclid(float a, float b) { float r = fmodf(a, b); return r < 0.0f ? r + fabsf(b) : r; }\nstatic __device__ __forceinline__ double mint_rem_euclid(double a, double b) { double r = fmod(a, b); return r < 0.0 ? r + fabs(b) : r; }\ntemplate <typename T> static __device__ __forceinline__ T mint_rem_euclid(T a, T b) { T r = a % b; return r < 0 ? (b < 0 ? T(r - b) : T(r + b)) : r; }\n"

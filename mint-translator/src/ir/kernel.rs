@@ -224,12 +224,20 @@ pub struct OptOptions {
     /// as written (`mint_runtime::tune`). Changes nothing in the translation itself.
     #[serde(default)]
     pub tune: bool,
+    /// Beyond the thesis: in the sliding window, the shared-memory planes are copied from
+    /// device memory asynchronously (`cp.async`, compute capability 8.0 and above) into a
+    /// ring of slots [`crate::optimizer::PIPELINE_DEPTH`] planes ahead of the step that
+    /// reads them, and the register queue takes its leading value from the ring
+    /// (`optimizer::chunk`). Needs `shared` and `chunksize` z above 1; otherwise the
+    /// report says why it was not applied.
+    #[serde(default)]
+    pub pipeline: bool,
 }
 
 impl OptOptions {
     /// The options as a user writes them in `#[mint::parallel(..)]`: `shared` for 8
     /// planes, `shared = N` for fewer, then `register`, `prefer_l1`, `unroll`,
-    /// `same_index`, `vectorize` and `tune`, each when on.
+    /// `same_index`, `vectorize`, `pipeline` and `tune`, each when on.
     pub fn written(&self) -> Vec<String> {
         let mut v = Vec::new();
         match self.shared {
@@ -243,6 +251,7 @@ impl OptOptions {
             (self.unroll, "unroll"),
             (self.same_index, "same_index"),
             (self.vectorize, "vectorize"),
+            (self.pipeline, "pipeline"),
             (self.tune, "tune"),
         ] {
             if on {

@@ -10,13 +10,23 @@
 //! block at one barrier, computes, then rotates its registers by moves and the planes by
 //! swapping slot indices. The ring of planes has one spare slot (double buffering), so one
 //! barrier per step suffices.
+//!
+//! With `pipeline` (beyond the thesis) the planes bypass registers: each shared array has
+//! a ring of slots that `cp.async` fills [`PIPELINE_DEPTH`] planes ahead of the newest
+//! plane a step reads, and the array's register queue takes its leading value from the
+//! ring. A step waits for its planes' copies, meets the block at one barrier, issues the
+//! copy of the plane `PIPELINE_DEPTH` ahead into the slot the previous step freed, and
+//! computes. Prefetching through registers keeps about one plane per block in flight,
+//! which at one 256-thread block per SM (the register tiles of the radius-4 star) is too
+//! little to cover the memory latency; the ring holds more without registers
+//! (`bench-results/h100-2026-11-24d/async/`).
 
-use super::Plan;
 use super::register::{RegPlan, qname};
 use super::shared::SharedPlan;
+use super::{PIPELINE_DEPTH, Plan, ring_columns};
 use crate::analyzer::refs::stencil_offset;
 use crate::baseline::config::LaunchConfig;
-use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source, red_identity};
+use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_identity};
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
@@ -89,6 +99,16 @@ impl Gen<'_> {
         }
         g.join(" && ")
     }
+    /// The columns of array `ai`'s shared planes: (ghost columns before the tile, columns
+    /// in all, whether rows copy as 16-byte chunks); a `pipeline` ring may pad both sides
+    /// to whole 16-byte chunks ([`ring_columns`]).
+    fn cols(&self, ai: usize, s: &SharedPlan) -> (u32, u32, bool) {
+        if self.plan.ring(ai).is_some() {
+            ring_columns(s, self.tx, self.k.arrays[ai].elem.size_bytes())
+        } else {
+            (s.x_lo, self.tx + s.x_lo + s.x_hi, false)
+        }
+    }
     fn sh(&self, ai: usize) -> String {
         format!("mint_sh_{}", c_ident(&self.k.arrays[ai].name))
     }
@@ -133,7 +153,7 @@ impl RefResolver for OptRefs<'_> {
                     (off[2] - s.z.0).to_string()
                 };
                 let dy = s.y_lo as i64 + off[1];
-                let dx = s.x_lo as i64 + off[0];
+                let dx = g.cols(ai, s).0 as i64 + off[0];
                 return format!(
                     "{}[{slot}][mint_ly{j}{}][mint_lx{i}{}]",
                     g.sh(ai),
@@ -437,6 +457,188 @@ fn plane(
     }
 }
 
+/// With `pipeline`: copies array `ai`'s plane at absolute z `zz` (its tile and ghost
+/// cells, corners included, as one rectangle) into ring slot `slot` with `cp.async`, cell
+/// `t`, `t + n`, … by thread `t` of `n`; cells outside the array are zero-filled.
+fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, zz: &str) {
+    let a = &g.k.arrays[ai];
+    let name = c_ident(&a.name);
+    let (pad, sx, vec) = g.cols(ai, s);
+    let sy = g.ty + s.y_lo + s.y_hi;
+    let w = 16 / a.elem.size_bytes();
+    // a 2-D array in a 3-D nest has no z stride
+    let (zterm, slice_ok) = if a.ndim == 3 {
+        (
+            format!(" + ({zz}) * {}", g.slice[ai]),
+            format!(" && ({} * {}) % 16 == 0", g.slice[ai], a.elem.size_bytes()),
+        )
+    } else {
+        (String::new(), String::new())
+    };
+    p.push_line(&format!(
+        "// copy `{}` z = {zz} into ring slot {slot}: {sy} x {sx} cells, asynchronously",
+        a.name
+    ));
+    let cells = |p: &mut CPrinter, chunk: u32| {
+        let (per_row, helper) = if chunk > 1 {
+            (sx / chunk, "mint_cp_async16")
+        } else {
+            (sx, "mint_cp_async")
+        };
+        p.push_line(&format!(
+            "for (int mint_le = mint_tx + {} * mint_ty; mint_le < {}; mint_le += {}) {{",
+            g.bx,
+            sy * per_row,
+            g.bx * g.by
+        ));
+        p.indent += 1;
+        p.push_line(&format!("const int mint_lr = mint_le / {per_row};"));
+        if chunk > 1 {
+            p.push_line(&format!(
+                "const int mint_lc = mint_le % {per_row} * {chunk};"
+            ));
+        } else {
+            p.push_line(&format!("const int mint_lc = mint_le % {per_row};"));
+        }
+        p.push_line(&format!(
+            "const idx_t mint_gx = mint_x_tile - {pad} + mint_lc;"
+        ));
+        p.push_line(&format!(
+            "const idx_t mint_gy = mint_y_tile - {} + mint_lr;",
+            s.y_lo
+        ));
+        let inside = if chunk > 1 {
+            // a chunk reaching into the row: its cells outside the row read the row's
+            // padding, the neighbouring row or the guard band, and no point reads them
+            let full = g.inside(ai, "mint_gx", "mint_gy", Some(zz), false, true);
+            format!("mint_gx + {chunk} > 0 && {full}")
+        } else {
+            g.inside(ai, "mint_gx", "mint_gy", Some(zz), true, true)
+        };
+        p.push_line(&format!("const bool mint_in = {inside};"));
+        p.push_line(&format!(
+            "{helper}(&{}[{slot}][mint_lr][mint_lc], mint_in ? &{name}[mint_gx + mint_gy * {}{zterm}] : {name}, mint_in);",
+            g.sh(ai),
+            g.pitch[ai],
+        ));
+        p.indent -= 1;
+        p.push_line("}");
+    };
+    if vec {
+        p.push_line(&format!(
+            "if ((((size_t)({name} + (mint_x_tile - {pad}))) & 15) == 0 && ({} * {}) % 16 == 0{slice_ok}) {{",
+            g.pitch[ai],
+            a.elem.size_bytes()
+        ));
+        p.indent += 1;
+        cells(p, w);
+        p.indent -= 1;
+        p.push_line("} else {");
+        p.indent += 1;
+        cells(p, 1);
+        p.indent -= 1;
+        p.push_line("}");
+    } else {
+        cells(p, 1);
+    }
+}
+
+/// With `pipeline`, before the first step: the copies of the planes the first step reads
+/// and of the [`PIPELINE_DEPTH`] − 1 after them, one commit group per plane position.
+/// Group `k` holds, for every array, the plane `hi + PIPELINE_DEPTH − total + k` (z
+/// offset from `mint_z0`, `hi` the newest plane the array's step reads, `total` the
+/// longest ring), so that the step at `z` always needs the groups up to `PIPELINE_DEPTH`
+/// before the newest, whatever each array's ring length.
+fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
+    p.use_helper(Helper::AsyncCopy);
+    let d = PIPELINE_DEPTH;
+    let rings: Vec<(usize, &SharedPlan, i64, i64)> = shared
+        .iter()
+        .map(|(ai, s)| {
+            let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
+            (*ai, s, lo, hi)
+        })
+        .collect();
+    let total = rings.iter().map(|r| r.3 - r.2).max().unwrap_or(0) + d;
+    p.push_line(&format!(
+        "// pipeline: the first planes into the rings, {d} plane(s) in flight ahead of each step's newest"
+    ));
+    for k in 0..total {
+        for &(ai, s, lo, hi) in &rings {
+            let rel = hi + d - total + k;
+            if rel < lo {
+                continue;
+            }
+            let ns = g.plan.slots(ai) as i64;
+            ring_copy(
+                p,
+                g,
+                ai,
+                s,
+                &((rel - lo) % ns).to_string(),
+                &format!("mint_z0{}", plus(rel)),
+            );
+        }
+        p.push_line("mint_cp_async_commit();");
+    }
+}
+
+/// With `pipeline`, the start of the step at `zv`: wait for its planes, meet the block,
+/// copy the plane [`PIPELINE_DEPTH`] ahead into the slot the previous step freed, name
+/// the slots of the planes the step reads, and fill the queues' leading registers.
+fn ring_step(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str) {
+    let d = PIPELINE_DEPTH;
+    p.push_line(&format!(
+        "mint_cp_async_wait<{}>(); // this step's planes have landed",
+        d - 1
+    ));
+    p.push_line("__syncthreads();");
+    p.push_line(&format!("if ({zv} + {d} < mint_z_end) {{"));
+    p.indent += 1;
+    for (ai, s) in shared {
+        let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
+        let ns = g.plan.slots(*ai);
+        ring_copy(
+            p,
+            g,
+            *ai,
+            s,
+            &format!("(int)(({zv} - mint_z0 + {}) % {ns})", hi + d - lo),
+            &format!("{zv}{}", plus(hi + d)),
+        );
+    }
+    p.indent -= 1;
+    p.push_line("}");
+    p.push_line("mint_cp_async_commit();");
+    for (ai, s) in shared {
+        let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
+        let ns = g.plan.slots(*ai);
+        let slot = |dz: i64| format!("(int)(({zv} - mint_z0{}) % {ns})", plus(dz - lo));
+        for pos in 0..s.planes() as i64 {
+            p.push_line(&format!(
+                "const int {} = {};",
+                g.slot_var(*ai, pos),
+                slot(s.z.0 + pos)
+            ));
+        }
+        if let RegPlan::Queue { hi: qhi, .. } = g.plan.arrays[*ai].reg {
+            debug_assert_eq!(qhi, hi);
+            let name = &g.k.arrays[*ai].name;
+            for pt in 0..g.points() {
+                let (i, j) = g.point_ij(pt);
+                p.push_line(&format!(
+                    "{} = {}[{}][mint_ly{j}{}][mint_lx{i}{}];",
+                    qname(name, pt, g.points(), hi),
+                    g.sh(*ai),
+                    slot(hi),
+                    plus(s.y_lo as i64),
+                    plus(g.cols(*ai, s).0 as i64)
+                ));
+            }
+        }
+    }
+}
+
 /// Declares the prefetch registers of array `ai`'s planes.
 fn prefetch_decls(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan) {
     let t = g.k.arrays[ai].elem.cuda_name();
@@ -626,6 +828,7 @@ pub fn emit(
         "mint_gx",
         "mint_gy",
         "mint_t",
+        "mint_in",
     ] {
         names.reserve(internal);
     }
@@ -678,8 +881,8 @@ pub fn emit(
         p.push_line("extern __shared__ __align__(16) unsigned char mint_smem[];");
         for (ai, s) in &shared {
             let a = &k.arrays[*ai];
-            let slots = s.planes() + plan.window as u32;
-            let (sy, sx) = (g.ty + s.y_lo + s.y_hi, g.tx + s.x_lo + s.x_hi);
+            let slots = plan.slots(*ai);
+            let (sy, sx) = (g.ty + s.y_lo + s.y_hi, g.cols(*ai, s).1);
             let t = a.elem.cuda_name();
             p.push_line(&format!(
                 "{t} (*{})[{sy}][{sx}] = reinterpret_cast<{t} (*)[{sy}][{sx}]>(mint_smem + {smem_bytes}); // {slots} slot(s)",
@@ -725,14 +928,18 @@ pub fn emit(
         // barrier and computation.
         for &(ai, lo, hi) in &queues {
             let a = &k.arrays[ai];
+            // a queue fed by its ring (`pipeline`) takes its leading value from there
+            let fed = plan.ring(ai).is_some();
             for pt in 0..g.points() {
                 let mut decl: Vec<String> = (lo..=hi)
                     .map(|d| format!("{} = 0", qname(&a.name, pt, g.points(), d)))
                     .collect();
-                decl.push(format!("{} = 0", qname(&a.name, pt, g.points(), hi + 1)));
+                if !fed {
+                    decl.push(format!("{} = 0", qname(&a.name, pt, g.points(), hi + 1)));
+                }
                 p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
             }
-            for d in lo..=hi {
+            for d in lo..=hi - fed as i64 {
                 queue_load(
                     &mut p,
                     &g,
@@ -743,7 +950,10 @@ pub fn emit(
                 );
             }
         }
-        for (ai, s) in &shared {
+        if plan.pipeline {
+            ring_prologue(&mut p, &g, &shared);
+        }
+        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
             let np = s.planes() as i64;
             let decl: Vec<String> = (0..=np)
                 .map(|pos| format!("{} = {pos}", g.slot_var(*ai, pos)))
@@ -779,7 +989,7 @@ pub fn emit(
             "for (idx_t {zv} = mint_z0; {zv} < mint_z_end; ++{zv}) {{"
         ));
         p.indent += 1;
-        for &(ai, _, hi) in &queues {
+        for &(ai, _, hi) in queues.iter().filter(|q| plan.ring(q.0).is_none()) {
             queue_load(
                 &mut p,
                 &g,
@@ -789,7 +999,10 @@ pub fn emit(
                 false,
             );
         }
-        for (ai, s) in &shared {
+        if plan.pipeline {
+            ring_step(&mut p, &g, &shared, &zv);
+        }
+        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
             let slot = g.slot_var(*ai, s.z.1 - s.z.0);
             plane(
                 &mut p,
@@ -812,7 +1025,7 @@ pub fn emit(
                 s.z.1 + 1,
             );
         }
-        if any_shared {
+        if any_shared && !plan.pipeline {
             p.push_line("__syncthreads();");
         }
         points(&mut p, &g, &refs);
@@ -823,8 +1036,9 @@ pub fn emit(
         }
         for &(ai, lo, hi) in &queues {
             let a = &k.arrays[ai];
+            let fed = plan.ring(ai).is_some();
             for pt in 0..g.points() {
-                for d in lo..=hi {
+                for d in lo..=hi - fed as i64 {
                     p.push_line(&format!(
                         "{} = {};",
                         qname(&a.name, pt, g.points(), d),
@@ -833,7 +1047,7 @@ pub fn emit(
                 }
             }
         }
-        for (ai, s) in &shared {
+        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
             let np = s.planes() as i64;
             let mut line = format!("{{ const int mint_t = {};", g.slot_var(*ai, 0));
             for pos in 0..np {

@@ -4,7 +4,9 @@
 //! (Sec. 5.5, in the runtime).
 //!
 //! Beyond the thesis, `vectorize` (`vector`) gives each thread 16 bytes of consecutive x
-//! points with 16-byte loads and stores and takes precedence over the other options.
+//! points with 16-byte loads and stores and takes precedence over the other options; and
+//! `pipeline` copies the sliding window's shared-memory planes asynchronously into a ring
+//! of slots, [`PIPELINE_DEPTH`] planes ahead (`chunk`).
 //!
 //! The optimizer runs on kernels of two or three parallel loops whose blocks have one
 //! thread along z (`tile` z equal to `chunksize` z); others keep the baseline
@@ -35,12 +37,37 @@ pub struct ArrayPlan {
     pub ldg: bool,
 }
 
+/// Planes in flight ahead of the newest plane a step reads, with `pipeline`.
+///
+/// A CuPy prototype on an H100 (2026-11-24, `bench-results/h100-2026-11-24d/async/`)
+/// timed 1, 2 and 3 for the radius-4 and radius-8 stars in both precisions: 2 was best or
+/// within 1% of the best in each, 1 was 1–4 points of copy slower.
+pub const PIPELINE_DEPTH: i64 = 2;
+
+/// The columns of a `pipeline` ring's planes for a tile `tx` points wide of `es`-byte
+/// elements, with the ghost widths of `s`: (columns before the tile, columns in all,
+/// whether rows copy as 16-byte chunks). When `tx` is a whole number of 16-byte chunks,
+/// the ghost columns on each side are rounded up to whole chunks, so that where the
+/// array's rows are 16-byte aligned (the runtime aligns each row's first interior column
+/// to 128 bytes) a plane's rows copy 16 bytes at a time.
+pub fn ring_columns(s: &SharedPlan, tx: u32, es: u32) -> (u32, u32, bool) {
+    let w = 16 / es.clamp(1, 16);
+    if !tx.is_multiple_of(w) {
+        return (s.x_lo, tx + s.x_lo + s.x_hi, false);
+    }
+    let (left, right) = (s.x_lo.div_ceil(w) * w, s.x_hi.div_ceil(w) * w);
+    (left, left + tx + right, true)
+}
+
 /// The optimizer's decisions for one kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     /// A sliding window along z: each thread walks `chunksize` z planes, rotating
     /// registers and shared-memory planes (Sec. 5.8).
     pub window: bool,
+    /// `pipeline` applied: the shared planes are copied with `cp.async` into rings of
+    /// [`Plan::ring`] slots, [`PIPELINE_DEPTH`] planes ahead (`chunk`).
+    pub pipeline: bool,
     /// Index-aligned with the kernel's arrays.
     pub arrays: Vec<ArrayPlan>,
     /// Groups of arrays (indices) that share one set of pitch and plane-stride variables
@@ -51,6 +78,30 @@ pub struct Plan {
 impl Plan {
     pub fn any_shared(&self) -> bool {
         self.arrays.iter().any(|a| a.shared.is_some())
+    }
+
+    /// With `pipeline`, the z offsets `(lo, hi)` of the planes a step of array `ai` reads
+    /// from its ring: the staged planes, and up to the leading register of its queue
+    /// (which the ring feeds). `None` without `pipeline` or without shared planes.
+    pub fn ring(&self, ai: usize) -> Option<(i64, i64)> {
+        let a = &self.arrays[ai];
+        let s = a.shared.filter(|_| self.pipeline)?;
+        let hi = match a.reg {
+            RegPlan::Queue { hi, .. } => hi.max(s.z.1),
+            _ => s.z.1,
+        };
+        Some((s.z.0, hi))
+    }
+
+    /// The slots of array `ai`'s shared memory: its planes, plus one spare in the sliding
+    /// window (double buffering), or with `pipeline` the ring's planes plus
+    /// [`PIPELINE_DEPTH`] in flight.
+    pub fn slots(&self, ai: usize) -> u32 {
+        match (self.ring(ai), self.arrays[ai].shared) {
+            (Some((lo, hi)), _) => (hi - lo + 1 + PIPELINE_DEPTH) as u32,
+            (None, Some(s)) => s.planes() + self.window as u32,
+            (None, None) => 0,
+        }
     }
 }
 
@@ -76,7 +127,13 @@ pub fn optimize(
     let mut report = report(&k, cfg, &a);
     report.notes.extend(notes);
     if k.options.vectorize {
-        match vector::emit(&k, cfg, target, report.clone()) {
+        let mut vreport = report.clone();
+        if k.options.pipeline {
+            vreport
+                .notes
+                .push("pipeline not applied: `vectorize` takes precedence".into());
+        }
+        match vector::emit(&k, cfg, target, vreport) {
             Ok(t) => return Ok(Some(t)),
             Err(why) => report.notes.push(format!(
                 "vectorize not applied: {why}; the other options apply{}",
@@ -100,11 +157,17 @@ pub fn optimize(
         });
         return Ok(Some(translate::baseline(&k, cfg, target, report)));
     }
-    let plan = build_plan(&k, cfg, &a, &mut report);
+    let plan = build_plan(&k, cfg, target, &a, &mut report);
     Ok(Some(chunk::emit(&k, cfg, &plan, target, report)))
 }
 
-fn build_plan(k: &Kernel, cfg: &LaunchConfig, a: &Analysis, report: &mut Report) -> Plan {
+fn build_plan(
+    k: &Kernel,
+    cfg: &LaunchConfig,
+    target: &Target,
+    a: &Analysis,
+    report: &mut Report,
+) -> Plan {
     let window = k.nest.len() == 3 && cfg.chunk[2] > 1;
     let mut arrays = Vec::new();
     for (i, p) in k.arrays.iter().enumerate() {
@@ -145,11 +208,56 @@ fn build_plan(k: &Kernel, cfg: &LaunchConfig, a: &Analysis, report: &mut Report)
             ));
         }
     }
-    let plan = Plan {
+    let mut plan = Plan {
         window,
+        pipeline: false,
         arrays,
         same_index,
     };
+    if k.options.pipeline {
+        plan.pipeline = true;
+        let bytes: u32 = (0..k.arrays.len())
+            .filter(|&ai| plan.arrays[ai].shared.is_some())
+            .map(|ai| {
+                let s = plan.arrays[ai].shared.unwrap();
+                let es = k.arrays[ai].elem.size_bytes();
+                let (_, sx, _) = ring_columns(&s, cfg.tile[0], es);
+                let plane = sx * (cfg.tile[1] + s.y_lo + s.y_hi);
+                (plan.slots(ai) * plane * es).div_ceil(16) * 16
+            })
+            .sum();
+        let why = if !window {
+            Some("it needs the sliding window (3-D, `chunksize` z above 1)".to_string())
+        } else if !plan.any_shared() {
+            Some("no array is staged in shared memory".to_string())
+        } else if let Some(a) = (0..k.arrays.len()).find(|&ai| {
+            plan.arrays[ai].shared.is_some() && !matches!(k.arrays[ai].elem.size_bytes(), 4 | 8)
+        }) {
+            Some(format!(
+                "`cp.async` copies 4- and 8-byte elements, `{}` has {}-byte ones",
+                k.arrays[a].name,
+                k.arrays[a].elem.size_bytes()
+            ))
+        } else if target.compute_capability.0 < 8 {
+            Some(format!(
+                "`cp.async` needs compute capability 8.0, the device has {}.{}",
+                target.compute_capability.0, target.compute_capability.1
+            ))
+        } else if bytes > target.shared_bytes_optin {
+            Some(format!(
+                "its rings of planes take {bytes} bytes of shared memory, the device allows {} per block",
+                target.shared_bytes_optin
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            plan.pipeline = false;
+            report.notes.push(format!(
+                "pipeline not applied: {why}; planes are staged through registers"
+            ));
+        }
+    }
     report.level = level(k, &plan);
     plan
 }
@@ -164,6 +272,9 @@ fn level(k: &Kernel, plan: &Plan) -> String {
     }
     if plan.window {
         parts.push("sliding window along z");
+    }
+    if plan.pipeline {
+        parts.push("pipeline (cp.async)");
     }
     if k.options.unroll {
         parts.push("unroll");
