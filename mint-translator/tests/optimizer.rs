@@ -418,6 +418,10 @@ fn pipeline_copies_planes_into_a_ring_ahead_of_use() {
     assert_eq!(t.dynamic_shared_bytes, 7 * 24 * 40 * 4);
     assert!(src.contains("// 7 slot(s)"), "{src}");
     assert!(src.contains("mint_cp_async_wait<1>()"), "{src}");
+    assert!(
+        src.trim_end().ends_with("mint_cp_async_wait<0>();\n}"),
+        "{src}"
+    );
     // prologue: planes z0 .. z0+5 (the step's five and one more), one group each
     let prologue = src.split("for (idx_t z = mint_z0").next().unwrap();
     assert_eq!(

@@ -1062,6 +1062,11 @@ pub fn emit(
         }
         p.indent -= 1;
         p.push_line("}");
+        if plan.pipeline {
+            // no copy may be pending when the thread exits (a block with no step, or the
+            // prologue's planes past the block's last step)
+            p.push_line("mint_cp_async_wait<0>();");
+        }
     } else {
         let zz = if n == 3 {
             let zv = p.names.get(k.axis_var(2).unwrap());
