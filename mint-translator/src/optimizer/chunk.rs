@@ -23,7 +23,7 @@
 
 use super::register::{RegPlan, qname};
 use super::shared::SharedPlan;
-use super::{PIPELINE_DEPTH, Plan, ring_columns};
+use super::{PIPELINE_DEPTH, Plan};
 use crate::analyzer::refs::stencil_offset;
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_identity};
@@ -99,15 +99,13 @@ impl Gen<'_> {
         }
         g.join(" && ")
     }
-    /// The columns of array `ai`'s shared planes: (ghost columns before the tile, columns
-    /// in all, whether rows copy as 16-byte chunks); a `pipeline` ring may pad both sides
-    /// to whole 16-byte chunks ([`ring_columns`]).
-    fn cols(&self, ai: usize, s: &SharedPlan) -> (u32, u32, bool) {
-        if self.plan.ring(ai).is_some() {
-            ring_columns(s, self.tx, self.k.arrays[ai].elem.size_bytes())
-        } else {
-            (s.x_lo, self.tx + s.x_lo + s.x_hi, false)
-        }
+    /// The shape of array `ai`'s shared planes: (ghost columns before the tile, rows,
+    /// columns, whether rows copy as 16-byte chunks) ([`Plan::plane_shape`]).
+    fn shape(&self, ai: usize) -> (u32, u32, u32, bool) {
+        let es = self.k.arrays[ai].elem.size_bytes();
+        self.plan
+            .plane_shape(ai, self.tx, self.ty, es)
+            .expect("a staged array")
     }
     fn sh(&self, ai: usize) -> String {
         format!("mint_sh_{}", c_ident(&self.k.arrays[ai].name))
@@ -153,7 +151,7 @@ impl RefResolver for OptRefs<'_> {
                     (off[2] - s.z.0).to_string()
                 };
                 let dy = s.y_lo as i64 + off[1];
-                let dx = g.cols(ai, s).0 as i64 + off[0];
+                let dx = g.shape(ai).0 as i64 + off[0];
                 return format!(
                     "{}[{slot}][mint_ly{j}{}][mint_lx{i}{}]",
                     g.sh(ai),
@@ -463,8 +461,7 @@ fn plane(
 fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, zz: &str) {
     let a = &g.k.arrays[ai];
     let name = c_ident(&a.name);
-    let (pad, sx, vec) = g.cols(ai, s);
-    let sy = g.ty + s.y_lo + s.y_hi;
+    let (pad, sy, sx, vec) = g.shape(ai);
     let w = 16 / a.elem.size_bytes();
     // a 2-D array in a 3-D nest has no z stride
     let (zterm, slice_ok) = if a.ndim == 3 {
@@ -632,7 +629,7 @@ fn ring_step(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str
                     g.sh(*ai),
                     slot(hi),
                     plus(s.y_lo as i64),
-                    plus(g.cols(*ai, s).0 as i64)
+                    plus(g.shape(*ai).0 as i64)
                 ));
             }
         }
@@ -879,16 +876,16 @@ pub fn emit(
         .collect();
     if !shared.is_empty() {
         p.push_line("extern __shared__ __align__(16) unsigned char mint_smem[];");
-        for (ai, s) in &shared {
+        for (ai, _) in &shared {
             let a = &k.arrays[*ai];
             let slots = plan.slots(*ai);
-            let (sy, sx) = (g.ty + s.y_lo + s.y_hi, g.cols(*ai, s).1);
+            let (_, sy, sx, _) = g.shape(*ai);
             let t = a.elem.cuda_name();
             p.push_line(&format!(
                 "{t} (*{})[{sy}][{sx}] = reinterpret_cast<{t} (*)[{sy}][{sx}]>(mint_smem + {smem_bytes}); // {slots} slot(s)",
                 g.sh(*ai)
             ));
-            smem_bytes += (slots * sy * sx * a.elem.size_bytes()).div_ceil(16) * 16;
+            smem_bytes += plan.shared_bytes(*ai, g.tx, g.ty, a.elem.size_bytes());
         }
     }
     if let Some(r) = &k.reduction {

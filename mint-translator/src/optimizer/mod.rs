@@ -94,6 +94,34 @@ impl Plan {
         Some((s.z.0, hi))
     }
 
+    /// The shape of array `ai`'s shared planes in a tile of `tx` × `ty` points of
+    /// `es`-byte elements: (ghost columns before the tile, rows, columns, whether rows
+    /// copy as 16-byte chunks). A `pipeline` ring may pad its columns to whole 16-byte
+    /// chunks ([`ring_columns`]). `None` when the array is not staged.
+    pub fn plane_shape(
+        &self,
+        ai: usize,
+        tx: u32,
+        ty: u32,
+        es: u32,
+    ) -> Option<(u32, u32, u32, bool)> {
+        let s = self.arrays[ai].shared?;
+        let (pad, sx, vec) = if self.ring(ai).is_some() {
+            ring_columns(&s, tx, es)
+        } else {
+            (s.x_lo, tx + s.x_lo + s.x_hi, false)
+        };
+        Some((pad, ty + s.y_lo + s.y_hi, sx, vec))
+    }
+
+    /// Bytes of array `ai`'s shared memory, all its slots, rounded up to 16 (each array's
+    /// planes start 16-byte aligned in the kernel's one dynamic allocation).
+    pub fn shared_bytes(&self, ai: usize, tx: u32, ty: u32, es: u32) -> u32 {
+        self.plane_shape(ai, tx, ty, es)
+            .map(|(_, sy, sx, _)| (self.slots(ai) * sy * sx * es).div_ceil(16) * 16)
+            .unwrap_or(0)
+    }
+
     /// The slots of array `ai`'s shared memory: its planes, plus one spare in the sliding
     /// window (double buffering), or with `pipeline` the ring's planes plus
     /// [`PIPELINE_DEPTH`] in flight.
@@ -218,13 +246,8 @@ fn build_plan(
     if k.options.pipeline {
         plan.pipeline = true;
         let bytes: u32 = (0..k.arrays.len())
-            .filter(|&ai| plan.arrays[ai].shared.is_some())
             .map(|ai| {
-                let s = plan.arrays[ai].shared.unwrap();
-                let es = k.arrays[ai].elem.size_bytes();
-                let (_, sx, _) = ring_columns(&s, cfg.tile[0], es);
-                let plane = sx * (cfg.tile[1] + s.y_lo + s.y_hi);
-                (plan.slots(ai) * plane * es).div_ceil(16) * 16
+                plan.shared_bytes(ai, cfg.tile[0], cfg.tile[1], k.arrays[ai].elem.size_bytes())
             })
             .sum();
         let why = if !window {
