@@ -2,13 +2,13 @@
 //! tries for a kernel.
 //!
 //! A candidate is a set of optimizer options (thesis Table 3.2: `register`, `shared`,
-//! `prefer_l1`; beyond it `vectorize` and `pipeline`) with a `tile` and a `chunksize`. The space is the
-//! thesis's optimization levels (Sec. 6.2.2: baseline, opt-1 to opt-3, opt-3 with
-//! `prefer_l1`, opt-3 with 4 rows per thread along y), the `vectorize` levels, and other
-//! block shapes and sliding-window lengths that the benchmark harness found to win for
-//! some kernel of its suite on an H100 (2026-11-22): short z chunks for the register
-//! queue, y chunks, wider tiles in x for 16-byte loads; and `pipeline` at five register
-//! tiles (2026-11-24). ImageCL (seed
+//! `prefer_l1`; beyond it `vectorize` and `pipeline`) with a `tile` and a `chunksize`.
+//! The space is the thesis's optimization levels (Sec. 6.2.2: baseline, opt-1 to opt-3,
+//! opt-3 with `prefer_l1`, opt-3 with 4 rows per thread along y), the `vectorize` levels,
+//! and other block shapes and sliding-window lengths that the benchmark harness found to
+//! win for some kernel of its suite on an H100 (2026-11-22): short z chunks for the
+//! register queue, y chunks, wider tiles in x for 16-byte loads; and `pipeline` at five
+//! register tiles (2026-11-24). ImageCL (seed
 //! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!

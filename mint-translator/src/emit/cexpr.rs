@@ -35,8 +35,9 @@ pub enum Helper {
     Fract,
     RemEuclid,
     VolatileLoad,
-    /// `cp.async` of one element into shared memory, zero-filled when the source is
-    /// outside the array; its group commit and wait (`pipeline`, compute capability 8.0).
+    /// `cp.async` into shared memory of one 4- or 8-byte element (`mint_cp_async`) or of a
+    /// 16-byte chunk (`mint_cp_async16`), zero-filled when the source is outside the
+    /// array; its group commit and wait (`pipeline`, compute capability 8.0).
     AsyncCopy,
 }
 
