@@ -233,6 +233,10 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(vec, [128, 4, 2], [1, 1, 2]),
             c(vec, [128, 4, 8], [1, 1, 8]),
             c(vec, [128, 4, 16], [1, 1, 16]),
+            // taller tiles: fewer y ghost rows per point for kernels whose z queues
+            // hold the y ± 1 rows too (the 27-point box)
+            c(vec, [128, 8, 8], [1, 1, 8]),
+            c(vec, [64, 8, 16], [1, 1, 16]),
             c(plain, [32, 8, 1], [1, 1, 1]),
             c(plain, [64, 4, 1], [1, 1, 1]),
         ],

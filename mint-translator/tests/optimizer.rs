@@ -270,6 +270,60 @@ fn vectorized_loads_per_step_follow_the_stencil() {
     assert_eq!(count(&r4) - 1, 2 + 4, "{}", r4.source);
 }
 
+/// The 27-point box: every vector it reads (rows y - 1, y, y + 1; the x halo vector on
+/// each side and the thread's own) is read at planes z - 1, z and z + 1. Without the z
+/// window each step loads all 9 rows x 3 vectors = 27; with it each of the 9 vectors
+/// `(dy, h)` has a z queue and a step loads only its leading plane: 9, and the body
+/// reads nothing but queue registers.
+#[test]
+fn vectorized_box_queues_every_vector_read_at_several_planes() {
+    let mut terms = Vec::new();
+    for dz in ["-1", "", "+1"] {
+        for dy in ["-1", "", "+1"] {
+            for dx in ["-1", "", "+1"] {
+                terms.push(format!("u[z{dz}][y{dy}][x{dx}]"));
+            }
+        }
+    }
+    let src = format!(
+        "arrays: u f32 3, v f32 3
+         nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
+         v[z][y][x] = {};",
+        terms.join(" + ")
+    );
+    let count = |t: &Translation| t.source.matches("mint_vload(").count() - 1;
+    let plain = vectorized(&src, [128, 4, 1], [1, 1, 1]);
+    assert_eq!(count(&plain), 27, "{}", plain.source);
+    let window = vectorized(&src, [128, 4, 8], [1, 1, 8]);
+    // before the loop: 9 queues x planes z0 - 1, z0, z0 + 1; in it, 9 leading planes
+    assert_eq!(count(&window), 27 + 9, "{}", window.source);
+    assert!(
+        window
+            .report
+            .notes
+            .iter()
+            .any(|n| n.contains("9 16-byte load(s)")),
+        "{:?}",
+        window.report.notes
+    );
+    let fast = window.source.split_once("} else {").unwrap().0;
+    let body = &fast[fast.find("for (idx_t mint_s").unwrap()..];
+    let step_loads: Vec<&str> = body.lines().filter(|l| l.contains("mint_vload(")).collect();
+    assert!(
+        step_loads
+            .iter()
+            .all(|l| l.trim_start().starts_with("if (z + 1 < mint_z_end)") && l.contains("(z + 2)")),
+        "{step_loads:#?}"
+    );
+    // lane 0 reads x - 1 from element 3 of the left halo vector of row y - 1, plane z - 1
+    assert!(
+        body.contains("mint_q_u_ym1_hm1_zm1[3]"),
+        "{}",
+        window.source
+    );
+    assert!(!body.contains("mint_v_u_"), "{}", window.source);
+}
+
 /// Vectorized kernels are held to `MAX_REGISTERS` registers per thread through the
 /// minimum blocks per SM of `__launch_bounds__`: the most blocks of the kernel's size
 /// whose share of the SM's 65536 registers is still at least the cap.

@@ -65,8 +65,20 @@ struct ArrayVec {
     /// Written array whose register must be loaded first (the first access is not an
     /// unconditional write).
     load: bool,
-    /// The z queue of center vectors, `dz` in `lo..=hi`, with the sliding window.
-    queue: Option<(i64, i64)>,
+    /// The z queues of the sliding window: for a vector `h` of the rows `(dy, ·)` that
+    /// the kernel reads at several planes, its vectors at `dz` in `lo..=hi`, keyed by
+    /// `(dy, h)`. The center vector `(0, 0)` always has one (its range includes 0).
+    queues: BTreeMap<(i64, i64), (i64, i64)>,
+}
+
+impl ArrayVec {
+    /// The queue holding vector `h` of row `(dy, dz)`, if any: its `(lo, hi)`.
+    fn queue_of(&self, dy: i64, dz: i64, h: i64) -> Option<(i64, i64)> {
+        self.queues
+            .get(&(dy, h))
+            .copied()
+            .filter(|(lo, hi)| (*lo..=*hi).contains(&dz))
+    }
 }
 
 /// The per-array plan, or why the kernel cannot be vectorized.
@@ -119,6 +131,13 @@ fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), St
             av.rows.entry((o[1], o[2])).or_default().extend(lo..=hi);
         }
         if window {
+            // the planes at which each vector (dy, h) is read
+            let mut planes: BTreeMap<(i64, i64), BTreeSet<i64>> = BTreeMap::new();
+            for (&(dy, dz), hs) in &av.rows {
+                for &h in hs {
+                    planes.entry((dy, h)).or_default().insert(dz);
+                }
+            }
             let dz: Vec<i64> = av
                 .rows
                 .keys()
@@ -126,7 +145,15 @@ fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), St
                 .map(|&(_, dz)| dz)
                 .collect();
             if let (Some(&lo), Some(&hi)) = (dz.iter().min(), dz.iter().max()) {
-                av.queue = Some((lo.min(0), hi.max(0)));
+                av.queues.insert((0, 0), (lo.min(0), hi.max(0)));
+            }
+            // every other vector read at two planes or more: the 27-point box's y ± 1 rows
+            // and x halo vectors, read at z - 1, z and z + 1, each load once per step
+            for (key, dzs) in planes {
+                if key != (0, 0) && dzs.len() > 1 {
+                    let (lo, hi) = (*dzs.first().unwrap(), *dzs.last().unwrap());
+                    av.queues.insert(key, (lo, hi));
+                }
             }
         }
     }
@@ -138,6 +165,22 @@ fn tag(prefix: char, d: i64) -> String {
         0 => format!("{prefix}0"),
         d if d > 0 => format!("{prefix}p{d}"),
         d => format!("{prefix}m{}", -d),
+    }
+}
+
+/// The register array holding vector `h` of the rows `(dy, ·)` of `array` at plane `dz`
+/// in its z queue (the center vector's queue has the thesis's register-queue names).
+fn queue_name(array: &str, dy: i64, h: i64, dz: i64) -> String {
+    if (dy, h) == (0, 0) {
+        qname(array, 0, 1, dz)
+    } else {
+        format!(
+            "mint_q_{}_{}_{}_{}",
+            c_ident(array),
+            tag('y', dy),
+            tag('h', h),
+            tag('z', dz)
+        )
     }
 }
 
@@ -180,12 +223,8 @@ impl RefResolver for VecRefs<'_> {
         if vector && let Some(o) = stencil_offset(self.k, array, index) {
             let x = lane + o[0];
             let (h, e) = (x.div_euclid(self.v), x.rem_euclid(self.v));
-            if let Some((lo, hi)) = av.queue
-                && o[1] == 0
-                && h == 0
-                && (lo..=hi).contains(&o[2])
-            {
-                return format!("{}[{e}]", qname(array, 0, 1, o[2]));
+            if av.queue_of(o[1], o[2], h).is_some() {
+                return format!("{}[{e}]", queue_name(array, o[1], h, o[2]));
             }
             return format!("{}[{e}]", vname(array, o[1], o[2], h));
         }
@@ -290,6 +329,10 @@ struct Load {
     lead: bool,
 }
 
+/// The leading plane of one z queue: array, `dy`, `h`, and the plane `dz` (one past the
+/// queue's last) that each step prefetches for the next.
+type Lead = (usize, i64, i64, i64);
+
 /// The condition, tested once per thread (and y row), under which every access of the
 /// thread's whole z chunk can be a whole aligned 16-byte vector: the rows exist in y and
 /// z, and in x the vectors stay within [`GUARD_BYTES`] of the row (past a row's end is
@@ -374,16 +417,16 @@ fn step(
     refs: &VecRefs,
     nm: &Names3,
     v: u32,
-    lead: &[(usize, i64)],
+    lead: &[Lead],
 ) {
     let mut loads: Vec<Load> = lead
         .iter()
-        .map(|&(ai, dz)| Load {
+        .map(|&(ai, dy, h, dz)| Load {
             ai,
-            dy: 0,
+            dy,
             dz,
-            h: 0,
-            dst: qname(&k.arrays[ai].name, 0, 1, dz),
+            h,
+            dst: queue_name(&k.arrays[ai].name, dy, h, dz),
             rw: false,
             lead: true,
         })
@@ -393,9 +436,7 @@ fn step(
         let t = a.elem.cuda_name();
         for (&(dy, dz), hs) in &av.rows {
             for &h in hs {
-                let queued =
-                    dy == 0 && h == 0 && av.queue.is_some_and(|(l, u)| (l..=u).contains(&dz));
-                if queued {
+                if av.queue_of(dy, dz, h).is_some() {
                     continue;
                 }
                 let dst = vname(&a.name, dy, dz, h);
@@ -527,20 +568,30 @@ fn vector_types(k: &Kernel, arrays: &[ArrayVec]) -> String {
 }
 
 /// 16-byte loads per thread and z step for one array: every row vector, except that the
-/// queued center vectors cost one load (the leading one) together.
+/// vectors of a z queue cost one load (the leading one) together.
 fn loads_per_step(av: &ArrayVec) -> i64 {
-    let all = av.rows.values().map(|hs| hs.len() as i64).sum::<i64>();
-    match av.queue {
-        Some((lo, hi)) => {
-            let queued = av
-                .rows
-                .iter()
-                .filter(|((dy, dz), hs)| *dy == 0 && (lo..=hi).contains(dz) && hs.contains(&0))
-                .count() as i64;
-            all - queued + 1
-        }
-        None => all,
+    let unqueued = av
+        .rows
+        .iter()
+        .flat_map(|(&(dy, dz), hs)| hs.iter().map(move |&h| (dy, dz, h)))
+        .filter(|&(dy, dz, h)| av.queue_of(dy, dz, h).is_none())
+        .count();
+    (unqueued + av.queues.len()) as i64
+}
+
+/// The report's words for an array's z queues.
+fn queue_report(queues: &BTreeMap<(i64, i64), (i64, i64)>) -> String {
+    let mut s = String::new();
+    if let Some((lo, hi)) = queues.get(&(0, 0)) {
+        s.push_str(&format!("; z queue {lo}..={hi} of center vectors"));
     }
+    let others = queues.len() - usize::from(queues.contains_key(&(0, 0)));
+    if others > 0 {
+        s.push_str(&format!(
+            "; {others} more z queue(s) of vectors read at several planes"
+        ));
+    }
+    s
 }
 
 /// Translates `k` with vectorized x, or says why it cannot.
@@ -676,27 +727,36 @@ pub fn emit(
                     "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
                 );
                 p.push_line("// the next step's leading plane prefetched one step ahead");
+                if arrays
+                    .iter()
+                    .any(|av| av.queues.keys().any(|&q| q != (0, 0)))
+                {
+                    p.push_line(
+                        "// (and so are the other vectors read at several planes, in queues of their own)",
+                    );
+                }
+                let first = Names3 {
+                    x: nm.x.clone(),
+                    y: nm.y.clone(),
+                    z: Some("mint_z0".into()),
+                };
                 for (ai, av) in arrays.iter().enumerate() {
-                    if let Some((lo, hi)) = av.queue {
-                        let a = &k.arrays[ai];
+                    let a = &k.arrays[ai];
+                    for (&(dy, h), &(lo, hi)) in &av.queues {
                         let decl: Vec<String> = (lo..=hi + 1)
-                            .map(|d| format!("{}[{v}]", qname(&a.name, 0, 1, d)))
+                            .map(|d| format!("{}[{v}]", queue_name(&a.name, dy, h, d)))
                             .collect();
                         p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
-                        let first = Names3 {
-                            x: nm.x.clone(),
-                            y: nm.y.clone(),
-                            z: Some("mint_z0".into()),
-                        };
                         for d in lo..=hi {
                             p.push_line(&format!(
-                                "mint_vload({}, {} + mint_x0, {});",
+                                "mint_vload({}, {} + mint_x0{}, {});",
                                 p.names.get(&a.name),
-                                row_off(k, ai, &first, 0, d),
-                                qname(&a.name, 0, 1, d)
+                                row_off(k, ai, &first, dy, d),
+                                plus(h * v as i64),
+                                queue_name(&a.name, dy, h, d)
                             ));
                         }
-                        lead.push((ai, hi + 1));
+                        lead.push((ai, dy, h, hi + 1));
                     }
                 }
             }
@@ -711,13 +771,13 @@ pub fn emit(
             p.push_line(&format!("if ({z} >= mint_z_end) break;"));
             step(&mut p, k, &arrays, &refs, &nm, v, &lead);
             for (ai, av) in arrays.iter().enumerate() {
-                if let Some((lo, hi)) = av.queue {
-                    let a = &k.arrays[ai];
+                let a = &k.arrays[ai];
+                for (&(dy, h), &(lo, hi)) in &av.queues {
                     for d in lo..=hi {
                         p.push_line(&format!(
                             "mint_vmove({}, {});",
-                            qname(&a.name, 0, 1, d),
-                            qname(&a.name, 0, 1, d + 1)
+                            queue_name(&a.name, dy, h, d),
+                            queue_name(&a.name, dy, h, d + 1)
                         ));
                     }
                 }
@@ -750,7 +810,7 @@ pub fn emit(
     for (ai, av) in arrays.iter().enumerate() {
         let r = &mut report.arrays[ai];
         r.shared_planes = 0;
-        r.register = av.written || av.queue.is_some();
+        r.register = av.written || !av.queues.is_empty();
         let vectors = loads_per_step(av);
         loads += vectors;
         r.why = if av.written {
@@ -768,9 +828,7 @@ pub fn emit(
             format!(
                 "vectorized: {} row(s), {vectors} 16-byte load(s) per thread and step{}",
                 av.rows.len(),
-                av.queue
-                    .map(|(lo, hi)| format!("; z queue {lo}..={hi} of center vectors"))
-                    .unwrap_or_default()
+                queue_report(&av.queues)
             )
         };
     }
