@@ -14,7 +14,11 @@
 //!   loaded (when the first access is a read) and stored as one 16-byte vector;
 //! - with `chunksize` in z above 1 each thread walks its z chunk and keeps the center
 //!   vector of every `dy = 0` row in a register queue (the sliding window of thesis
-//!   Sec. 5.8, with vectors in the slots), so each plane's center is loaded once;
+//!   Sec. 5.8, with vectors in the slots), so each plane's center is loaded once; every
+//!   other vector `(dy, h)` that the kernel reads at two planes or more gets a queue of
+//!   its own (the 27-point box reads all nine of its row vectors at z - 1, z and z + 1:
+//!   9 loads per step instead of 25; H100, 512³: 79.5% / 81.9% of copy in `f64` / `f32`,
+//!   from 75.3% / 71.0% at its best level before);
 //! - the body runs once per lane (`x = x0 + lane`), so any statement the baseline
 //!   accepts works; references the analyzer cannot place (non-stencil subscripts, arrays
 //!   of other dimensions) stay device-memory accesses of that lane.
