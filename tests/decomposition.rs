@@ -185,7 +185,12 @@ fn nccl_halos_equal_one_gpu() {
                 let through = mint::nccl::nccl_exchanges() - before;
                 mint::nccl::set_nccl(None);
                 mint::overlap::set_overlap(None);
-                assert!(through > 0, "{k:?} {d:?}: no exchange went through NCCL");
+                assert!(
+                    through > 0,
+                    "{k:?} {d:?}: no exchange went through NCCL ({})",
+                    mint::nccl::not_used_because()
+                        .unwrap_or_else(|| "every communicator was made".into())
+                );
                 assert!(
                     got == want,
                     "{k:?} {d:?} overlap {overlap}: NCCL halos differ from one GPU"

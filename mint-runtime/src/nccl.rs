@@ -48,6 +48,19 @@ pub fn nccl_exchanges() -> usize {
     EXCHANGES.load(Ordering::Relaxed)
 }
 
+/// Why the communicator of the most recent device layout that asked for NCCL could not
+/// be made (the text `MINT_REPORT=1` prints), or `None` when every one could. For a
+/// program or test that finds fewer exchanges through NCCL ([`nccl_exchanges`]) than it
+/// asked for.
+pub fn not_used_because() -> Option<String> {
+    LAST_FAILURE
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+}
+
+static LAST_FAILURE: Mutex<Option<String>> = Mutex::new(None);
+
 pub(crate) fn count_exchange() {
     EXCHANGES.fetch_add(1, Ordering::Relaxed);
 }
@@ -114,10 +127,14 @@ pub(crate) fn comms(gpus: &[Arc<Gpu>]) -> std::result::Result<Arc<Comms>, String
         return c.clone();
     }
     let made = make(gpus).map(Arc::new);
-    if let Err(why) = &made
-        && crate::stats::report_enabled()
-    {
-        eprintln!("mint report: NCCL not used for halos: {why}; peer copies and staging instead");
+    if let Err(why) = &made {
+        *LAST_FAILURE.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(format!("devices on GPUs {key:?}: {why}"));
+        if crate::stats::report_enabled() {
+            eprintln!(
+                "mint report: NCCL not used for halos: {why}; peer copies and staging instead"
+            );
+        }
     }
     cache.insert(key, made.clone());
     made
