@@ -34,7 +34,7 @@ use cudarc::driver::result as drv;
 use cudarc::driver::sys;
 pub use mint_translator::ir::OptOptions;
 use mint_translator::ir::ScalarTy;
-pub use mint_translator::tune::{Candidate, Space, as_written, candidates};
+pub use mint_translator::tune::{Candidate, Space, as_written, candidates, for_device};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -464,7 +464,7 @@ fn tune(
     }
     SEARCHES.fetch_add(1, Ordering::Relaxed);
     let t0 = std::time::Instant::now();
-    let cands = candidates(space, &written);
+    let cands = for_device(candidates(space, &written), gpu.compute_capability);
     let mut errors = configs.prepare(&cands);
     let compiled = t0.elapsed().as_secs_f64();
     // the kernel as written does not build: the launch fails as it would untuned

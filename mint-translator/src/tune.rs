@@ -252,6 +252,23 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
     list
 }
 
+/// The compute capability from which `pipeline` applies (`cp.async`, Ampere and later).
+pub const PIPELINE_MIN_CC: (u32, u32) = (8, 0);
+
+/// `cands` without the ones that would only repeat another candidate's kernel on a device
+/// of compute capability `cc`: below [`PIPELINE_MIN_CC`], `pipeline` falls back to the
+/// register-staged planes, so its candidates are the `shared, register` ones again and
+/// would be compiled and timed twice. The first candidate (the kernel as written) is kept
+/// whatever its options.
+pub fn for_device(cands: Vec<Candidate>, cc: (u32, u32)) -> Vec<Candidate> {
+    cands
+        .into_iter()
+        .enumerate()
+        .filter(|(i, c)| *i == 0 || !c.options.pipeline || cc >= PIPELINE_MIN_CC)
+        .map(|(_, c)| c)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +323,28 @@ mod tests {
             && a.chunk == [1, 1, 64]));
         assert!(has(&|a| a.chunk == [1, 4, 64]));
         assert!(has(&|a| a.options.vectorize && a.chunk == [1, 1, 4]));
+    }
+
+    /// Below compute capability 8.0 `pipeline` falls back to the register-staged planes:
+    /// its candidates are dropped (the kernel as written is kept even with `pipeline`),
+    /// and the rest stay in order. From 8.0 nothing is dropped.
+    #[test]
+    fn pipeline_candidates_are_dropped_where_they_cannot_apply() {
+        let k =
+            heat("options: shared=4, register, unroll, pipeline\ntile: 32, 8, 16\nchunk: 1, 1, 16");
+        let w = as_written(&k, &Target::default()).unwrap();
+        assert!(w.options.pipeline);
+        let all = candidates(Space::of(&k).unwrap(), &w);
+        let piped = all.iter().skip(1).filter(|c| c.options.pipeline).count();
+        assert!(piped > 0);
+        assert_eq!(for_device(all.clone(), (9, 0)), all);
+        assert_eq!(for_device(all.clone(), (8, 0)), all);
+        let old = for_device(all.clone(), (7, 5));
+        assert_eq!(old.len(), all.len() - piped);
+        assert_eq!(old[0], w);
+        assert!(old.iter().skip(1).all(|c| !c.options.pipeline));
+        let rest: Vec<_> = all.iter().skip(1).filter(|c| !c.options.pipeline).collect();
+        assert_eq!(old.iter().skip(1).collect::<Vec<_>>(), rest);
     }
 
     #[test]

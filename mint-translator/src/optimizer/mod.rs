@@ -262,7 +262,7 @@ fn build_plan(
                 k.arrays[a].name,
                 k.arrays[a].elem.size_bytes()
             ))
-        } else if target.compute_capability.0 < 8 {
+        } else if target.compute_capability < crate::tune::PIPELINE_MIN_CC {
             Some(format!(
                 "`cp.async` needs compute capability 8.0, the device has {}.{}",
                 target.compute_capability.0, target.compute_capability.1
