@@ -237,6 +237,11 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             // hold the y ± 1 rows too (the 27-point box)
             c(vec, [128, 8, 8], [1, 1, 8]),
             c(vec, [64, 8, 16], [1, 1, 16]),
+            // two y rows per thread, sharing their row vectors
+            c(vec, [128, 8, 2], [1, 2, 2]),
+            c(vec, [64, 8, 2], [1, 2, 2]),
+            c(vec, [128, 8, 4], [1, 2, 4]),
+            c(vec, [128, 8, 8], [1, 2, 8]),
             c(plain, [32, 8, 1], [1, 1, 1]),
             c(plain, [64, 4, 1], [1, 1, 1]),
         ],

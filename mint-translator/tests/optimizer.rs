@@ -324,6 +324,55 @@ fn vectorized_box_queues_every_vector_read_at_several_planes() {
     assert!(!body.contains("mint_v_u_"), "{}", window.source);
 }
 
+/// With `chunksize` y of 2 a thread computes two y rows of vectors, and the rows they
+/// share are loaded once: the box then reads rows y - 1 .. y + 2, 4 rows x 3 vectors =
+/// 12 queues, 12 loads per step for 8 points (two threads of one row each would load
+/// 18); each row's body is printed with its own y, and the stores go to rows y and y + 1.
+#[test]
+fn vectorized_y_rows_share_their_row_vectors() {
+    let mut terms = Vec::new();
+    for dz in ["-1", "", "+1"] {
+        for dy in ["-1", "", "+1"] {
+            for dx in ["-1", "", "+1"] {
+                terms.push(format!("u[z{dz}][y{dy}][x{dx}]"));
+            }
+        }
+    }
+    let src = format!(
+        "arrays: u f32 3, v f32 3
+         nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
+         v[z][y][x] = {};",
+        terms.join(" + ")
+    );
+    let t = vectorized(&src, [128, 8, 2], [1, 2, 2]);
+    assert_eq!(t.config.block, [32, 4, 1]);
+    let count = t.source.matches("mint_vload(").count() - 1;
+    assert_eq!(count, 12 * 3 + 12, "{}", t.source);
+    assert!(
+        t.report
+            .notes
+            .iter()
+            .any(|n| n.contains("12 16-byte load(s) per thread and step for 8 points")),
+        "{:?}",
+        t.report.notes
+    );
+    let (fast, edge) = t.source.split_once("} else {").unwrap();
+    assert!(fast.contains("&& mint_y0 + 2 <= mint_hi_y)"), "{fast}");
+    assert!(fast.contains("const idx_t y = mint_y0;"), "{fast}");
+    assert!(fast.contains("const idx_t y = mint_y0 + 1;"), "{fast}");
+    // row y + 1's lane 0 reads x - 1 at y + 2 from the queue of row 2's left halo vector
+    assert!(fast.contains("mint_q_u_yp2_hm1_zp1[3]"), "{fast}");
+    // the helper's definition, then one store per row
+    assert_eq!(fast.matches("mint_vstore(").count(), 1 + 2, "{fast}");
+    assert!(fast.contains("(mint_y0 + 1) * mint_pitch_v"), "{fast}");
+    // the edge path walks the thread's rows
+    assert!(
+        edge.contains("for (idx_t y = mint_y0, mint_y_end = min(mint_y0 + 2, mint_hi_y)"),
+        "{edge}"
+    );
+    std::fs::write("/tmp/box_y2.cu", &t.source).unwrap();
+}
+
 /// Vectorized kernels are held to `MAX_REGISTERS` registers per thread through the
 /// minimum blocks per SM of `__launch_bounds__`: the most blocks of the kernel's size
 /// whose share of the SM's 65536 registers is still at least the cap.

@@ -84,6 +84,8 @@ def main():
     print(f"device {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}; copy {bw/1e9:.0f} GB/s", flush=True)
     rows = []
     for prec, dt, es in [("f64", cp.float64, 8), ("f32", cp.float32, 4)]:
+        if os.environ.get("TILES_PREC") and prec != os.environ["TILES_PREC"]:
+            continue
         tname = "double" if es == 8 else "float"
         vw = 16 // es
         ref = cp.RawModule(code=REF, options=("-std=c++17",), name_expressions=[f"box<{tname}>", f"star<{tname}>"])

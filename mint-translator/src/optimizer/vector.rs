@@ -104,6 +104,8 @@ fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), St
         ));
     }
     let window = n == 3 && cfg.chunk[2] > 1;
+    // y rows per thread: each row vector is loaded once for all of them
+    let cy = cfg.chunk[1] as i64;
     let mut arrays = vec![ArrayVec::default(); k.arrays.len()];
     let refs = references(k);
     for (ai, a) in k.arrays.iter().enumerate() {
@@ -132,7 +134,12 @@ fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), St
             let vi = v as i64;
             // lanes 0..V read x0 + lane + dx: the vectors from (dx div V) to ((dx + V - 1) div V)
             let (lo, hi) = (o[0].div_euclid(vi), (o[0] + vi - 1).div_euclid(vi));
-            av.rows.entry((o[1], o[2])).or_default().extend(lo..=hi);
+            for yl in 0..cy {
+                av.rows
+                    .entry((yl + o[1], o[2]))
+                    .or_default()
+                    .extend(lo..=hi);
+            }
         }
         if window {
             // the planes at which each vector (dy, h) is read
@@ -142,14 +149,16 @@ fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), St
                     planes.entry((dy, h)).or_default().insert(dz);
                 }
             }
-            let dz: Vec<i64> = av
-                .rows
-                .keys()
-                .filter(|(dy, _)| *dy == 0)
-                .map(|&(_, dz)| dz)
-                .collect();
-            if let (Some(&lo), Some(&hi)) = (dz.iter().min(), dz.iter().max()) {
-                av.queues.insert((0, 0), (lo.min(0), hi.max(0)));
+            for yl in 0..cy {
+                let dz: Vec<i64> = av
+                    .rows
+                    .keys()
+                    .filter(|(dy, _)| *dy == yl)
+                    .map(|&(_, dz)| dz)
+                    .collect();
+                if let (Some(&lo), Some(&hi)) = (dz.iter().min(), dz.iter().max()) {
+                    av.queues.insert((yl, 0), (lo.min(0), hi.max(0)));
+                }
             }
             // every other vector read at two planes or more: the 27-point box's y ± 1 rows
             // and x halo vectors, read at z - 1, z and z + 1, each load once per step
@@ -199,8 +208,13 @@ fn vname(array: &str, dy: i64, dz: i64, h: i64) -> String {
     )
 }
 
-fn wname(array: &str) -> String {
-    format!("mint_w_{}", c_ident(array))
+/// The registers of written `array` at the thread's y row `yl` (of `chunksize` y).
+fn wname(array: &str, yl: i64) -> String {
+    if yl == 0 {
+        format!("mint_w_{}", c_ident(array))
+    } else {
+        format!("mint_w{yl}_{}", c_ident(array))
+    }
 }
 
 struct VecRefs<'a> {
@@ -208,6 +222,8 @@ struct VecRefs<'a> {
     arrays: &'a [ArrayVec],
     v: i64,
     lane: Cell<i64>,
+    /// The thread's y row (`0..chunksize y`) whose body is printed.
+    ylane: Cell<i64>,
     /// The edge path: every reference a device-memory access of lane `x`.
     direct: Cell<bool>,
 }
@@ -219,18 +235,19 @@ impl RefResolver for VecRefs<'_> {
     fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
         let ai = self.k.array_index(array).expect("kernel array");
         let av = &self.arrays[ai];
-        let lane = self.lane.get();
+        let (lane, yl) = (self.lane.get(), self.ylane.get());
         let vector = !self.direct.get();
         if vector && av.written {
-            return format!("{}[{lane}]", wname(array));
+            return format!("{}[{lane}]", wname(array, yl));
         }
         if vector && let Some(o) = stencil_offset(self.k, array, index) {
             let x = lane + o[0];
             let (h, e) = (x.div_euclid(self.v), x.rem_euclid(self.v));
-            if av.queue_of(o[1], o[2], h).is_some() {
-                return format!("{}[{e}]", queue_name(array, o[1], h, o[2]));
+            let dy = yl + o[1];
+            if av.queue_of(dy, o[2], h).is_some() {
+                return format!("{}[{e}]", queue_name(array, dy, h, o[2]));
             }
-            return format!("{}[{e}]", vname(array, o[1], o[2], h));
+            return format!("{}[{e}]", vname(array, dy, o[2], h));
         }
         // the edge path, and references the vectors do not cover: device memory, read-only
         // arrays through the read-only data path
@@ -305,7 +322,11 @@ const UNROLL_Z: u32 = 16;
 
 struct Names3 {
     x: String,
+    /// The y the row offsets start from: the loop variable, or `mint_y0` where a thread
+    /// computes several y rows at once.
     y: String,
+    /// The y loop variable of the kernel.
+    yvar: String,
     z: Option<String>,
 }
 
@@ -421,6 +442,7 @@ fn step(
     refs: &VecRefs,
     nm: &Names3,
     v: u32,
+    cy: i64,
     lead: &[Lead],
 ) {
     let mut loads: Vec<Load> = lead
@@ -457,18 +479,20 @@ fn step(
             }
         }
         if av.written {
-            let w = wname(&a.name);
-            p.push_line(&format!("{t} {w}[{v}];"));
-            if av.load {
-                loads.push(Load {
-                    ai,
-                    dy: 0,
-                    dz: 0,
-                    h: 0,
-                    dst: w,
-                    rw: true,
-                    lead: false,
-                });
+            for yl in 0..cy {
+                let w = wname(&a.name, yl);
+                p.push_line(&format!("{t} {w}[{v}];"));
+                if av.load {
+                    loads.push(Load {
+                        ai,
+                        dy: yl,
+                        dz: 0,
+                        h: 0,
+                        dst: w,
+                        rw: true,
+                        lead: false,
+                    });
+                }
             }
         }
     }
@@ -487,14 +511,29 @@ fn step(
             l.dst
         ));
     }
-    lanes(p, k, refs, nm, v, lanes_need_guard(k, arrays));
-    for (ai, av) in arrays.iter().enumerate() {
-        if av.written {
+    let guard = lanes_need_guard(k, arrays);
+    if cy == 1 {
+        lanes(p, k, refs, nm, v, guard);
+    } else {
+        // the thread's y rows, each with the loop variable of its own row
+        for yl in 0..cy {
+            refs.ylane.set(yl);
+            p.push_line("{");
+            p.indent += 1;
+            p.push_line(&format!("const idx_t {} = mint_y0{};", nm.yvar, plus(yl)));
+            lanes(p, k, refs, nm, v, guard);
+            p.indent -= 1;
+            p.push_line("}");
+        }
+        refs.ylane.set(0);
+    }
+    for (ai, _) in arrays.iter().enumerate().filter(|(_, av)| av.written) {
+        for yl in 0..cy {
             let a = &k.arrays[ai];
             let (base, off, w) = (
                 p.names.get(&a.name),
-                row_off(k, ai, nm, 0, 0),
-                wname(&a.name),
+                row_off(k, ai, nm, yl, 0),
+                wname(&a.name, yl),
             );
             p.push_line(&format!(
                 "if (mint_x0{} <= {}) mint_vstore({base}, {off} + mint_x0, {w});",
@@ -624,8 +663,10 @@ pub fn emit(
         arrays: &arrays,
         v: v as i64,
         lane: Cell::new(0),
+        ylane: Cell::new(0),
         direct: Cell::new(false),
     };
+    let cy = cfg.chunk[1] as i64;
     let mut names = cuda::base_names(k, &params, &packed);
     for internal in [
         "mint_x0",
@@ -638,9 +679,16 @@ pub fn emit(
         names.reserve(internal);
     }
     let mut p = CPrinter::new(names, &refs);
+    let yvar = p.names.get(k.axis_var(1).unwrap());
     let nm = Names3 {
         x: p.names.get(k.axis_var(0).unwrap()),
-        y: p.names.get(k.axis_var(1).unwrap()),
+        // several y rows per thread: rows are numbered from the thread's first
+        y: if cy == 1 {
+            yvar.clone()
+        } else {
+            "mint_y0".into()
+        },
+        yvar,
         z: (n == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
     };
     p.push_line(&format!(
@@ -696,16 +744,12 @@ pub fn emit(
     ));
     p.push_line(&format!("if (mint_x0 < {}) {{", hi_name(0)));
     p.indent += 1;
-    let y = &nm.y;
-    if cfg.chunk[1] == 1 {
+    let y = &nm.yvar;
+    if cy == 1 {
         p.push_line(&format!("const idx_t {y} = mint_y0;"));
         p.push_line(&format!("if ({y} < {}) {{", hi_name(1)));
     } else {
-        p.push_line(&format!(
-            "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {}, {}); {y} < mint_y_end; ++{y}) {{",
-            cfg.chunk[1],
-            hi_name(1)
-        ));
+        p.push_line(&format!("if (mint_y0 < {}) {{", hi_name(1)));
     }
     p.indent += 1;
     let cz = cfg.chunk[2];
@@ -715,10 +759,12 @@ pub fn emit(
             hi_name(2)
         ));
     }
-    p.push_line(&format!(
-        "if ({}) {{",
-        fast_condition(k, &arrays, &nm, v as i64)
-    ));
+    let mut fast = fast_condition(k, &arrays, &nm, v as i64);
+    if cy > 1 {
+        // every one of the thread's y rows is a point of the loop
+        fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
+    }
+    p.push_line(&format!("if ({fast}) {{"));
     p.indent += 1;
     p.push_line(
         "// every access of this thread's chunk is a whole aligned vector within the allocation",
@@ -742,6 +788,7 @@ pub fn emit(
                 let first = Names3 {
                     x: nm.x.clone(),
                     y: nm.y.clone(),
+                    yvar: nm.yvar.clone(),
                     z: Some("mint_z0".into()),
                 };
                 for (ai, av) in arrays.iter().enumerate() {
@@ -773,7 +820,7 @@ pub fn emit(
             p.indent += 1;
             p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
             p.push_line(&format!("if ({z} >= mint_z_end) break;"));
-            step(&mut p, k, &arrays, &refs, &nm, v, &lead);
+            step(&mut p, k, &arrays, &refs, &nm, v, cy, &lead);
             for (ai, av) in arrays.iter().enumerate() {
                 let a = &k.arrays[ai];
                 for (&(dy, h), &(lo, hi)) in &av.queues {
@@ -789,13 +836,24 @@ pub fn emit(
             p.indent -= 1;
             p.push_line("}");
         }
-        None => step(&mut p, k, &arrays, &refs, &nm, v, &[]),
+        None => step(&mut p, k, &arrays, &refs, &nm, v, cy, &[]),
     }
     p.indent -= 1;
     p.push_line("} else {");
     p.indent += 1;
     p.push_line("// edge thread (or rows not 16-byte aligned): the loop body per lane");
-    edge_path(&mut p, k, &refs, &nm, v);
+    if cy == 1 {
+        edge_path(&mut p, k, &refs, &nm, v);
+    } else {
+        p.push_line(&format!(
+            "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
+            hi_name(1)
+        ));
+        p.indent += 1;
+        edge_path(&mut p, k, &refs, &nm, v);
+        p.indent -= 1;
+        p.push_line("}");
+    }
     p.indent -= 1;
     p.push_line("}");
     p.indent -= 1;
@@ -846,7 +904,8 @@ pub fn emit(
         if k.options.unroll { " + unroll" } else { "" }
     );
     report.notes.push(format!(
-        "vectorize: {loads} 16-byte load(s) per thread and step for {v} points"
+        "vectorize: {loads} 16-byte load(s) per thread and step for {} points",
+        v as i64 * cy
     ));
     if k.options.shared > 0 || k.options.register {
         report.notes.push(
