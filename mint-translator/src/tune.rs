@@ -237,10 +237,12 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             // hold the y ± 1 rows too (the 27-point box)
             c(vec, [128, 8, 8], [1, 1, 8]),
             c(vec, [64, 8, 16], [1, 1, 16]),
-            // two y rows per thread, sharing their row vectors
+            // two y rows per thread, sharing their row vectors (the 27-point box: 88.6% of
+            // copy in f32 at 128x8x4 and 85% in f64 at 64x8x4 on an H100, where one row
+            // per thread reached 82% and 80%)
             c(vec, [128, 8, 2], [1, 2, 2]),
-            c(vec, [64, 8, 2], [1, 2, 2]),
             c(vec, [128, 8, 4], [1, 2, 4]),
+            c(vec, [64, 8, 4], [1, 2, 4]),
             c(vec, [128, 8, 8], [1, 2, 8]),
             c(plain, [32, 8, 1], [1, 1, 1]),
             c(plain, [64, 4, 1], [1, 1, 1]),

@@ -370,7 +370,24 @@ fn vectorized_y_rows_share_their_row_vectors() {
         edge.contains("for (idx_t y = mint_y0, mint_y_end = min(mint_y0 + 2, mint_hi_y)"),
         "{edge}"
     );
-    std::fs::write("/tmp/box_y2.cu", &t.source).unwrap();
+    // in f64 the queues would hold 4 rows x 4 planes x (2 + 1 + 1) doubles = 128
+    // registers with the prefetch (over QUEUE_REGISTERS): each step loads its own
+    // leading plane z + 1 instead, and the preload stops at z0
+    let f64 = vectorized(&src.replace("f32", "f64"), [64, 8, 4], [1, 2, 4]);
+    let count = f64.source.matches("mint_vload(").count() - 1;
+    assert_eq!(count, 12 * 2 + 12, "{}", f64.source);
+    assert!(
+        !f64.source.contains("if (z + 1 < mint_z_end)"),
+        "{}",
+        f64.source
+    );
+    assert!(
+        f64.source
+            .contains("mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (z + 1) * mint_slice_u + mint_x0 + 2, mint_q_u_yp2_hp1_zp1);"),
+        "{}",
+        f64.source
+    );
+    assert!(!f64.source.contains("_zp2"), "{}", f64.source);
 }
 
 /// Vectorized kernels are held to `MAX_REGISTERS` registers per thread through the

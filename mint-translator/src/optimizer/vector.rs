@@ -10,6 +10,9 @@
 //!   16-byte vectors covering `x0 + dx` for all lanes: the vector at `x0` itself and,
 //!   for the x halo, whole aligned vectors on either side (`ceil(R / V)` of them), so a
 //!   point costs `(2R/V + 1)/V` x-row loads instead of `2R + 1`;
+//! - with `chunksize` in y above 1 each thread computes that many consecutive y rows
+//!   (`mint_y0 + 0 ..`) and the rows are merged: a row vector the rows share (the box's
+//!   y and y + 1 for two rows) is loaded once, and the z queues are per merged row;
 //! - a written array is written at its center point only, through a register per lane,
 //!   loaded (when the first access is a read) and stored as one 16-byte vector;
 //! - with `chunksize` in z above 1 each thread walks its z chunk and keeps the center
@@ -73,6 +76,9 @@ struct ArrayVec {
     /// the kernel reads at several planes, its vectors at `dz` in `lo..=hi`, keyed by
     /// `(dy, h)`. The center vector `(0, 0)` always has one (its range includes 0).
     queues: BTreeMap<(i64, i64), (i64, i64)>,
+    /// How many of the `V` elements of vector `(dy, h)` the lanes read (an x halo vector
+    /// of a radius below `V` is read at a few of them; the compiler keeps only those).
+    used: BTreeMap<(i64, i64), usize>,
 }
 
 impl ArrayVec {
@@ -141,6 +147,16 @@ fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), St
                     .extend(lo..=hi);
             }
         }
+        let mut used: BTreeMap<(i64, i64), BTreeSet<i64>> = BTreeMap::new();
+        for o in mine.iter().filter_map(|r| r.offset) {
+            for (yl, lane) in (0..cy).flat_map(|yl| (0..v as i64).map(move |l| (yl, l))) {
+                let x = lane + o[0];
+                used.entry((yl + o[1], x.div_euclid(v as i64)))
+                    .or_default()
+                    .insert(x.rem_euclid(v as i64));
+            }
+        }
+        av.used = used.into_iter().map(|(key, e)| (key, e.len())).collect();
         if window {
             // the planes at which each vector (dy, h) is read
             let mut planes: BTreeMap<(i64, i64), BTreeSet<i64>> = BTreeMap::new();
@@ -222,7 +238,8 @@ struct VecRefs<'a> {
     arrays: &'a [ArrayVec],
     v: i64,
     lane: Cell<i64>,
-    /// The thread's y row (`0..chunksize y`) whose body is printed.
+    /// The thread's y rows (`chunksize` y) and the one whose body is printed.
+    cy: i64,
     ylane: Cell<i64>,
     /// The edge path: every reference a device-memory access of lane `x`.
     direct: Cell<bool>,
@@ -354,9 +371,17 @@ struct Load {
     lead: bool,
 }
 
-/// The leading plane of one z queue: array, `dy`, `h`, and the plane `dz` (one past the
-/// queue's last) that each step prefetches for the next.
-type Lead = (usize, i64, i64, i64);
+/// The leading plane of one z queue, loaded at every step.
+#[derive(Clone, Copy)]
+struct Lead {
+    ai: usize,
+    dy: i64,
+    h: i64,
+    /// The plane: one past the queue's last, prefetched for the next step, or its last.
+    dz: i64,
+    /// Prefetched one step ahead (skipped in the chunk's last step).
+    ahead: bool,
+}
 
 /// The condition, tested once per thread (and y row), under which every access of the
 /// thread's whole z chunk can be a whole aligned 16-byte vector: the rows exist in y and
@@ -442,19 +467,19 @@ fn step(
     refs: &VecRefs,
     nm: &Names3,
     v: u32,
-    cy: i64,
     lead: &[Lead],
 ) {
+    let cy = refs.cy;
     let mut loads: Vec<Load> = lead
         .iter()
-        .map(|&(ai, dy, h, dz)| Load {
-            ai,
-            dy,
-            dz,
-            h,
-            dst: queue_name(&k.arrays[ai].name, dy, h, dz),
+        .map(|l| Load {
+            ai: l.ai,
+            dy: l.dy,
+            dz: l.dz,
+            h: l.h,
+            dst: queue_name(&k.arrays[l.ai].name, l.dy, l.h, l.dz),
             rw: false,
-            lead: true,
+            lead: l.ahead,
         })
         .collect();
     for (ai, av) in arrays.iter().enumerate() {
@@ -622,6 +647,28 @@ fn loads_per_step(av: &ArrayVec) -> i64 {
     (unqueued + av.queues.len()) as i64
 }
 
+/// Registers the z queues' values may hold at once, above which the leading plane is no
+/// longer prefetched one step ahead but loaded in the step that first reads it (one
+/// plane fewer in registers). Measured on an H100, 512³ (`bench-results/h100-2026-11-24e/
+/// boxq/tiles-yrows.log`): the box in `f64` with two y rows per thread holds 128 with the
+/// prefetch and spills under the runtime's second cap (72% of copy at t64x8x4), 96
+/// without (85%); in `f32` it holds 96 and the prefetch is worth 1% (88.6% / 87.4%).
+pub const QUEUE_REGISTERS: usize = 96;
+
+/// Registers that the z queues of `arrays` hold with `slots` planes each beyond their
+/// range (1 with the prefetch, 0 without): only the elements the lanes read.
+fn queue_registers(k: &Kernel, arrays: &[ArrayVec], slots: i64) -> usize {
+    let mut n = 0;
+    for (a, av) in k.arrays.iter().zip(arrays) {
+        let words = a.elem.size_bytes().div_ceil(4) as usize;
+        for (key, &(lo, hi)) in &av.queues {
+            let elems = av.used.get(key).copied().unwrap_or(0);
+            n += (hi - lo + 1 + slots) as usize * elems * words;
+        }
+    }
+    n
+}
+
 /// The report's words for an array's z queues.
 fn queue_report(queues: &BTreeMap<(i64, i64), (i64, i64)>) -> String {
     let mut s = String::new();
@@ -663,10 +710,11 @@ pub fn emit(
         arrays: &arrays,
         v: v as i64,
         lane: Cell::new(0),
+        cy: cfg.chunk[1] as i64,
         ylane: Cell::new(0),
         direct: Cell::new(false),
     };
-    let cy = cfg.chunk[1] as i64;
+    let cy = refs.cy;
     let mut names = cuda::base_names(k, &params, &packed);
     for internal in [
         "mint_x0",
@@ -772,11 +820,18 @@ pub fn emit(
     match &nm.z {
         Some(z) => {
             let mut lead = Vec::new();
+            // the leading plane one step ahead, unless that holds too many registers
+            let prefetch = queue_registers(k, &arrays, 1) <= QUEUE_REGISTERS;
+            let ahead = i64::from(prefetch);
             if window {
                 p.push_line(
                     "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
                 );
-                p.push_line("// the next step's leading plane prefetched one step ahead");
+                p.push_line(if prefetch {
+                    "// the next step's leading plane prefetched one step ahead"
+                } else {
+                    "// each step loads its leading plane (a prefetch would hold too many registers)"
+                });
                 if arrays
                     .iter()
                     .any(|av| av.queues.keys().any(|&q| q != (0, 0)))
@@ -794,11 +849,11 @@ pub fn emit(
                 for (ai, av) in arrays.iter().enumerate() {
                     let a = &k.arrays[ai];
                     for (&(dy, h), &(lo, hi)) in &av.queues {
-                        let decl: Vec<String> = (lo..=hi + 1)
+                        let decl: Vec<String> = (lo..=hi + ahead)
                             .map(|d| format!("{}[{v}]", queue_name(&a.name, dy, h, d)))
                             .collect();
                         p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
-                        for d in lo..=hi {
+                        for d in lo..=hi + ahead - 1 {
                             p.push_line(&format!(
                                 "mint_vload({}, {} + mint_x0{}, {});",
                                 p.names.get(&a.name),
@@ -807,7 +862,13 @@ pub fn emit(
                                 queue_name(&a.name, dy, h, d)
                             ));
                         }
-                        lead.push((ai, dy, h, hi + 1));
+                        lead.push(Lead {
+                            ai,
+                            dy,
+                            h,
+                            dz: hi + ahead,
+                            ahead: prefetch,
+                        });
                     }
                 }
             }
@@ -820,11 +881,11 @@ pub fn emit(
             p.indent += 1;
             p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
             p.push_line(&format!("if ({z} >= mint_z_end) break;"));
-            step(&mut p, k, &arrays, &refs, &nm, v, cy, &lead);
+            step(&mut p, k, &arrays, &refs, &nm, v, &lead);
             for (ai, av) in arrays.iter().enumerate() {
                 let a = &k.arrays[ai];
                 for (&(dy, h), &(lo, hi)) in &av.queues {
-                    for d in lo..=hi {
+                    for d in lo..hi + ahead {
                         p.push_line(&format!(
                             "mint_vmove({}, {});",
                             queue_name(&a.name, dy, h, d),
@@ -836,7 +897,7 @@ pub fn emit(
             p.indent -= 1;
             p.push_line("}");
         }
-        None => step(&mut p, k, &arrays, &refs, &nm, v, cy, &[]),
+        None => step(&mut p, k, &arrays, &refs, &nm, v, &[]),
     }
     p.indent -= 1;
     p.push_line("} else {");

@@ -1,0 +1,419 @@
+// Mint for Rust: kernel `k_vector_0` of fn `k_vector` at kernels/src/box27.rs:23:18
+// nest(3) tile(128, 16, 2) chunksize(4, 4, 2): 32x4x1 threads per block
+// optimizations: vectorize (4 x points per thread, 16-byte loads) + sliding window along z (register queue) + unroll
+// vector width 4; 18 16-byte loads per thread and step
+typedef int idx_t;
+// 16-byte vector accesses (vectorize): V = 16 / sizeof(T) consecutive elements of a row
+template <typename T> struct mint_vec;
+template <> struct mint_vec<float> { typedef float4 type; };
+__device__ __forceinline__ bool mint_valigned(const void* p, size_t pitch_bytes, size_t slice_bytes) {
+    return (((size_t)p | pitch_bytes | slice_bytes) & 15) == 0;
+}
+// r = a[i .. i + V) through the read-only path: a whole aligned vector (the caller checked)
+template <typename T>
+__device__ __forceinline__ void mint_vload(const T* __restrict__ a, idx_t i, T* r) {
+    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(a + i));
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+// r = a[i .. i + V) of an array the kernel writes (a plain load)
+template <typename T>
+__device__ __forceinline__ void mint_vload_rw(const T* a, idx_t i, T* r) {
+    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(a + i);
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+// a[i .. i + V) = r
+template <typename T>
+__device__ __forceinline__ void mint_vstore(T* a, idx_t i, const T* r) {
+    typename mint_vec<T>::type w;
+    T* q = reinterpret_cast<T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) q[k] = r[k];
+    *reinterpret_cast<typename mint_vec<T>::type*>(a + i) = w;
+}
+// a[i .. i + min(n, V)) = r: the last thread of a row, whose lanes past the loop end are
+// not stored
+template <typename T>
+__device__ __forceinline__ void mint_vstore_part(T* a, idx_t i, idx_t n, const T* r) {
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k)
+        if (k < n) a[i + k] = r[k];
+}
+template <typename T>
+__device__ __forceinline__ void mint_vmove(T* d, const T* s) {
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) d[k] = s[k];
+}
+extern "C" __global__ void __launch_bounds__(128, 8) mint_k_vector_0(
+    const float* __restrict__ u,
+    const idx_t mint_pitch_u,
+    const idx_t mint_slice_u,
+    const idx_t mint_nx_u,
+    const idx_t mint_ny_u,
+    const idx_t mint_nz_u,
+    float* __restrict__ unew,
+    const idx_t mint_pitch_unew,
+    const idx_t mint_slice_unew,
+    const idx_t mint_nx_unew,
+    const idx_t mint_ny_unew,
+    const idx_t mint_nz_unew,
+    const float c0,
+    const float c1,
+    const float c2,
+    const float c3,
+    const idx_t mint_lo_z,
+    const idx_t mint_hi_z,
+    const idx_t mint_lo_y,
+    const idx_t mint_hi_y,
+    const idx_t mint_lo_x,
+    const idx_t mint_hi_x
+)
+{
+    // vectorize: 4 consecutive x points per thread, 16-byte loads and stores
+    const idx_t mint_x0 = mint_lo_x + (idx_t)blockIdx.x * 128 + (idx_t)threadIdx.x * 4;
+    const idx_t mint_y0 = mint_lo_y + (idx_t)blockIdx.y * 16 + (idx_t)threadIdx.y * 4;
+    const idx_t mint_z0 = mint_lo_z + (idx_t)blockIdx.z * 2 + (idx_t)threadIdx.z * 2;
+    // 16-byte accesses when every vectorized array's rows are 16-byte aligned at x = lo
+    const bool mint_vec = mint_valigned(u + mint_lo_x, (size_t)mint_pitch_u * sizeof(float), (size_t)mint_slice_u * sizeof(float)) && mint_valigned(unew + mint_lo_x, (size_t)mint_pitch_unew * sizeof(float), (size_t)mint_slice_unew * sizeof(float));
+    if (mint_x0 < mint_hi_x) {
+        if (mint_y0 < mint_hi_y) {
+            const idx_t mint_z_end = min(mint_z0 + 2, mint_hi_z);
+            if (mint_vec && mint_x0 - 4 >= -64 && mint_x0 + 8 <= mint_nx_u + 64 && mint_y0 - 1 >= 0 && mint_y0 + 4 < mint_ny_u && mint_z0 - 1 >= 0 && mint_z_end < mint_nz_u && mint_x0 + 4 <= mint_nx_unew + 64 && mint_y0 + 4 <= mint_hi_y) {
+                // every access of this thread's chunk is a whole aligned vector within the allocation
+                // sliding window along z: center vectors of the dy = 0 rows in a register queue,
+                // the next step's leading plane prefetched one step ahead
+                // (and so are the other vectors read at several planes, in queues of their own)
+                float mint_q_u_ym1_hm1_zm1[4], mint_q_u_ym1_hm1_z0[4], mint_q_u_ym1_hm1_zp1[4], mint_q_u_ym1_hm1_zp2[4];
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 - 4, mint_q_u_ym1_hm1_zm1);
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 - 4, mint_q_u_ym1_hm1_z0);
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 - 4, mint_q_u_ym1_hm1_zp1);
+                float mint_q_u_ym1_h0_zm1[4], mint_q_u_ym1_h0_z0[4], mint_q_u_ym1_h0_zp1[4], mint_q_u_ym1_h0_zp2[4];
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0, mint_q_u_ym1_h0_zm1);
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0, mint_q_u_ym1_h0_z0);
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0, mint_q_u_ym1_h0_zp1);
+                float mint_q_u_ym1_hp1_zm1[4], mint_q_u_ym1_hp1_z0[4], mint_q_u_ym1_hp1_zp1[4], mint_q_u_ym1_hp1_zp2[4];
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 + 4, mint_q_u_ym1_hp1_zm1);
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 + 4, mint_q_u_ym1_hp1_z0);
+                mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 + 4, mint_q_u_ym1_hp1_zp1);
+                float mint_q_u_y0_hm1_zm1[4], mint_q_u_y0_hm1_z0[4], mint_q_u_y0_hm1_zp1[4], mint_q_u_y0_hm1_zp2[4];
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 - 4, mint_q_u_y0_hm1_zm1);
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 - 4, mint_q_u_y0_hm1_z0);
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 - 4, mint_q_u_y0_hm1_zp1);
+                float mint_u_zm1[4], mint_u_z0[4], mint_u_zp1[4], mint_u_zp2[4];
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0, mint_u_zm1);
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0, mint_u_z0);
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0, mint_u_zp1);
+                float mint_q_u_y0_hp1_zm1[4], mint_q_u_y0_hp1_z0[4], mint_q_u_y0_hp1_zp1[4], mint_q_u_y0_hp1_zp2[4];
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 + 4, mint_q_u_y0_hp1_zm1);
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 + 4, mint_q_u_y0_hp1_z0);
+                mint_vload(u, (mint_y0) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 + 4, mint_q_u_y0_hp1_zp1);
+                float mint_q_u_yp1_hm1_zm1[4], mint_q_u_yp1_hm1_z0[4], mint_q_u_yp1_hm1_zp1[4], mint_q_u_yp1_hm1_zp2[4];
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 - 4, mint_q_u_yp1_hm1_zm1);
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 - 4, mint_q_u_yp1_hm1_z0);
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 - 4, mint_q_u_yp1_hm1_zp1);
+                float mint_q_u_yp1_h0_zm1[4], mint_q_u_yp1_h0_z0[4], mint_q_u_yp1_h0_zp1[4], mint_q_u_yp1_h0_zp2[4];
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0, mint_q_u_yp1_h0_zm1);
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0, mint_q_u_yp1_h0_z0);
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0, mint_q_u_yp1_h0_zp1);
+                float mint_q_u_yp1_hp1_zm1[4], mint_q_u_yp1_hp1_z0[4], mint_q_u_yp1_hp1_zp1[4], mint_q_u_yp1_hp1_zp2[4];
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 + 4, mint_q_u_yp1_hp1_zm1);
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 + 4, mint_q_u_yp1_hp1_z0);
+                mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 + 4, mint_q_u_yp1_hp1_zp1);
+                float mint_q_u_yp2_hm1_zm1[4], mint_q_u_yp2_hm1_z0[4], mint_q_u_yp2_hm1_zp1[4], mint_q_u_yp2_hm1_zp2[4];
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 - 4, mint_q_u_yp2_hm1_zm1);
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 - 4, mint_q_u_yp2_hm1_z0);
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 - 4, mint_q_u_yp2_hm1_zp1);
+                float mint_q_u_yp2_h0_zm1[4], mint_q_u_yp2_h0_z0[4], mint_q_u_yp2_h0_zp1[4], mint_q_u_yp2_h0_zp2[4];
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0, mint_q_u_yp2_h0_zm1);
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0, mint_q_u_yp2_h0_z0);
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0, mint_q_u_yp2_h0_zp1);
+                float mint_q_u_yp2_hp1_zm1[4], mint_q_u_yp2_hp1_z0[4], mint_q_u_yp2_hp1_zp1[4], mint_q_u_yp2_hp1_zp2[4];
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 + 4, mint_q_u_yp2_hp1_zm1);
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 + 4, mint_q_u_yp2_hp1_z0);
+                mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 + 4, mint_q_u_yp2_hp1_zp1);
+                float mint_q_u_yp3_hm1_zm1[4], mint_q_u_yp3_hm1_z0[4], mint_q_u_yp3_hm1_zp1[4], mint_q_u_yp3_hm1_zp2[4];
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 - 4, mint_q_u_yp3_hm1_zm1);
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 - 4, mint_q_u_yp3_hm1_z0);
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 - 4, mint_q_u_yp3_hm1_zp1);
+                float mint_q_u_yp3_h0_zm1[4], mint_q_u_yp3_h0_z0[4], mint_q_u_yp3_h0_zp1[4], mint_q_u_yp3_h0_zp2[4];
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0, mint_q_u_yp3_h0_zm1);
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0, mint_q_u_yp3_h0_z0);
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0, mint_q_u_yp3_h0_zp1);
+                float mint_q_u_yp3_hp1_zm1[4], mint_q_u_yp3_hp1_z0[4], mint_q_u_yp3_hp1_zp1[4], mint_q_u_yp3_hp1_zp2[4];
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 + 4, mint_q_u_yp3_hp1_zm1);
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 + 4, mint_q_u_yp3_hp1_z0);
+                mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 + 4, mint_q_u_yp3_hp1_zp1);
+                float mint_q_u_yp4_hm1_zm1[4], mint_q_u_yp4_hm1_z0[4], mint_q_u_yp4_hm1_zp1[4], mint_q_u_yp4_hm1_zp2[4];
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 - 4, mint_q_u_yp4_hm1_zm1);
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 - 4, mint_q_u_yp4_hm1_z0);
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 - 4, mint_q_u_yp4_hm1_zp1);
+                float mint_q_u_yp4_h0_zm1[4], mint_q_u_yp4_h0_z0[4], mint_q_u_yp4_h0_zp1[4], mint_q_u_yp4_h0_zp2[4];
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0, mint_q_u_yp4_h0_zm1);
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0, mint_q_u_yp4_h0_z0);
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0, mint_q_u_yp4_h0_zp1);
+                float mint_q_u_yp4_hp1_zm1[4], mint_q_u_yp4_hp1_z0[4], mint_q_u_yp4_hp1_zp1[4], mint_q_u_yp4_hp1_zp2[4];
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0 - 1) * mint_slice_u + mint_x0 + 4, mint_q_u_yp4_hp1_zm1);
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0) * mint_slice_u + mint_x0 + 4, mint_q_u_yp4_hp1_z0);
+                mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (mint_z0 + 1) * mint_slice_u + mint_x0 + 4, mint_q_u_yp4_hp1_zp1);
+                #pragma unroll
+                for (idx_t mint_s = 0; mint_s < 2; ++mint_s) {
+                    const idx_t z = mint_z0 + mint_s;
+                    if (z >= mint_z_end) break;
+                    float mint_w_unew[4];
+                    float mint_w1_unew[4];
+                    float mint_w2_unew[4];
+                    float mint_w3_unew[4];
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 - 4, mint_q_u_ym1_hm1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0, mint_q_u_ym1_h0_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 - 1) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 + 4, mint_q_u_ym1_hp1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 - 4, mint_q_u_y0_hm1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0, mint_u_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 + 4, mint_q_u_y0_hp1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 - 4, mint_q_u_yp1_hm1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0, mint_q_u_yp1_h0_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 1) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 + 4, mint_q_u_yp1_hp1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 - 4, mint_q_u_yp2_hm1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0, mint_q_u_yp2_h0_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 2) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 + 4, mint_q_u_yp2_hp1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 - 4, mint_q_u_yp3_hm1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0, mint_q_u_yp3_h0_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 3) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 + 4, mint_q_u_yp3_hp1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 - 4, mint_q_u_yp4_hm1_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0, mint_q_u_yp4_h0_zp2);
+                    if (z + 1 < mint_z_end) mint_vload(u, (mint_y0 + 4) * mint_pitch_u + (z + 2) * mint_slice_u + mint_x0 + 4, mint_q_u_yp4_hp1_zp2);
+                    {
+                        const idx_t y = mint_y0;
+                        {
+                            const idx_t x = mint_x0;
+                            float faces = mint_q_u_y0_hm1_z0[3] + mint_u_z0[1] + mint_q_u_ym1_h0_z0[0] + mint_q_u_yp1_h0_z0[0] + mint_u_zm1[0] + mint_u_zp1[0];
+                            float edges = mint_q_u_ym1_hm1_z0[3] + mint_q_u_ym1_h0_z0[1] + mint_q_u_yp1_hm1_z0[3] + mint_q_u_yp1_h0_z0[1] + mint_q_u_y0_hm1_zm1[3] + mint_u_zm1[1] + mint_q_u_y0_hm1_zp1[3] + mint_u_zp1[1] + mint_q_u_ym1_h0_zm1[0] + mint_q_u_yp1_h0_zm1[0] + mint_q_u_ym1_h0_zp1[0] + mint_q_u_yp1_h0_zp1[0];
+                            float corners = mint_q_u_ym1_hm1_zm1[3] + mint_q_u_ym1_h0_zm1[1] + mint_q_u_yp1_hm1_zm1[3] + mint_q_u_yp1_h0_zm1[1] + mint_q_u_ym1_hm1_zp1[3] + mint_q_u_ym1_h0_zp1[1] + mint_q_u_yp1_hm1_zp1[3] + mint_q_u_yp1_h0_zp1[1];
+                            mint_w_unew[0] = __fmaf_rn(c1, faces, c0 * mint_u_z0[0]) + c2 * edges + c3 * corners;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 1;
+                            float faces_1 = mint_u_z0[0] + mint_u_z0[2] + mint_q_u_ym1_h0_z0[1] + mint_q_u_yp1_h0_z0[1] + mint_u_zm1[1] + mint_u_zp1[1];
+                            float edges_1 = mint_q_u_ym1_h0_z0[0] + mint_q_u_ym1_h0_z0[2] + mint_q_u_yp1_h0_z0[0] + mint_q_u_yp1_h0_z0[2] + mint_u_zm1[0] + mint_u_zm1[2] + mint_u_zp1[0] + mint_u_zp1[2] + mint_q_u_ym1_h0_zm1[1] + mint_q_u_yp1_h0_zm1[1] + mint_q_u_ym1_h0_zp1[1] + mint_q_u_yp1_h0_zp1[1];
+                            float corners_1 = mint_q_u_ym1_h0_zm1[0] + mint_q_u_ym1_h0_zm1[2] + mint_q_u_yp1_h0_zm1[0] + mint_q_u_yp1_h0_zm1[2] + mint_q_u_ym1_h0_zp1[0] + mint_q_u_ym1_h0_zp1[2] + mint_q_u_yp1_h0_zp1[0] + mint_q_u_yp1_h0_zp1[2];
+                            mint_w_unew[1] = __fmaf_rn(c1, faces_1, c0 * mint_u_z0[1]) + c2 * edges_1 + c3 * corners_1;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 2;
+                            float faces_2 = mint_u_z0[1] + mint_u_z0[3] + mint_q_u_ym1_h0_z0[2] + mint_q_u_yp1_h0_z0[2] + mint_u_zm1[2] + mint_u_zp1[2];
+                            float edges_2 = mint_q_u_ym1_h0_z0[1] + mint_q_u_ym1_h0_z0[3] + mint_q_u_yp1_h0_z0[1] + mint_q_u_yp1_h0_z0[3] + mint_u_zm1[1] + mint_u_zm1[3] + mint_u_zp1[1] + mint_u_zp1[3] + mint_q_u_ym1_h0_zm1[2] + mint_q_u_yp1_h0_zm1[2] + mint_q_u_ym1_h0_zp1[2] + mint_q_u_yp1_h0_zp1[2];
+                            float corners_2 = mint_q_u_ym1_h0_zm1[1] + mint_q_u_ym1_h0_zm1[3] + mint_q_u_yp1_h0_zm1[1] + mint_q_u_yp1_h0_zm1[3] + mint_q_u_ym1_h0_zp1[1] + mint_q_u_ym1_h0_zp1[3] + mint_q_u_yp1_h0_zp1[1] + mint_q_u_yp1_h0_zp1[3];
+                            mint_w_unew[2] = __fmaf_rn(c1, faces_2, c0 * mint_u_z0[2]) + c2 * edges_2 + c3 * corners_2;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 3;
+                            float faces_3 = mint_u_z0[2] + mint_q_u_y0_hp1_z0[0] + mint_q_u_ym1_h0_z0[3] + mint_q_u_yp1_h0_z0[3] + mint_u_zm1[3] + mint_u_zp1[3];
+                            float edges_3 = mint_q_u_ym1_h0_z0[2] + mint_q_u_ym1_hp1_z0[0] + mint_q_u_yp1_h0_z0[2] + mint_q_u_yp1_hp1_z0[0] + mint_u_zm1[2] + mint_q_u_y0_hp1_zm1[0] + mint_u_zp1[2] + mint_q_u_y0_hp1_zp1[0] + mint_q_u_ym1_h0_zm1[3] + mint_q_u_yp1_h0_zm1[3] + mint_q_u_ym1_h0_zp1[3] + mint_q_u_yp1_h0_zp1[3];
+                            float corners_3 = mint_q_u_ym1_h0_zm1[2] + mint_q_u_ym1_hp1_zm1[0] + mint_q_u_yp1_h0_zm1[2] + mint_q_u_yp1_hp1_zm1[0] + mint_q_u_ym1_h0_zp1[2] + mint_q_u_ym1_hp1_zp1[0] + mint_q_u_yp1_h0_zp1[2] + mint_q_u_yp1_hp1_zp1[0];
+                            mint_w_unew[3] = __fmaf_rn(c1, faces_3, c0 * mint_u_z0[3]) + c2 * edges_3 + c3 * corners_3;
+                        }
+                    }
+                    {
+                        const idx_t y = mint_y0 + 1;
+                        {
+                            const idx_t x = mint_x0;
+                            float faces_4 = mint_q_u_yp1_hm1_z0[3] + mint_q_u_yp1_h0_z0[1] + mint_u_z0[0] + mint_q_u_yp2_h0_z0[0] + mint_q_u_yp1_h0_zm1[0] + mint_q_u_yp1_h0_zp1[0];
+                            float edges_4 = mint_q_u_y0_hm1_z0[3] + mint_u_z0[1] + mint_q_u_yp2_hm1_z0[3] + mint_q_u_yp2_h0_z0[1] + mint_q_u_yp1_hm1_zm1[3] + mint_q_u_yp1_h0_zm1[1] + mint_q_u_yp1_hm1_zp1[3] + mint_q_u_yp1_h0_zp1[1] + mint_u_zm1[0] + mint_q_u_yp2_h0_zm1[0] + mint_u_zp1[0] + mint_q_u_yp2_h0_zp1[0];
+                            float corners_4 = mint_q_u_y0_hm1_zm1[3] + mint_u_zm1[1] + mint_q_u_yp2_hm1_zm1[3] + mint_q_u_yp2_h0_zm1[1] + mint_q_u_y0_hm1_zp1[3] + mint_u_zp1[1] + mint_q_u_yp2_hm1_zp1[3] + mint_q_u_yp2_h0_zp1[1];
+                            mint_w1_unew[0] = __fmaf_rn(c1, faces_4, c0 * mint_q_u_yp1_h0_z0[0]) + c2 * edges_4 + c3 * corners_4;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 1;
+                            float faces_5 = mint_q_u_yp1_h0_z0[0] + mint_q_u_yp1_h0_z0[2] + mint_u_z0[1] + mint_q_u_yp2_h0_z0[1] + mint_q_u_yp1_h0_zm1[1] + mint_q_u_yp1_h0_zp1[1];
+                            float edges_5 = mint_u_z0[0] + mint_u_z0[2] + mint_q_u_yp2_h0_z0[0] + mint_q_u_yp2_h0_z0[2] + mint_q_u_yp1_h0_zm1[0] + mint_q_u_yp1_h0_zm1[2] + mint_q_u_yp1_h0_zp1[0] + mint_q_u_yp1_h0_zp1[2] + mint_u_zm1[1] + mint_q_u_yp2_h0_zm1[1] + mint_u_zp1[1] + mint_q_u_yp2_h0_zp1[1];
+                            float corners_5 = mint_u_zm1[0] + mint_u_zm1[2] + mint_q_u_yp2_h0_zm1[0] + mint_q_u_yp2_h0_zm1[2] + mint_u_zp1[0] + mint_u_zp1[2] + mint_q_u_yp2_h0_zp1[0] + mint_q_u_yp2_h0_zp1[2];
+                            mint_w1_unew[1] = __fmaf_rn(c1, faces_5, c0 * mint_q_u_yp1_h0_z0[1]) + c2 * edges_5 + c3 * corners_5;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 2;
+                            float faces_6 = mint_q_u_yp1_h0_z0[1] + mint_q_u_yp1_h0_z0[3] + mint_u_z0[2] + mint_q_u_yp2_h0_z0[2] + mint_q_u_yp1_h0_zm1[2] + mint_q_u_yp1_h0_zp1[2];
+                            float edges_6 = mint_u_z0[1] + mint_u_z0[3] + mint_q_u_yp2_h0_z0[1] + mint_q_u_yp2_h0_z0[3] + mint_q_u_yp1_h0_zm1[1] + mint_q_u_yp1_h0_zm1[3] + mint_q_u_yp1_h0_zp1[1] + mint_q_u_yp1_h0_zp1[3] + mint_u_zm1[2] + mint_q_u_yp2_h0_zm1[2] + mint_u_zp1[2] + mint_q_u_yp2_h0_zp1[2];
+                            float corners_6 = mint_u_zm1[1] + mint_u_zm1[3] + mint_q_u_yp2_h0_zm1[1] + mint_q_u_yp2_h0_zm1[3] + mint_u_zp1[1] + mint_u_zp1[3] + mint_q_u_yp2_h0_zp1[1] + mint_q_u_yp2_h0_zp1[3];
+                            mint_w1_unew[2] = __fmaf_rn(c1, faces_6, c0 * mint_q_u_yp1_h0_z0[2]) + c2 * edges_6 + c3 * corners_6;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 3;
+                            float faces_7 = mint_q_u_yp1_h0_z0[2] + mint_q_u_yp1_hp1_z0[0] + mint_u_z0[3] + mint_q_u_yp2_h0_z0[3] + mint_q_u_yp1_h0_zm1[3] + mint_q_u_yp1_h0_zp1[3];
+                            float edges_7 = mint_u_z0[2] + mint_q_u_y0_hp1_z0[0] + mint_q_u_yp2_h0_z0[2] + mint_q_u_yp2_hp1_z0[0] + mint_q_u_yp1_h0_zm1[2] + mint_q_u_yp1_hp1_zm1[0] + mint_q_u_yp1_h0_zp1[2] + mint_q_u_yp1_hp1_zp1[0] + mint_u_zm1[3] + mint_q_u_yp2_h0_zm1[3] + mint_u_zp1[3] + mint_q_u_yp2_h0_zp1[3];
+                            float corners_7 = mint_u_zm1[2] + mint_q_u_y0_hp1_zm1[0] + mint_q_u_yp2_h0_zm1[2] + mint_q_u_yp2_hp1_zm1[0] + mint_u_zp1[2] + mint_q_u_y0_hp1_zp1[0] + mint_q_u_yp2_h0_zp1[2] + mint_q_u_yp2_hp1_zp1[0];
+                            mint_w1_unew[3] = __fmaf_rn(c1, faces_7, c0 * mint_q_u_yp1_h0_z0[3]) + c2 * edges_7 + c3 * corners_7;
+                        }
+                    }
+                    {
+                        const idx_t y = mint_y0 + 2;
+                        {
+                            const idx_t x = mint_x0;
+                            float faces_8 = mint_q_u_yp2_hm1_z0[3] + mint_q_u_yp2_h0_z0[1] + mint_q_u_yp1_h0_z0[0] + mint_q_u_yp3_h0_z0[0] + mint_q_u_yp2_h0_zm1[0] + mint_q_u_yp2_h0_zp1[0];
+                            float edges_8 = mint_q_u_yp1_hm1_z0[3] + mint_q_u_yp1_h0_z0[1] + mint_q_u_yp3_hm1_z0[3] + mint_q_u_yp3_h0_z0[1] + mint_q_u_yp2_hm1_zm1[3] + mint_q_u_yp2_h0_zm1[1] + mint_q_u_yp2_hm1_zp1[3] + mint_q_u_yp2_h0_zp1[1] + mint_q_u_yp1_h0_zm1[0] + mint_q_u_yp3_h0_zm1[0] + mint_q_u_yp1_h0_zp1[0] + mint_q_u_yp3_h0_zp1[0];
+                            float corners_8 = mint_q_u_yp1_hm1_zm1[3] + mint_q_u_yp1_h0_zm1[1] + mint_q_u_yp3_hm1_zm1[3] + mint_q_u_yp3_h0_zm1[1] + mint_q_u_yp1_hm1_zp1[3] + mint_q_u_yp1_h0_zp1[1] + mint_q_u_yp3_hm1_zp1[3] + mint_q_u_yp3_h0_zp1[1];
+                            mint_w2_unew[0] = __fmaf_rn(c1, faces_8, c0 * mint_q_u_yp2_h0_z0[0]) + c2 * edges_8 + c3 * corners_8;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 1;
+                            float faces_9 = mint_q_u_yp2_h0_z0[0] + mint_q_u_yp2_h0_z0[2] + mint_q_u_yp1_h0_z0[1] + mint_q_u_yp3_h0_z0[1] + mint_q_u_yp2_h0_zm1[1] + mint_q_u_yp2_h0_zp1[1];
+                            float edges_9 = mint_q_u_yp1_h0_z0[0] + mint_q_u_yp1_h0_z0[2] + mint_q_u_yp3_h0_z0[0] + mint_q_u_yp3_h0_z0[2] + mint_q_u_yp2_h0_zm1[0] + mint_q_u_yp2_h0_zm1[2] + mint_q_u_yp2_h0_zp1[0] + mint_q_u_yp2_h0_zp1[2] + mint_q_u_yp1_h0_zm1[1] + mint_q_u_yp3_h0_zm1[1] + mint_q_u_yp1_h0_zp1[1] + mint_q_u_yp3_h0_zp1[1];
+                            float corners_9 = mint_q_u_yp1_h0_zm1[0] + mint_q_u_yp1_h0_zm1[2] + mint_q_u_yp3_h0_zm1[0] + mint_q_u_yp3_h0_zm1[2] + mint_q_u_yp1_h0_zp1[0] + mint_q_u_yp1_h0_zp1[2] + mint_q_u_yp3_h0_zp1[0] + mint_q_u_yp3_h0_zp1[2];
+                            mint_w2_unew[1] = __fmaf_rn(c1, faces_9, c0 * mint_q_u_yp2_h0_z0[1]) + c2 * edges_9 + c3 * corners_9;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 2;
+                            float faces_10 = mint_q_u_yp2_h0_z0[1] + mint_q_u_yp2_h0_z0[3] + mint_q_u_yp1_h0_z0[2] + mint_q_u_yp3_h0_z0[2] + mint_q_u_yp2_h0_zm1[2] + mint_q_u_yp2_h0_zp1[2];
+                            float edges_10 = mint_q_u_yp1_h0_z0[1] + mint_q_u_yp1_h0_z0[3] + mint_q_u_yp3_h0_z0[1] + mint_q_u_yp3_h0_z0[3] + mint_q_u_yp2_h0_zm1[1] + mint_q_u_yp2_h0_zm1[3] + mint_q_u_yp2_h0_zp1[1] + mint_q_u_yp2_h0_zp1[3] + mint_q_u_yp1_h0_zm1[2] + mint_q_u_yp3_h0_zm1[2] + mint_q_u_yp1_h0_zp1[2] + mint_q_u_yp3_h0_zp1[2];
+                            float corners_10 = mint_q_u_yp1_h0_zm1[1] + mint_q_u_yp1_h0_zm1[3] + mint_q_u_yp3_h0_zm1[1] + mint_q_u_yp3_h0_zm1[3] + mint_q_u_yp1_h0_zp1[1] + mint_q_u_yp1_h0_zp1[3] + mint_q_u_yp3_h0_zp1[1] + mint_q_u_yp3_h0_zp1[3];
+                            mint_w2_unew[2] = __fmaf_rn(c1, faces_10, c0 * mint_q_u_yp2_h0_z0[2]) + c2 * edges_10 + c3 * corners_10;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 3;
+                            float faces_11 = mint_q_u_yp2_h0_z0[2] + mint_q_u_yp2_hp1_z0[0] + mint_q_u_yp1_h0_z0[3] + mint_q_u_yp3_h0_z0[3] + mint_q_u_yp2_h0_zm1[3] + mint_q_u_yp2_h0_zp1[3];
+                            float edges_11 = mint_q_u_yp1_h0_z0[2] + mint_q_u_yp1_hp1_z0[0] + mint_q_u_yp3_h0_z0[2] + mint_q_u_yp3_hp1_z0[0] + mint_q_u_yp2_h0_zm1[2] + mint_q_u_yp2_hp1_zm1[0] + mint_q_u_yp2_h0_zp1[2] + mint_q_u_yp2_hp1_zp1[0] + mint_q_u_yp1_h0_zm1[3] + mint_q_u_yp3_h0_zm1[3] + mint_q_u_yp1_h0_zp1[3] + mint_q_u_yp3_h0_zp1[3];
+                            float corners_11 = mint_q_u_yp1_h0_zm1[2] + mint_q_u_yp1_hp1_zm1[0] + mint_q_u_yp3_h0_zm1[2] + mint_q_u_yp3_hp1_zm1[0] + mint_q_u_yp1_h0_zp1[2] + mint_q_u_yp1_hp1_zp1[0] + mint_q_u_yp3_h0_zp1[2] + mint_q_u_yp3_hp1_zp1[0];
+                            mint_w2_unew[3] = __fmaf_rn(c1, faces_11, c0 * mint_q_u_yp2_h0_z0[3]) + c2 * edges_11 + c3 * corners_11;
+                        }
+                    }
+                    {
+                        const idx_t y = mint_y0 + 3;
+                        {
+                            const idx_t x = mint_x0;
+                            float faces_12 = mint_q_u_yp3_hm1_z0[3] + mint_q_u_yp3_h0_z0[1] + mint_q_u_yp2_h0_z0[0] + mint_q_u_yp4_h0_z0[0] + mint_q_u_yp3_h0_zm1[0] + mint_q_u_yp3_h0_zp1[0];
+                            float edges_12 = mint_q_u_yp2_hm1_z0[3] + mint_q_u_yp2_h0_z0[1] + mint_q_u_yp4_hm1_z0[3] + mint_q_u_yp4_h0_z0[1] + mint_q_u_yp3_hm1_zm1[3] + mint_q_u_yp3_h0_zm1[1] + mint_q_u_yp3_hm1_zp1[3] + mint_q_u_yp3_h0_zp1[1] + mint_q_u_yp2_h0_zm1[0] + mint_q_u_yp4_h0_zm1[0] + mint_q_u_yp2_h0_zp1[0] + mint_q_u_yp4_h0_zp1[0];
+                            float corners_12 = mint_q_u_yp2_hm1_zm1[3] + mint_q_u_yp2_h0_zm1[1] + mint_q_u_yp4_hm1_zm1[3] + mint_q_u_yp4_h0_zm1[1] + mint_q_u_yp2_hm1_zp1[3] + mint_q_u_yp2_h0_zp1[1] + mint_q_u_yp4_hm1_zp1[3] + mint_q_u_yp4_h0_zp1[1];
+                            mint_w3_unew[0] = __fmaf_rn(c1, faces_12, c0 * mint_q_u_yp3_h0_z0[0]) + c2 * edges_12 + c3 * corners_12;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 1;
+                            float faces_13 = mint_q_u_yp3_h0_z0[0] + mint_q_u_yp3_h0_z0[2] + mint_q_u_yp2_h0_z0[1] + mint_q_u_yp4_h0_z0[1] + mint_q_u_yp3_h0_zm1[1] + mint_q_u_yp3_h0_zp1[1];
+                            float edges_13 = mint_q_u_yp2_h0_z0[0] + mint_q_u_yp2_h0_z0[2] + mint_q_u_yp4_h0_z0[0] + mint_q_u_yp4_h0_z0[2] + mint_q_u_yp3_h0_zm1[0] + mint_q_u_yp3_h0_zm1[2] + mint_q_u_yp3_h0_zp1[0] + mint_q_u_yp3_h0_zp1[2] + mint_q_u_yp2_h0_zm1[1] + mint_q_u_yp4_h0_zm1[1] + mint_q_u_yp2_h0_zp1[1] + mint_q_u_yp4_h0_zp1[1];
+                            float corners_13 = mint_q_u_yp2_h0_zm1[0] + mint_q_u_yp2_h0_zm1[2] + mint_q_u_yp4_h0_zm1[0] + mint_q_u_yp4_h0_zm1[2] + mint_q_u_yp2_h0_zp1[0] + mint_q_u_yp2_h0_zp1[2] + mint_q_u_yp4_h0_zp1[0] + mint_q_u_yp4_h0_zp1[2];
+                            mint_w3_unew[1] = __fmaf_rn(c1, faces_13, c0 * mint_q_u_yp3_h0_z0[1]) + c2 * edges_13 + c3 * corners_13;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 2;
+                            float faces_14 = mint_q_u_yp3_h0_z0[1] + mint_q_u_yp3_h0_z0[3] + mint_q_u_yp2_h0_z0[2] + mint_q_u_yp4_h0_z0[2] + mint_q_u_yp3_h0_zm1[2] + mint_q_u_yp3_h0_zp1[2];
+                            float edges_14 = mint_q_u_yp2_h0_z0[1] + mint_q_u_yp2_h0_z0[3] + mint_q_u_yp4_h0_z0[1] + mint_q_u_yp4_h0_z0[3] + mint_q_u_yp3_h0_zm1[1] + mint_q_u_yp3_h0_zm1[3] + mint_q_u_yp3_h0_zp1[1] + mint_q_u_yp3_h0_zp1[3] + mint_q_u_yp2_h0_zm1[2] + mint_q_u_yp4_h0_zm1[2] + mint_q_u_yp2_h0_zp1[2] + mint_q_u_yp4_h0_zp1[2];
+                            float corners_14 = mint_q_u_yp2_h0_zm1[1] + mint_q_u_yp2_h0_zm1[3] + mint_q_u_yp4_h0_zm1[1] + mint_q_u_yp4_h0_zm1[3] + mint_q_u_yp2_h0_zp1[1] + mint_q_u_yp2_h0_zp1[3] + mint_q_u_yp4_h0_zp1[1] + mint_q_u_yp4_h0_zp1[3];
+                            mint_w3_unew[2] = __fmaf_rn(c1, faces_14, c0 * mint_q_u_yp3_h0_z0[2]) + c2 * edges_14 + c3 * corners_14;
+                        }
+                        {
+                            const idx_t x = mint_x0 + 3;
+                            float faces_15 = mint_q_u_yp3_h0_z0[2] + mint_q_u_yp3_hp1_z0[0] + mint_q_u_yp2_h0_z0[3] + mint_q_u_yp4_h0_z0[3] + mint_q_u_yp3_h0_zm1[3] + mint_q_u_yp3_h0_zp1[3];
+                            float edges_15 = mint_q_u_yp2_h0_z0[2] + mint_q_u_yp2_hp1_z0[0] + mint_q_u_yp4_h0_z0[2] + mint_q_u_yp4_hp1_z0[0] + mint_q_u_yp3_h0_zm1[2] + mint_q_u_yp3_hp1_zm1[0] + mint_q_u_yp3_h0_zp1[2] + mint_q_u_yp3_hp1_zp1[0] + mint_q_u_yp2_h0_zm1[3] + mint_q_u_yp4_h0_zm1[3] + mint_q_u_yp2_h0_zp1[3] + mint_q_u_yp4_h0_zp1[3];
+                            float corners_15 = mint_q_u_yp2_h0_zm1[2] + mint_q_u_yp2_hp1_zm1[0] + mint_q_u_yp4_h0_zm1[2] + mint_q_u_yp4_hp1_zm1[0] + mint_q_u_yp2_h0_zp1[2] + mint_q_u_yp2_hp1_zp1[0] + mint_q_u_yp4_h0_zp1[2] + mint_q_u_yp4_hp1_zp1[0];
+                            mint_w3_unew[3] = __fmaf_rn(c1, faces_15, c0 * mint_q_u_yp3_h0_z0[3]) + c2 * edges_15 + c3 * corners_15;
+                        }
+                    }
+                    if (mint_x0 + 4 <= mint_hi_x) mint_vstore(unew, (mint_y0) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_w_unew);
+                    else mint_vstore_part(unew, (mint_y0) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_hi_x - mint_x0, mint_w_unew);
+                    if (mint_x0 + 4 <= mint_hi_x) mint_vstore(unew, (mint_y0 + 1) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_w1_unew);
+                    else mint_vstore_part(unew, (mint_y0 + 1) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_hi_x - mint_x0, mint_w1_unew);
+                    if (mint_x0 + 4 <= mint_hi_x) mint_vstore(unew, (mint_y0 + 2) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_w2_unew);
+                    else mint_vstore_part(unew, (mint_y0 + 2) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_hi_x - mint_x0, mint_w2_unew);
+                    if (mint_x0 + 4 <= mint_hi_x) mint_vstore(unew, (mint_y0 + 3) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_w3_unew);
+                    else mint_vstore_part(unew, (mint_y0 + 3) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_hi_x - mint_x0, mint_w3_unew);
+                    mint_vmove(mint_q_u_ym1_hm1_zm1, mint_q_u_ym1_hm1_z0);
+                    mint_vmove(mint_q_u_ym1_hm1_z0, mint_q_u_ym1_hm1_zp1);
+                    mint_vmove(mint_q_u_ym1_hm1_zp1, mint_q_u_ym1_hm1_zp2);
+                    mint_vmove(mint_q_u_ym1_h0_zm1, mint_q_u_ym1_h0_z0);
+                    mint_vmove(mint_q_u_ym1_h0_z0, mint_q_u_ym1_h0_zp1);
+                    mint_vmove(mint_q_u_ym1_h0_zp1, mint_q_u_ym1_h0_zp2);
+                    mint_vmove(mint_q_u_ym1_hp1_zm1, mint_q_u_ym1_hp1_z0);
+                    mint_vmove(mint_q_u_ym1_hp1_z0, mint_q_u_ym1_hp1_zp1);
+                    mint_vmove(mint_q_u_ym1_hp1_zp1, mint_q_u_ym1_hp1_zp2);
+                    mint_vmove(mint_q_u_y0_hm1_zm1, mint_q_u_y0_hm1_z0);
+                    mint_vmove(mint_q_u_y0_hm1_z0, mint_q_u_y0_hm1_zp1);
+                    mint_vmove(mint_q_u_y0_hm1_zp1, mint_q_u_y0_hm1_zp2);
+                    mint_vmove(mint_u_zm1, mint_u_z0);
+                    mint_vmove(mint_u_z0, mint_u_zp1);
+                    mint_vmove(mint_u_zp1, mint_u_zp2);
+                    mint_vmove(mint_q_u_y0_hp1_zm1, mint_q_u_y0_hp1_z0);
+                    mint_vmove(mint_q_u_y0_hp1_z0, mint_q_u_y0_hp1_zp1);
+                    mint_vmove(mint_q_u_y0_hp1_zp1, mint_q_u_y0_hp1_zp2);
+                    mint_vmove(mint_q_u_yp1_hm1_zm1, mint_q_u_yp1_hm1_z0);
+                    mint_vmove(mint_q_u_yp1_hm1_z0, mint_q_u_yp1_hm1_zp1);
+                    mint_vmove(mint_q_u_yp1_hm1_zp1, mint_q_u_yp1_hm1_zp2);
+                    mint_vmove(mint_q_u_yp1_h0_zm1, mint_q_u_yp1_h0_z0);
+                    mint_vmove(mint_q_u_yp1_h0_z0, mint_q_u_yp1_h0_zp1);
+                    mint_vmove(mint_q_u_yp1_h0_zp1, mint_q_u_yp1_h0_zp2);
+                    mint_vmove(mint_q_u_yp1_hp1_zm1, mint_q_u_yp1_hp1_z0);
+                    mint_vmove(mint_q_u_yp1_hp1_z0, mint_q_u_yp1_hp1_zp1);
+                    mint_vmove(mint_q_u_yp1_hp1_zp1, mint_q_u_yp1_hp1_zp2);
+                    mint_vmove(mint_q_u_yp2_hm1_zm1, mint_q_u_yp2_hm1_z0);
+                    mint_vmove(mint_q_u_yp2_hm1_z0, mint_q_u_yp2_hm1_zp1);
+                    mint_vmove(mint_q_u_yp2_hm1_zp1, mint_q_u_yp2_hm1_zp2);
+                    mint_vmove(mint_q_u_yp2_h0_zm1, mint_q_u_yp2_h0_z0);
+                    mint_vmove(mint_q_u_yp2_h0_z0, mint_q_u_yp2_h0_zp1);
+                    mint_vmove(mint_q_u_yp2_h0_zp1, mint_q_u_yp2_h0_zp2);
+                    mint_vmove(mint_q_u_yp2_hp1_zm1, mint_q_u_yp2_hp1_z0);
+                    mint_vmove(mint_q_u_yp2_hp1_z0, mint_q_u_yp2_hp1_zp1);
+                    mint_vmove(mint_q_u_yp2_hp1_zp1, mint_q_u_yp2_hp1_zp2);
+                    mint_vmove(mint_q_u_yp3_hm1_zm1, mint_q_u_yp3_hm1_z0);
+                    mint_vmove(mint_q_u_yp3_hm1_z0, mint_q_u_yp3_hm1_zp1);
+                    mint_vmove(mint_q_u_yp3_hm1_zp1, mint_q_u_yp3_hm1_zp2);
+                    mint_vmove(mint_q_u_yp3_h0_zm1, mint_q_u_yp3_h0_z0);
+                    mint_vmove(mint_q_u_yp3_h0_z0, mint_q_u_yp3_h0_zp1);
+                    mint_vmove(mint_q_u_yp3_h0_zp1, mint_q_u_yp3_h0_zp2);
+                    mint_vmove(mint_q_u_yp3_hp1_zm1, mint_q_u_yp3_hp1_z0);
+                    mint_vmove(mint_q_u_yp3_hp1_z0, mint_q_u_yp3_hp1_zp1);
+                    mint_vmove(mint_q_u_yp3_hp1_zp1, mint_q_u_yp3_hp1_zp2);
+                    mint_vmove(mint_q_u_yp4_hm1_zm1, mint_q_u_yp4_hm1_z0);
+                    mint_vmove(mint_q_u_yp4_hm1_z0, mint_q_u_yp4_hm1_zp1);
+                    mint_vmove(mint_q_u_yp4_hm1_zp1, mint_q_u_yp4_hm1_zp2);
+                    mint_vmove(mint_q_u_yp4_h0_zm1, mint_q_u_yp4_h0_z0);
+                    mint_vmove(mint_q_u_yp4_h0_z0, mint_q_u_yp4_h0_zp1);
+                    mint_vmove(mint_q_u_yp4_h0_zp1, mint_q_u_yp4_h0_zp2);
+                    mint_vmove(mint_q_u_yp4_hp1_zm1, mint_q_u_yp4_hp1_z0);
+                    mint_vmove(mint_q_u_yp4_hp1_z0, mint_q_u_yp4_hp1_zp1);
+                    mint_vmove(mint_q_u_yp4_hp1_zp1, mint_q_u_yp4_hp1_zp2);
+                }
+            } else {
+                // edge thread (or rows not 16-byte aligned): the loop body per lane
+                for (idx_t y = mint_y0, mint_y_end = min(mint_y0 + 4, mint_hi_y); y < mint_y_end; ++y) {
+                    for (idx_t z = mint_z0; z < mint_z_end; ++z) {
+                        {
+                            const idx_t x = mint_x0;
+                            if (x < mint_hi_x) {
+                                float faces_16 = __ldg(&u[x - 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                float edges_16 = __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x - 1 + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + y * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                float corners_16 = __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fmaf_rn(c1, faces_16, c0 * __ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])) + c2 * edges_16 + c3 * corners_16;
+                            }
+                        }
+                        {
+                            const idx_t x = mint_x0 + 1;
+                            if (x < mint_hi_x) {
+                                float faces_17 = __ldg(&u[x - 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                float edges_17 = __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x - 1 + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + y * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                float corners_17 = __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fmaf_rn(c1, faces_17, c0 * __ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])) + c2 * edges_17 + c3 * corners_17;
+                            }
+                        }
+                        {
+                            const idx_t x = mint_x0 + 2;
+                            if (x < mint_hi_x) {
+                                float faces_18 = __ldg(&u[x - 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                float edges_18 = __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x - 1 + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + y * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                float corners_18 = __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fmaf_rn(c1, faces_18, c0 * __ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])) + c2 * edges_18 + c3 * corners_18;
+                            }
+                        }
+                        {
+                            const idx_t x = mint_x0 + 3;
+                            if (x < mint_hi_x) {
+                                float faces_19 = __ldg(&u[x - 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                float edges_19 = __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x - 1 + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + y * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                float corners_19 = __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y - 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x - 1 + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]) + __ldg(&u[x + 1 + (y + 1) * mint_pitch_u + (z + 1) * mint_slice_u]);
+                                unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fmaf_rn(c1, faces_19, c0 * __ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])) + c2 * edges_19 + c3 * corners_19;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
