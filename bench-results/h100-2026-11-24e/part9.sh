@@ -15,6 +15,16 @@ for b in .gpu/bin/*; do
 done > $OUT/run-gpu-b.log 2>&1
 grep -E "^(ok|FAIL)" $OUT/run-gpu-b.log | cut -c1-150; grep -c "^ok" $OUT/run-gpu-b.log; grep -A30 "^FAIL" $OUT/run-gpu-b.log | head -40
 date -u
+# the radius-4 star in f64: part8's `tune` ran at 1.026 ms per launch after choosing the
+# pipeline candidate it had timed at 0.847 ms; again, alone, twice (the second reads the
+# stored choice), then with graphs off
+for run in 1 2 graphs-off; do
+  g=1; [ $run = graphs-off ] && g=0; mkdir -p $OUT/r4-$run
+  MINT_GRAPHS=$g MINT_REPORT=1 timeout 90 .gpu/bin/mint--bench--stencils --kernels star3d-r4 --levels opt-3+pipeline,tune \
+    --precision f64 --size 512 --out $OUT/r4-$run 2> $OUT/r4-$run.log | grep "^| star"
+  grep -E "k_tune_0.*(launches|chose|stored)" $OUT/r4-$run.log | cut -c1-250
+done
+date -u
 MINT_REPORT=1 timeout 120 .gpu/examples/seismic examples/seismic/bench512.toml > $OUT/seismic512.log 2>&1
 grep -E "tuned|of copy|steps in" $OUT/seismic512.log | cut -c1-400
 date -u
