@@ -270,13 +270,8 @@ fn vectorized_loads_per_step_follow_the_stencil() {
     assert_eq!(count(&r4) - 1, 2 + 4, "{}", r4.source);
 }
 
-/// The 27-point box: every vector it reads (rows y - 1, y, y + 1; the x halo vector on
-/// each side and the thread's own) is read at planes z - 1, z and z + 1. Without the z
-/// window each step loads all 9 rows x 3 vectors = 27; with it each of the 9 vectors
-/// `(dy, h)` has a z queue and a step loads only its leading plane: 9, and the body
-/// reads nothing but queue registers.
-#[test]
-fn vectorized_box_queues_every_vector_read_at_several_planes() {
+/// The 27-point box in precision `ty`: the sum of `u` over the 3 x 3 x 3 cube.
+fn box27(ty: &str) -> String {
     let mut terms = Vec::new();
     for dz in ["-1", "", "+1"] {
         for dy in ["-1", "", "+1"] {
@@ -285,12 +280,22 @@ fn vectorized_box_queues_every_vector_read_at_several_planes() {
             }
         }
     }
-    let src = format!(
-        "arrays: u f32 3, v f32 3
+    format!(
+        "arrays: u {ty} 3, v {ty} 3
          nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
          v[z][y][x] = {};",
         terms.join(" + ")
-    );
+    )
+}
+
+/// The 27-point box: every vector it reads (rows y - 1, y, y + 1; the x halo vector on
+/// each side and the thread's own) is read at planes z - 1, z and z + 1. Without the z
+/// window each step loads all 9 rows x 3 vectors = 27; with it each of the 9 vectors
+/// `(dy, h)` has a z queue and a step loads only its leading plane: 9, and the body
+/// reads nothing but queue registers.
+#[test]
+fn vectorized_box_queues_every_vector_read_at_several_planes() {
+    let src = box27("f32");
     let count = |t: &Translation| t.source.matches("mint_vload(").count() - 1;
     let plain = vectorized(&src, [128, 4, 1], [1, 1, 1]);
     assert_eq!(count(&plain), 27, "{}", plain.source);
@@ -330,20 +335,7 @@ fn vectorized_box_queues_every_vector_read_at_several_planes() {
 /// 18); each row's body is printed with its own y, and the stores go to rows y and y + 1.
 #[test]
 fn vectorized_y_rows_share_their_row_vectors() {
-    let mut terms = Vec::new();
-    for dz in ["-1", "", "+1"] {
-        for dy in ["-1", "", "+1"] {
-            for dx in ["-1", "", "+1"] {
-                terms.push(format!("u[z{dz}][y{dy}][x{dx}]"));
-            }
-        }
-    }
-    let src = format!(
-        "arrays: u f32 3, v f32 3
-         nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
-         v[z][y][x] = {};",
-        terms.join(" + ")
-    );
+    let src = box27("f32");
     let t = vectorized(&src, [128, 8, 2], [1, 2, 2]);
     assert_eq!(t.config.block, [32, 4, 1]);
     let count = t.source.matches("mint_vload(").count() - 1;
@@ -373,7 +365,7 @@ fn vectorized_y_rows_share_their_row_vectors() {
     // in f64 the queues would hold 4 rows x 4 planes x (2 + 1 + 1) doubles = 128
     // registers with the prefetch (over QUEUE_REGISTERS): each step loads its own
     // leading plane z + 1 instead, and the preload stops at z0
-    let f64 = vectorized(&src.replace("f32", "f64"), [64, 8, 4], [1, 2, 4]);
+    let f64 = vectorized(&box27("f64"), [64, 8, 4], [1, 2, 4]);
     let count = f64.source.matches("mint_vload(").count() - 1;
     assert_eq!(count, 12 * 2 + 12, "{}", f64.source);
     assert!(
