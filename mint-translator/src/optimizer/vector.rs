@@ -20,8 +20,10 @@
 //!   Sec. 5.8, with vectors in the slots), so each plane's center is loaded once; every
 //!   other vector `(dy, h)` that the kernel reads at two planes or more gets a queue of
 //!   its own (the 27-point box reads all nine of its row vectors at z - 1, z and z + 1:
-//!   9 loads per step instead of 25; H100, 512³: 79.5% / 81.9% of copy in `f64` / `f32`,
-//!   from 75.3% / 71.0% at its best level before);
+//!   9 loads per step instead of 25); with two y rows per thread as well, the box runs at
+//!   85.5% / 90.3% of the copy bandwidth in `f64` / `f32` (H100, 512³; 75.3% / 71.0% at
+//!   its best level before, README "Autotuning"); the next plane is prefetched one step
+//!   ahead unless that holds more than [`QUEUE_REGISTERS`] registers;
 //! - the body runs once per lane (`x = x0 + lane`), so any statement the baseline
 //!   accepts works; references the analyzer cannot place (non-stencil subscripts, arrays
 //!   of other dimensions) stay device-memory accesses of that lane.
