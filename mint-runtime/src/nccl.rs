@@ -48,10 +48,10 @@ pub fn nccl_exchanges() -> usize {
     EXCHANGES.load(Ordering::Relaxed)
 }
 
-/// Why the communicator of the most recent device layout that asked for NCCL could not
-/// be made (the text `MINT_REPORT=1` prints), or `None` when every one could. For a
-/// program or test that finds fewer exchanges through NCCL ([`nccl_exchanges`]) than it
-/// asked for.
+/// The latest failure to make a communicator, for whichever device layout it was (the
+/// GPUs' ordinals and the text `MINT_REPORT=1` prints), or `None` when none has failed in
+/// this process; a later layout that succeeds does not clear it. For a program or test
+/// that finds fewer exchanges through NCCL ([`nccl_exchanges`]) than it asked for.
 pub fn not_used_because() -> Option<String> {
     LAST_FAILURE
         .lock()

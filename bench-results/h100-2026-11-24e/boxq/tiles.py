@@ -1,7 +1,7 @@
 """`vectorize` with a z window at several tiles: the 27-point box, whose z queues now hold
 every vector read at several planes (the rows y - 1, y, y + 1 and the x halo vectors),
 and the radius-4 and radius-8 stars (taller tiles: fewer ghost rows per point),
-dumped from the translator into `mint/` and timed in one run on the GPU against the copy
+dumped from the translator into `mint/` (`dump.sh`, on the build machine) and timed in one run on the GPU against the copy
 bandwidth (issue #15). Each kernel runs with the register cap it was printed with and with
 the cap doubled where it spills (as the runtime does). Arrays are laid out as
 the runtime lays them out (element x = lo of each row 128-byte aligned); each kernel is
