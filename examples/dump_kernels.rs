@@ -7,7 +7,9 @@
 //!
 //! LEVEL (default opt-3) sets the `tile`/`chunksize` of kernels whose clauses are
 //! expressions; each kernel keeps its own optimizer options. TILE and CHUNK, written
-//! `x,y,z` (e.g. `128,4,8`), replace the level's tile and chunk size.
+//! `x,y,z` (e.g. `128,4,8`), replace the level's tile and chunk size. A kernel that does
+//! not translate at those clauses is named on stderr and not written; the others are, and
+//! the exit status is then 1.
 
 use mint_kernels::{Kernel, Level};
 
@@ -43,12 +45,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(c) = args.next() {
         chunk = triple(&c)?;
     }
-    let n = mint::dump_kernels(
+    let dumped = mint::dump_kernels(
         std::path::Path::new(&dir),
         &mint::Target::default(),
         tile,
         chunk,
     )?;
-    println!("wrote {n} kernels to {dir} (tile {tile:?}, chunksize {chunk:?})");
-    Ok(())
+    println!(
+        "wrote {} kernels to {dir} (tile {tile:?}, chunksize {chunk:?})",
+        dumped.written.len()
+    );
+    for (kernel, e) in &dumped.rejected {
+        eprintln!("not written: {kernel}: {e}");
+    }
+    if dumped.rejected.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} kernel(s) do not translate at these clauses; the others were written",
+            dumped.rejected.len()
+        )
+        .into())
+    }
 }

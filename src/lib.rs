@@ -83,37 +83,57 @@ pub fn kernel_sites() -> impl Iterator<Item = &'static mint_runtime::KernelSite>
 /// Writes the CUDA of every kernel of the program to `dir/<module>.<kernel>.cu`,
 /// translated for `target` with each kernel's `tile`/`chunksize` expressions set to
 /// `tile`/`chunk` (literal clauses keep their values). Nothing runs; no GPU is needed.
-/// Returns the number of files written.
+///
+/// A kernel the translator rejects at these clauses (for example a `vectorize` kernel
+/// given a chunk size along x above 1) is not written; it is listed in
+/// [`Dumped::rejected`] and the others are still written.
 ///
 /// # Errors
-/// [`Error::Translate`] for a kernel the translator rejects; I/O errors as
-/// [`Error::Driver`] with the path.
+/// I/O errors creating `dir` or writing a file, as [`Error::Driver`] with the path.
 pub fn dump_kernels(
     dir: &std::path::Path,
     target: &Target,
     tile: [u32; 3],
     chunk: [u32; 3],
-) -> Result<usize> {
+) -> Result<Dumped> {
     std::fs::create_dir_all(dir).map_err(|e| Error::Driver {
         call: format!("create {}", dir.display()),
         message: e.to_string(),
     })?;
-    let mut n = 0;
+    let mut dumped = Dumped::default();
     for site in kernel_sites() {
-        let k = site.kernel()?;
-        let t = Target {
-            clause_values: mint_runtime::clause_values(k, tile, chunk),
-            ..target.clone()
+        let translated = site.kernel().and_then(|k| {
+            let t = Target {
+                clause_values: mint_runtime::clause_values(k, tile, chunk),
+                ..target.clone()
+            };
+            site.translate(&t)
+        });
+        let tr = match translated {
+            Ok(tr) => tr,
+            Err(e) => {
+                dumped.rejected.push((site.qualified().to_string(), e));
+                continue;
+            }
         };
-        let tr = site.translate(&t)?;
         let path = dir.join(format!("{}.cu", site.qualified().replace("::", ".")));
         std::fs::write(&path, tr.source).map_err(|e| Error::Driver {
             call: format!("write {}", path.display()),
             message: e.to_string(),
         })?;
-        n += 1;
+        dumped.written.push(path);
     }
-    Ok(n)
+    Ok(dumped)
+}
+
+/// What [`dump_kernels`] wrote.
+#[derive(Debug, Default)]
+pub struct Dumped {
+    /// The files written, one per kernel, in the order of [`kernel_sites`].
+    pub written: Vec<std::path::PathBuf>,
+    /// The kernels not written (their qualified names, `module::kernel`), each with the
+    /// translator's [`Error::Translate`] saying why.
+    pub rejected: Vec<(String, Error)>,
 }
 
 pub use mint_runtime::Target;

@@ -13,7 +13,7 @@ fn the_harness_checks_and_times_every_kernel_at_a_small_size() {
         size3: 20,
         size2: 40,
         steps: 2,
-        reps: 1,
+        reps: 3,
         check_size: 20,
         verbose: false,
         tune: false,
@@ -36,6 +36,11 @@ fn the_harness_checks_and_times_every_kernel_at_a_small_size() {
     for row in &r.rows {
         assert_eq!(row.status, "ok", "{row:?}");
         assert!(row.gpts > 0.0 && row.seconds_per_step > 0.0, "{row:?}");
+        // the median of the runs' times, each kept in the order they ran
+        let mut reps = row.rep_seconds.clone();
+        assert_eq!(reps.len(), c.reps, "{row:?}");
+        reps.sort_by(f64::total_cmp);
+        assert_eq!(row.seconds_per_step, reps[1], "{row:?}");
     }
     let md = r.markdown(&c.levels);
     assert!(

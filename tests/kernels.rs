@@ -174,7 +174,7 @@ fn sanitizer_sweep_every_level_and_candidate_at_an_odd_size() {
             })
             .collect();
         variants.extend(
-            mint_kernels::harness::candidates(k.dims())
+            mint_kernels::harness::candidates(k.dims(), None)
                 .into_iter()
                 .map(|v| (v.name, v.opts, v.tile, v.chunk)),
         );

@@ -1,7 +1,8 @@
 //! Every kernel of the suite, at every optimization level's `tile`/`chunksize`, translates
 //! and compiles with NVRTC for Hopper (sm_90). Needs NVRTC but no GPU: CI installs it
 //! from PyPI (`.ci/run`), so the generated CUDA of every kernel is compiled on every
-//! change. Skips with a message when NVRTC is absent, unless `MINT_REQUIRE_NVRTC=1`.
+//! change. Skips with a message when NVRTC is absent, unless `MINT_REQUIRE_NVRTC=1`. Also
+//! `mint::dump_kernels`, which writes that CUDA without NVRTC.
 
 use mint_kernels::{Kernel, Level};
 use rayon::prelude::*;
@@ -43,7 +44,7 @@ fn every_kernel_at_every_level_compiles_for_sm_90() {
             let (t, c) = l.config(dims);
             configs.push((l.name().to_string(), t, c, dims, l.opts()));
         }
-        for v in mint_kernels::harness::candidates(dims) {
+        for v in mint_kernels::harness::candidates(dims, None) {
             configs.push((v.name, v.tile, v.chunk, dims, v.opts));
         }
     }
@@ -130,5 +131,39 @@ fn the_hand_written_references_compile_for_sm_90() {
         let bytes = mint::__rt::compile_only((9, 0), &format!("hand.{real}"), &source)
             .unwrap_or_else(|e| panic!("hand.cu with real = {real}: {e}"));
         assert!(bytes > 0);
+    }
+}
+
+/// `mint::dump_kernels` writes every kernel that translates at the clauses given and names
+/// the others, without stopping at the first: at a chunk of 2 along x the `vectorize`
+/// kernels (a thread computes one vector along x) are rejected, and every other kernel of
+/// the program is still written. Needs neither NVRTC nor a GPU.
+#[test]
+fn dump_kernels_writes_what_translates_and_names_the_rest() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dump-kernels");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = mint::dump_kernels(&dir, &mint::Target::default(), [64, 8, 8], [2, 1, 8]).unwrap();
+    let sites: Vec<String> = mint::kernel_sites()
+        .map(|s| s.qualified().to_string())
+        .collect();
+    assert_eq!(d.written.len() + d.rejected.len(), sites.len());
+    assert!(
+        !d.rejected.is_empty(),
+        "a chunk of 2 along x rejects vectorize"
+    );
+    for (kernel, e) in &d.rejected {
+        assert!(kernel.contains("::k_vector"), "{kernel} was rejected: {e}");
+        assert!(matches!(e, mint::Error::Translate { .. }), "{kernel}: {e}");
+    }
+    let rejected: Vec<&str> = d.rejected.iter().map(|(k, _)| k.as_str()).collect();
+    let want: Vec<std::path::PathBuf> = sites
+        .iter()
+        .filter(|s| !rejected.contains(&s.as_str()))
+        .map(|s| dir.join(format!("{}.cu", s.replace("::", "."))))
+        .collect();
+    assert_eq!(d.written, want);
+    for f in &d.written {
+        let cuda = std::fs::read_to_string(f).unwrap();
+        assert!(cuda.contains("__global__"), "{}", f.display());
     }
 }

@@ -1,12 +1,14 @@
 //! The benchmark harness: every kernel of the suite at every optimization level, checked
 //! against its serial reference before it is timed, with rates a scientist reads.
 //!
-//! Timing rules (issue 4): CUDA events around each launch; a warm-up launch first (JIT,
-//! allocation and transfers stay out of the numbers); the median over `reps` runs of
-//! `steps` steps each. GPts/s count updated points; GFLOP/s use the kernel's flop count;
-//! effective bandwidth counts each input read once and the output written once, and is
-//! compared with a device-to-device copy measured in the same run. On the CPU backend the
-//! times are wall-clock times of whole runs.
+//! Timing rules (issue 4): CUDA events around each launch; a warm-up region of one step
+//! and a warm-up launch first (JIT, the autotuner's search, allocation and transfers stay
+//! out of the numbers); the median over `reps` runs of `steps` steps each, each run's
+//! time kept in [`Row::rep_seconds`]. GPts/s count updated points; GFLOP/s use the
+//! kernel's flop count; effective bandwidth counts each input read once and the output
+//! written once, and is compared with a device-to-device copy measured in the same run.
+//! On the CPU backend the times are wall-clock times of whole runs.
+//! `MINT_HARNESS_SAMPLES=1` prints every timed launch's milliseconds (a diagnostic).
 
 use crate::Level;
 use crate::suite::{Kernel, Precision, max_rel_err};
@@ -47,8 +49,10 @@ pub struct Variant {
 /// Configurations the autotuner tries beyond the thesis's levels, for `dims`-D kernels:
 /// the library's candidates ([`mint::tune::candidates`], for a kernel written with
 /// `unroll` and the default clauses) that the suite compiles an option set for and that
-/// no [`Level`] already measures.
-pub fn candidates(dims: usize) -> Vec<Variant> {
+/// no [`Level`] already measures. With a compute capability `cc`, those that would only
+/// repeat another candidate's kernel on such a device are left out
+/// ([`mint::tune::for_device`]), as the runtime's autotuner leaves them out.
+pub fn candidates(dims: usize, cc: Option<(u32, u32)>) -> Vec<Variant> {
     let written = mint::tune::Candidate {
         options: mint::tune::OptOptions {
             unroll: true,
@@ -68,8 +72,12 @@ pub fn candidates(dims: usize) -> Vec<Variant> {
             (l.opts(), t, c)
         })
         .collect();
-    mint::tune::candidates(space, &written)
-        .into_iter()
+    let all = mint::tune::candidates(space, &written);
+    let all = match cc {
+        Some(cc) => mint::tune::for_device(all, cc),
+        None => all,
+    };
+    all.into_iter()
         .skip(1)
         .filter_map(|c| {
             let opts = crate::Opts::of(&c.options)?;
@@ -132,6 +140,9 @@ pub struct Row {
     pub detail: String,
     /// Median seconds per step.
     pub seconds_per_step: f64,
+    /// Seconds per step of each of the `reps` runs the median is taken over, in the
+    /// order they ran (a search by `tune` runs before the first).
+    pub rep_seconds: Vec<f64>,
     pub gpts: f64,
     pub gflops: f64,
     pub gbs: f64,
@@ -220,7 +231,11 @@ pub fn run(c: &Config) -> mint::Result<Results> {
                 })
                 .collect();
             if c.tune {
-                variants.extend(candidates(k.dims()));
+                let cc = match &backend {
+                    mint::Backend::Cuda(gpu) => Some(gpu.compute_capability),
+                    _ => None,
+                };
+                variants.extend(candidates(k.dims(), cc));
             }
             for v in variants {
                 let (tile, chunk) = (v.tile, v.chunk);
@@ -258,11 +273,10 @@ pub fn run(c: &Config) -> mint::Result<Results> {
                     if row.status == "ok" {
                         let t = hrun(&big_arrays, &big_coefs, &shape, c.steps * c.reps + 1, true)
                             .map(|(_, times)| {
-                                let per_rep: Vec<f64> = times[1..]
+                                times[1..]
                                     .chunks(c.steps.max(1))
                                     .map(|ch| ch.iter().sum::<f64>() / ch.len() as f64)
-                                    .collect();
-                                median(per_rep)
+                                    .collect()
                             });
                         rates(&mut row, t, k, p, copy_bandwidth);
                     }
@@ -303,6 +317,7 @@ impl Row {
             check_error: 0.0,
             detail: String::new(),
             seconds_per_step: f64::NAN,
+            rep_seconds: Vec::new(),
             gpts: 0.0,
             gflops: 0.0,
             gbs: 0.0,
@@ -332,10 +347,19 @@ fn check(row: &mut Row, out: mint::Result<Vec<f64>>, want: &[f64], p: Precision)
     }
 }
 
-/// Fills the rates of `row` from a median time per step, or marks it an error.
-fn rates(row: &mut Row, t: mint::Result<f64>, k: Kernel, p: Precision, copy_bandwidth: f64) {
-    match t {
-        Ok(t) => {
+/// Fills the rates of `row` from the seconds per step of each run (their median), or
+/// marks it an error.
+fn rates(
+    row: &mut Row,
+    per_rep: mint::Result<Vec<f64>>,
+    k: Kernel,
+    p: Precision,
+    copy_bandwidth: f64,
+) {
+    match per_rep {
+        Ok(per_rep) => {
+            let t = median(per_rep.clone());
+            row.rep_seconds = per_rep;
             let points = k.points(&row.shape);
             row.seconds_per_step = t;
             row.gpts = points / t * 1e-9;
@@ -369,7 +393,7 @@ fn report(c: &Config, row: &Row) {
     }
 }
 
-/// Median seconds per step over `reps` runs of `steps` steps.
+/// Seconds per step of each of `reps` runs of `steps` steps.
 fn time(
     inst: &mut dyn crate::suite::Instance,
     opts: crate::Opts,
@@ -377,10 +401,15 @@ fn time(
     chunk: [u32; 3],
     c: &Config,
     on_gpu: bool,
-) -> mint::Result<f64> {
+) -> mint::Result<Vec<f64>> {
     if on_gpu {
-        // One region: the first launch (which compiles or loads the kernel before its
-        // start event) is a warm-up whose time is dropped.
+        // A warm-up region of one step first: it compiles or loads the kernel and, for
+        // `tune`, runs the autotuner's search. In the region that ran a search, the
+        // radius-4 star's pipelined kernel ran 3-25% slower than the same kernel in any
+        // later region (H100, bench-results/h100-2026-11-24f/); the timed region is a
+        // later one, as in a program's second run, which reads the stored choice.
+        inst.run(opts, tile, chunk, 1)?;
+        // Then one timed region, whose first launch is dropped too.
         mint::reset_kernel_stats();
         mint::set_timing(true);
         let r = inst.run(opts, tile, chunk, c.steps * c.reps + 1);
@@ -391,11 +420,15 @@ fn time(
             .flat_map(|s| s.samples)
             .skip(1)
             .collect();
+        if std::env::var_os("MINT_HARNESS_SAMPLES").is_some() {
+            let ms: Vec<String> = samples.iter().map(|t| format!("{:.3}", t * 1e3)).collect();
+            eprintln!("harness samples (ms): {}", ms.join(" "));
+        }
         let per_rep: Vec<f64> = samples
             .chunks(c.steps.max(1))
             .map(|ch| ch.iter().sum::<f64>() / ch.len() as f64)
             .collect();
-        Ok(median(per_rep))
+        Ok(per_rep)
     } else {
         let mut per_rep = Vec::new();
         for _ in 0..c.reps {
@@ -403,7 +436,7 @@ fn time(
             inst.run(opts, tile, chunk, c.steps)?;
             per_rep.push(t.elapsed().as_secs_f64() / c.steps as f64);
         }
-        Ok(median(per_rep))
+        Ok(per_rep)
     }
 }
 
