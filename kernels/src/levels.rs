@@ -38,8 +38,12 @@ impl Opts {
     }
 
     /// The option set of an autotuner candidate's options, if the suite compiles one
-    /// (`unroll` and the shared-memory plane count aside).
+    /// (`unroll` and the shared-memory plane count aside; none with `swizzle`, which the
+    /// suite's kernels do not take: the `tune` level's search tries it).
     pub fn of(o: &mint::tune::OptOptions) -> Option<Opts> {
+        if o.swizzle {
+            return None;
+        }
         Some(
             match (
                 o.register,

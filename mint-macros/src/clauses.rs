@@ -19,6 +19,7 @@ pub struct Options {
     pub vectorize: Option<bool>,
     pub tune: Option<bool>,
     pub pipeline: Option<bool>,
+    pub swizzle: Option<bool>,
     /// `stream` / `stream = N` (region only): stream the region's arrays through the
     /// device in slabs; `Some(0)` lets the runtime's model choose the slab count.
     pub stream: Option<(u32, Span)>,
@@ -36,11 +37,12 @@ impl Options {
             vectorize: self.vectorize.or(region.vectorize).unwrap_or(false),
             tune: self.tune.or(region.tune).unwrap_or(false),
             pipeline: self.pipeline.or(region.pipeline).unwrap_or(false),
+            swizzle: self.swizzle.or(region.swizzle).unwrap_or(false),
         }
     }
 }
 
-const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index`, `vectorize`, `pipeline` and `tune` (each also as `name = false`), and on `#[mint::parallel]` `stream` or `stream = N`";
+const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index`, `vectorize`, `pipeline`, `swizzle` and `tune` (each also as `name = false`), and on `#[mint::parallel]` `stream` or `stream = N`";
 
 /// A `name`, `name = value` or `name(args)` item.
 struct Item {
@@ -99,6 +101,7 @@ fn option(opts: &mut Options, it: &Item) -> syn::Result<bool> {
         "vectorize" => opts.vectorize = Some(bool_value(it)?),
         "tune" | "autotune" => opts.tune = Some(bool_value(it)?),
         "pipeline" => opts.pipeline = Some(bool_value(it)?),
+        "swizzle" => opts.swizzle = Some(bool_value(it)?),
         "stream" => {
             let n = match &it.value {
                 None => 0,

@@ -29,7 +29,8 @@ use proc_macro::TokenStream;
 /// them): `register`, `shared` / `shared = N` (1..=8 planes, 0 = off), `prefer_l1`,
 /// `unroll`, `same_index`, `vectorize` (16-byte loads along x; README, Optimizer options),
 /// `pipeline` (shared-memory planes copied asynchronously, planes ahead of use; README,
-/// Optimizer options), `tune` (autotune options, `tile` and `chunksize` at the first launch on a GPU;
+/// Optimizer options), `swizzle` (a 3-D kernel's blocks run in bands of y tiles swept
+/// along z; README, Optimizer options), `tune` (autotune options, `tile` and `chunksize` at the first launch on a GPU;
 /// README, Autotuning).
 #[proc_macro_attribute]
 pub fn parallel(attr: TokenStream, item: TokenStream) -> TokenStream {

@@ -226,6 +226,7 @@ const IDENTS: &[&str] = &[
     "unroll",
     "vectorize",
     "pipeline",
+    "swizzle",
     "prefer_l1",
     "same_index",
     "copy",

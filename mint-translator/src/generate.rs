@@ -15,7 +15,7 @@
 //!   `cos`), bit operations and small shifts for integers;
 //! - a `+` or `max` reduction;
 //! - random `tile`/`chunksize` (chunks in y and z too) and any combination of `shared =
-//!   0..8`, `register`, `unroll`, `prefer_l1`, `same_index`, `vectorize` and `pipeline`.
+//!   0..8`, `register`, `unroll`, `prefer_l1`, `same_index`, `vectorize` and `pipeline`; `swizzle` in one case of four.
 //!
 //! Values stay small (inputs in [−1, 1] or [−50, 50], shallow expressions, divisions only
 //! by `|e| + 1`), so integers do not overflow and floats stay far from overflow; branch
@@ -561,6 +561,8 @@ pub fn case(seed: u64) -> Case {
         vectorize: g.rng.chance(0.25),
         tune: false,
         pipeline: g.rng.chance(0.3),
+        // from the seed, not the generator, so that adding it changed no other draw
+        swizzle: seed % 4 == 1,
     };
     let c = |v: [u32; 3]| v.map(ClauseValue::Const);
     let kernel = Kernel {

@@ -88,7 +88,7 @@ fn candidates(c: &Case) -> Vec<Case> {
         out.push(d);
     }
     let o = c.kernel.options;
-    let off: [fn(&mut OptOptions); 7] = [
+    let off: [fn(&mut OptOptions); 8] = [
         |o| o.shared = 0,
         |o| o.register = false,
         |o| o.prefer_l1 = false,
@@ -96,6 +96,7 @@ fn candidates(c: &Case) -> Vec<Case> {
         |o| o.same_index = false,
         |o| o.vectorize = false,
         |o| o.pipeline = false,
+        |o| o.swizzle = false,
     ];
     for f in off {
         let mut n = o;

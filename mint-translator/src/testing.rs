@@ -80,6 +80,7 @@ pub fn kernel(name: &str, text: &str) -> Kernel {
                     None if o == "same_index" => options.same_index = true,
                     None if o == "vectorize" => options.vectorize = true,
                     None if o == "pipeline" => options.pipeline = true,
+                    None if o == "swizzle" => options.swizzle = true,
                     _ => panic!("unknown option {o}"),
                 }
             }

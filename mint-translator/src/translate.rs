@@ -96,13 +96,25 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
     let mut k = kernel.clone();
     check(&mut k)?;
     let cfg = config::resolve(&k, target)?;
-    if k.options.any()
+    let mut t = if k.options.any()
         && !k.is_single()
         && let Some(t) = crate::optimizer::optimize(&k, &cfg, target)?
     {
-        return Ok(t);
+        t
+    } else {
+        baseline(&k, &cfg, target, Report::baseline(&k, &cfg))
+    };
+    if k.options.swizzle {
+        t.report.notes.push(if k.nest.len() == 3 && !k.is_single() {
+            format!(
+                "swizzle: blocks run in bands of about {} blocks of y tiles, each band swept along z",
+                cuda::SWIZZLE_BAND_BLOCKS
+            )
+        } else {
+            "swizzle not applied: it orders the blocks of three parallel loops".into()
+        });
     }
-    Ok(baseline(&k, &cfg, target, Report::baseline(&k, &cfg)))
+    Ok(t)
 }
 
 /// The baseline translation (thesis Ch. 4): every reference goes to device memory.

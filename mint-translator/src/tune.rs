@@ -2,13 +2,15 @@
 //! tries for a kernel.
 //!
 //! A candidate is a set of optimizer options (thesis Table 3.2: `register`, `shared`,
-//! `prefer_l1`; beyond it `vectorize` and `pipeline`) with a `tile` and a `chunksize`.
+//! `prefer_l1`; beyond it `vectorize`, `pipeline` and `swizzle`) with a `tile` and a
+//! `chunksize`.
 //! The space is the thesis's optimization levels (Sec. 6.2.2: baseline, opt-1 to opt-3,
 //! opt-3 with `prefer_l1`, opt-3 with 4 rows per thread along y), the `vectorize` levels,
 //! and other block shapes and sliding-window lengths that the benchmark harness found to
 //! win for some kernel of its suite on an H100 (2026-11-22): short z chunks for the
-//! register queue, y chunks, wider tiles in x for 16-byte loads; and `pipeline` at five
-//! register tiles (2026-11-24). ImageCL (seed
+//! register queue, y chunks, wider tiles in x for 16-byte loads; `pipeline` at five
+//! register tiles (2026-11-24); and `swizzle` (the blocks' order) with five of those
+//! tiles. ImageCL (seed
 //! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!
@@ -145,6 +147,7 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         vectorize,
         tune: false,
         pipeline: false,
+        swizzle: false,
     };
     let none = opts(false, false, false, false);
     // the thesis's baseline level has no options at all: unrolling a long serial loop
@@ -246,6 +249,49 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(vec, [128, 8, 8], [1, 2, 8]),
             c(plain, [32, 8, 1], [1, 1, 1]),
             c(plain, [64, 4, 1], [1, 1, 1]),
+            // `swizzle`: the same blocks in bands of y tiles swept along z, for kernels
+            // whose z neighbours are read by other blocks (one plane per block) or whose
+            // many arrays crowd L2 (the seismic kernels read 12 and 15 arrays)
+            c(
+                OptOptions {
+                    swizzle: true,
+                    ..vec
+                },
+                [128, 4, 1],
+                [1, 1, 1],
+            ),
+            c(
+                OptOptions {
+                    swizzle: true,
+                    ..vec
+                },
+                [128, 4, 2],
+                [1, 1, 2],
+            ),
+            c(
+                OptOptions {
+                    swizzle: true,
+                    ..vec
+                },
+                [128, 4, 4],
+                [1, 1, 4],
+            ),
+            c(
+                OptOptions {
+                    swizzle: true,
+                    ..vec
+                },
+                [128, 4, 16],
+                [1, 1, 16],
+            ),
+            c(
+                OptOptions {
+                    swizzle: true,
+                    ..none
+                },
+                [32, 8, 1],
+                [1, 1, 1],
+            ),
         ],
     };
     for cand in all {

@@ -645,3 +645,155 @@ fn pipeline_says_why_it_was_not_applied() {
         .replace("chunk: 1,4,64", "chunk: 1,1,64");
     assert!(why(&vec, &Target::default()).contains("`vectorize` takes precedence"));
 }
+
+/// `swizzle` at each emitter that places tiles (the baseline, shared + register with a z
+/// window, `vectorize`): the block-order prelude it prints is the same, the tile origins
+/// use its `mint_by`/`mint_bz`, and, compiled with the host's C compiler and run over
+/// every block of several grids, it maps the grid onto itself one to one with the first
+/// band of y tiles swept along every z plane before any other y tile runs. Without
+/// `swizzle` no kernel mentions it, and a 2-D kernel reports it not applied.
+#[test]
+fn swizzle_orders_the_blocks_in_bands_of_y_tiles_along_z() {
+    let with = |f: &dyn Fn(&mut Kernel)| {
+        let mut k = kernel("heat_0", HEAT3D);
+        f(&mut k);
+        k.options.swizzle = true;
+        translate(&k, &Target::default()).unwrap()
+    };
+    let base = with(&|_| {});
+    let window = with(&|k| {
+        k.clauses.tile = Some([32, 8, 16].map(ClauseValue::Const));
+        k.clauses.chunk = Some([1, 1, 16].map(ClauseValue::Const));
+        k.options.shared = 8;
+        k.options.register = true;
+    });
+    let vector = with(&|k| {
+        k.clauses.tile = Some([128, 4, 4].map(ClauseValue::Const));
+        k.clauses.chunk = Some([1, 1, 4].map(ClauseValue::Const));
+        k.options.vectorize = true;
+    });
+    let prelude = |t: &Translation| -> String {
+        let s = &t.source;
+        let from = s.find("// swizzle:").expect("the block-order prelude");
+        let to = from + s[from..].find("mint_bz = ").unwrap();
+        let end = to + s[to..].find('\n').unwrap();
+        s[from..end]
+            .lines()
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let p = prelude(&base);
+    assert_eq!(prelude(&window), p);
+    assert_eq!(prelude(&vector), p);
+    assert!(
+        base.source.contains("(idx_t)mint_bz + (idx_t)threadIdx.z"),
+        "{}",
+        base.source
+    );
+    assert!(
+        window.source.contains("(idx_t)mint_by * 8"),
+        "{}",
+        window.source
+    );
+    assert!(
+        window.source.contains("(idx_t)mint_bz * 16"),
+        "{}",
+        window.source
+    );
+    assert!(
+        vector.source.contains("(idx_t)mint_bz * 4"),
+        "{}",
+        vector.source
+    );
+    for t in [&base, &window, &vector] {
+        assert!(!t.source.contains("blockIdx.y *"), "{}", t.source);
+        assert!(
+            t.report
+                .notes
+                .iter()
+                .any(|n| n.starts_with("swizzle: blocks run in bands"))
+        );
+    }
+    // without it, nothing of it
+    assert!(
+        !heat([16, 16, 1], [1, 1, 1], 0, false)
+            .source
+            .contains("mint_sw")
+    );
+    // a 2-D kernel has no z to sweep
+    let mut k2 = kernel(
+        "h2_0",
+        "arrays: u f64 2, v f64 2\nnest: y 1..ny-1, x 1..nx-1\nv[y][x] = u[y][x-1] + u[y][x+1];",
+    );
+    k2.options.swizzle = true;
+    let t2 = translate(&k2, &Target::default()).unwrap();
+    assert!(!t2.source.contains("mint_sw"));
+    assert!(
+        t2.report
+            .notes
+            .iter()
+            .any(|n| n.contains("swizzle not applied"))
+    );
+
+    // the prelude, run on the host over whole grids
+    let program = format!(
+        r#"#include <stdio.h>
+#include <stdlib.h>
+#include <stdbool.h>
+typedef struct {{ unsigned int x, y, z; }} dim3;
+static unsigned int max(unsigned int a, unsigned int b) {{ return a > b ? a : b; }}
+static unsigned int min(unsigned int a, unsigned int b) {{ return a < b ? a : b; }}
+int main(void) {{
+    const unsigned int grids[][3] = {{{{4, 128, 512}}, {{1, 1, 1}}, {{3, 7, 5}}, {{64, 3, 9}},
+        {{2, 33, 17}}, {{100, 5, 4}}, {{1, 200, 3}}, {{16, 9, 1}}}};
+    for (unsigned int g = 0; g < sizeof grids / sizeof grids[0]; ++g) {{
+        const dim3 gridDim = {{grids[g][0], grids[g][1], grids[g][2]}};
+        char* seen = calloc((size_t)gridDim.y * gridDim.z, 1);
+        unsigned int band = 0;
+        for (unsigned int l = 0; l < gridDim.y * gridDim.z; ++l) {{
+            const dim3 blockIdx = {{0, l % gridDim.y, l / gridDim.y}};
+            {p}
+            band = mint_sw_band;
+            if (mint_by >= gridDim.y || mint_bz >= gridDim.z || seen[mint_bz * gridDim.y + mint_by]) {{
+                printf("grid %u %u %u: block %u -> (%u, %u) twice or outside\n", gridDim.x, gridDim.y, gridDim.z, l, mint_by, mint_bz);
+                return 1;
+            }}
+            seen[mint_bz * gridDim.y + mint_by] = 1;
+            if (l < band * gridDim.z && mint_by >= band) {{
+                printf("grid %u %u %u: block %u -> y tile %u outside the first band of %u\n", gridDim.x, gridDim.y, gridDim.z, l, mint_by, band);
+                return 1;
+            }}
+        }}
+        free(seen);
+        printf("grid %u %u %u: band %u ok\n", gridDim.x, gridDim.y, gridDim.z, band);
+    }}
+    return 0;
+}}
+"#,
+        p = p.replace('\n', "\n            ")
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("swizzle");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c, exe) = (dir.join("swizzle.c"), dir.join("swizzle"));
+    std::fs::write(&c, &program).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let built = std::process::Command::new(&cc)
+        .args(["-std=c99", "-O1", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .unwrap_or_else(|e| panic!("the host C compiler `{cc}` (set CC) must run: {e}"));
+    assert!(
+        built.status.success(),
+        "{}\n{program}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let ran = std::process::Command::new(&exe).output().unwrap();
+    let out = String::from_utf8_lossy(&ran.stdout);
+    assert!(ran.status.success(), "{out}");
+    // 64 blocks per band: 16 y tiles of 4 x tiles, 64 of one, 3 (all) of 64
+    assert!(out.contains("grid 4 128 512: band 16 ok"), "{out}");
+    assert!(out.contains("grid 1 200 3: band 64 ok"), "{out}");
+    assert!(out.contains("grid 64 3 9: band 1 ok"), "{out}");
+}

@@ -384,8 +384,50 @@ pub fn reduction_epilogue(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
         p.push_line("    __syncthreads();");
         p.push_line("}");
     }
-    p.push_line("if (mint_tid == 0) mint_partials[blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z)] = mint_red[0];");
+    // a block's partial goes to the slot of its tile, whatever order the blocks run in
+    let [y, z] = if k.options.swizzle && k.nest.len() == 3 {
+        ["mint_by", "mint_bz"]
+    } else {
+        ["blockIdx.y", "blockIdx.z"]
+    };
+    p.push_line(&format!("if (mint_tid == 0) mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})] = mint_red[0];"));
 }
+
+/// The block indices along y and z that a kernel's tile origins use: `blockIdx.y` and
+/// `blockIdx.z`, or, with `swizzle` on a 3-D nest, the block's place when the y tiles are
+/// cut into bands of about [`SWIZZLE_BAND_BLOCKS`] blocks (with the x tiles) and each band
+/// is swept along z before the next: computed once at the kernel's start, into `p`. The
+/// map is a bijection of the grid (the last band takes the y tiles left over), and the
+/// hardware starts blocks in the order of their linear index, x fastest, so the blocks
+/// that read one plane start close together.
+pub fn block_yz(p: &mut CPrinter, k: &Kernel) -> [&'static str; 2] {
+    if !(k.options.swizzle && k.nest.len() == 3) {
+        return ["blockIdx.y", "blockIdx.z"];
+    }
+    let b = SWIZZLE_BAND_BLOCKS;
+    for line in [
+        format!("// swizzle: bands of about {b} blocks (y tiles with the x tiles), each swept along z"),
+        format!("const unsigned int mint_sw_band = max(1u, min(gridDim.y, {b}u / gridDim.x));"),
+        "const unsigned int mint_sw_l = blockIdx.y + gridDim.y * blockIdx.z;".into(),
+        "const unsigned int mint_sw_full = gridDim.y / mint_sw_band * mint_sw_band;".into(),
+        "const bool mint_sw_in = mint_sw_l < mint_sw_full * gridDim.z;".into(),
+        "const unsigned int mint_sw_rows = mint_sw_in ? mint_sw_band : gridDim.y - mint_sw_full;"
+            .into(),
+        "const unsigned int mint_sw_r = mint_sw_in ? mint_sw_l % (mint_sw_band * gridDim.z) : mint_sw_l - mint_sw_full * gridDim.z;".into(),
+        "const unsigned int mint_sw_first = mint_sw_in ? mint_sw_l / (mint_sw_band * gridDim.z) * mint_sw_band : mint_sw_full;".into(),
+        "const unsigned int mint_by = mint_sw_first + mint_sw_r % mint_sw_rows;".into(),
+        "const unsigned int mint_bz = mint_sw_r / mint_sw_rows;".into(),
+    ] {
+        p.push_line(&line);
+    }
+    ["mint_by", "mint_bz"]
+}
+
+/// With `swizzle`: blocks per band of y tiles (x tiles times y tiles), about what a
+/// plane's blocks should number so that several planes of a band are in flight at once
+/// (the H100 runs 132 multiprocessors times a few blocks each) and a band's planes stay
+/// in L2 until its next planes' blocks read them.
+pub const SWIZZLE_BAND_BLOCKS: u32 = 64;
 
 /// Threads of the finish kernel that combines per-block partials.
 pub const FINISH_THREADS: u32 = 256;
@@ -445,6 +487,8 @@ pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
             red_identity(r.op, t)
         ));
     }
+    let [by, bz] = block_yz(p, k);
+    let blocks = ["blockIdx.x", by, bz];
     p.push_line("// this thread's points (work partitioner, thesis Sec. 4.2.5)");
     let dims = ["x", "y", "z"];
     let mut guards = Vec::new();
@@ -456,10 +500,11 @@ pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
         let d = dims[axis];
         let lo = lo_name(axis);
         let hi = hi_name(axis);
+        let bi = blocks[axis];
         let blk = if t == 1 {
-            format!("(idx_t)blockIdx.{d}")
+            format!("(idx_t){bi}")
         } else {
-            format!("(idx_t)blockIdx.{d} * {t}")
+            format!("(idx_t){bi} * {t}")
         };
         if c == 1 {
             p.push_line(&format!(

@@ -831,6 +831,7 @@ pub fn emit(
     }
     let mut p = CPrinter::new(names, &refs);
 
+    let [by, bz] = cuda::block_yz(&mut p, k);
     p.push_line("// tile origin and this thread's points in each plane");
     p.push_line("const int mint_tx = threadIdx.x;");
     p.push_line("const int mint_ty = threadIdx.y;");
@@ -840,7 +841,7 @@ pub fn emit(
         g.tx
     ));
     p.push_line(&format!(
-        "const idx_t mint_y_tile = {} + (idx_t)blockIdx.y * {};",
+        "const idx_t mint_y_tile = {} + (idx_t){by} * {};",
         lo_name(1),
         g.ty
     ));
@@ -911,7 +912,7 @@ pub fn emit(
         let zv = p.names.get(k.axis_var(2).unwrap());
         p.push_line("// sliding window along z (thesis Sec. 5.8)");
         p.push_line(&format!(
-            "const idx_t mint_z0 = {} + (idx_t)blockIdx.z * {};",
+            "const idx_t mint_z0 = {} + (idx_t){bz} * {};",
             lo_name(2),
             cfg.tile[2]
         ));
@@ -1067,10 +1068,7 @@ pub fn emit(
     } else {
         let zz = if n == 3 {
             let zv = p.names.get(k.axis_var(2).unwrap());
-            p.push_line(&format!(
-                "const idx_t {zv} = {} + (idx_t)blockIdx.z;",
-                lo_name(2)
-            ));
+            p.push_line(&format!("const idx_t {zv} = {} + (idx_t){bz};", lo_name(2)));
             p.push_line(&format!("if ({zv} < {}) {{", hi_name(2)));
             p.indent += 1;
             Some(zv)

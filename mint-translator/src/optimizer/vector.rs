@@ -741,6 +741,7 @@ pub fn emit(
         yvar,
         z: (n == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
     };
+    let [by, bz] = cuda::block_yz(&mut p, k);
     p.push_line(&format!(
         "// vectorize: {v} consecutive x points per thread, 16-byte loads and stores"
     ));
@@ -750,14 +751,14 @@ pub fn emit(
         cfg.tile[0]
     ));
     p.push_line(&format!(
-        "const idx_t mint_y0 = {} + (idx_t)blockIdx.y * {} + (idx_t)threadIdx.y * {};",
+        "const idx_t mint_y0 = {} + (idx_t){by} * {} + (idx_t)threadIdx.y * {};",
         lo_name(1),
         cfg.tile[1],
         cfg.chunk[1]
     ));
     if n == 3 {
         p.push_line(&format!(
-            "const idx_t mint_z0 = {} + (idx_t)blockIdx.z * {} + (idx_t)threadIdx.z * {};",
+            "const idx_t mint_z0 = {} + (idx_t){bz} * {} + (idx_t)threadIdx.z * {};",
             lo_name(2),
             cfg.tile[2],
             cfg.chunk[2]
