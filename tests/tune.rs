@@ -228,6 +228,73 @@ fn ties_go_to_the_kernel_as_written_and_a_failing_kernel_is_an_error() {
     assert!(tune::search(&cands, &mut e).is_err());
 }
 
+/// The second round tries the first round's two fastest with `swizzle` flipped: a faster
+/// twin whose results equal the first choice's is kept, with the first choice as the
+/// runner-up and both rounds' candidates counted; a twin whose results differ is rejected
+/// and the first choice stays.
+#[test]
+fn the_second_round_keeps_a_faster_swizzled_twin_and_rejects_a_wrong_one() {
+    let k = kernel();
+    let written = tune::as_written(&k, &Target::default()).unwrap();
+    let space = Space::of(&k).unwrap();
+    let cands = tune::candidates(space, &written);
+    let flip = |c: &Candidate| {
+        let mut t = *c;
+        t.options.swizzle = !t.options.swizzle;
+        t
+    };
+    // a candidate tried without `swizzle` only: made the fastest of the first round, and
+    // its twin faster still
+    let best = *cands
+        .iter()
+        .skip(1)
+        .find(|c| !c.options.swizzle && !cands.contains(&flip(c)))
+        .unwrap();
+    let twin = flip(&best);
+    let cost = move |c: &Candidate| {
+        if *c == twin {
+            0.4e-3
+        } else if *c == best {
+            0.5e-3
+        } else {
+            scrambled(c)
+        }
+    };
+    let shape = [9, 11, 13];
+    let u = array(shape, |i| (i as f64 * 0.3).sin());
+    let v = array(shape, |i| (i as f64 * 0.7).cos());
+    let mut e = Emulation {
+        kernel: &k,
+        target: Target::default(),
+        u: u.clone(),
+        v,
+        scratch: u.clone(),
+        miscompiled: None,
+        cost: &cost,
+        runs: 0,
+        reference: Vec::new(),
+    };
+    let first = tune::search(&cands, &mut e).unwrap();
+    assert_eq!(first.choice, best);
+    let runner = first.runner_up.unwrap().0;
+    let twins = mint_translator::tune::refinements(space, &[best, runner], &cands);
+    assert_eq!(twins[0], twin);
+    let o = tune::search_in_two_rounds(space, &cands, &mut e).unwrap();
+    assert_eq!((o.choice, o.seconds), (twin, 0.4e-3));
+    assert_eq!(o.runner_up, Some((best, 0.5e-3)));
+    assert_eq!(o.candidates, cands.len() + twins.len());
+    assert_eq!(
+        (o.written, o.written_seconds),
+        (written, scrambled(&written))
+    );
+    assert!(o.rejected.is_empty() && o.skipped.is_empty());
+    // a twin whose results differ from the first choice's is rejected
+    e.miscompiled = Some(twin);
+    let o = tune::search_in_two_rounds(space, &cands, &mut e).unwrap();
+    assert_eq!(o.choice, best);
+    assert_eq!(o.rejected, vec![twin]);
+}
+
 fn record() -> Record {
     let c = |register, tile, chunk| Candidate {
         options: mint_translator::ir::OptOptions {

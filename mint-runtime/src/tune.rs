@@ -7,7 +7,8 @@
 //! scratch copies of the arrays the kernel writes, and those whose results are not
 //! bitwise equal to the kernel's as written are rejected. The others are timed with
 //! CUDA events (the median of several launches; the best three are timed again), and
-//! the fastest is kept. So tuning never changes a result, and the user's arrays are not
+//! the fastest is kept. A second round tries the two fastest with `swizzle` flipped
+//! (the blocks' order, independent of the tile: [`search_in_two_rounds`]). So tuning never changes a result, and the user's arrays are not
 //! touched until the chosen kernel runs.
 //!
 //! The choice is stored in the JIT cache directory (`MINT_CACHE_DIR`, `tune/`), keyed
@@ -132,6 +133,10 @@ pub trait Bench {
     fn matches_snapshot(&mut self) -> Result<bool>;
     /// Seconds per launch of `c` (a median), on the scratch arrays.
     fn time(&mut self, c: &Candidate) -> Result<f64>;
+    /// Makes `cands` ready to run: on a GPU, translates, compiles and loads them (the
+    /// second round's candidates, which the first did not prepare). A candidate that
+    /// cannot be made fails its [`Bench::run`]. The default does nothing.
+    fn prepare(&mut self, _cands: &[Candidate]) {}
 }
 
 /// What a search found.
@@ -220,6 +225,62 @@ pub fn search(cands: &[Candidate], bench: &mut dyn Bench) -> Result<Outcome> {
         skipped,
         rejected,
     })
+}
+
+/// [`search`], then a second round ([`mint_translator::tune::refinements`]): the two
+/// fastest of the first with `swizzle` flipped, each compared bitwise with the first
+/// round's choice and timed against it. The outcome counts both rounds' candidates and
+/// keeps the faster choice; the runner-up is the fastest other of both.
+///
+/// # Errors
+/// As [`search`].
+pub fn search_in_two_rounds(
+    space: Space,
+    cands: &[Candidate],
+    bench: &mut dyn Bench,
+) -> Result<Outcome> {
+    let first = search(cands, bench)?;
+    let best: Vec<Candidate> = std::iter::once(first.choice)
+        .chain(first.runner_up.map(|r| r.0))
+        .collect();
+    let twins = mint_translator::tune::refinements(space, &best, cands);
+    if twins.is_empty() {
+        return Ok(first);
+    }
+    bench.prepare(&twins);
+    let round: Vec<Candidate> = std::iter::once(first.choice).chain(twins).collect();
+    let second = search(&round, bench)?;
+    Ok(merge(first, second))
+}
+
+/// Two rounds' outcomes as one: the second round's reference (its "kernel as written")
+/// is the first round's choice.
+fn merge(first: Outcome, second: Outcome) -> Outcome {
+    // every timed candidate but the choice, with its best time
+    let mut others: Vec<(Candidate, f64)> = first.runner_up.into_iter().collect();
+    others.push((first.choice, first.seconds.min(second.written_seconds)));
+    others.extend(second.runner_up);
+    let (choice, seconds) = if second.choice == first.choice {
+        (first.choice, first.seconds.min(second.seconds))
+    } else {
+        (second.choice, second.seconds)
+    };
+    others.retain(|o| o.0 != choice);
+    let runner_up = others.into_iter().min_by(|a, b| a.1.total_cmp(&b.1));
+    let mut skipped = first.skipped;
+    skipped.extend(second.skipped);
+    let mut rejected = first.rejected;
+    rejected.extend(second.rejected);
+    Outcome {
+        choice,
+        seconds,
+        written: first.written,
+        written_seconds: first.written_seconds,
+        runner_up,
+        candidates: first.candidates + second.candidates - 1,
+        skipped,
+        rejected,
+    }
 }
 
 /// A stored choice: the outcome of a search and what it was for.
@@ -473,8 +534,13 @@ fn tune(
     }
     let writes = configs.written_arrays(&written)?;
     let outcome = {
-        let mut bench = GpuBench::new(gpu, base, site, args, &writes, &cands, errors)?;
-        search(&cands, &mut bench)?
+        let errors = cands
+            .iter()
+            .zip(errors)
+            .filter_map(|(c, e)| e.map(|e| (*c, e.to_string())))
+            .collect();
+        let mut bench = GpuBench::new(gpu, base, site, args, &writes, errors, &configs)?;
+        search_in_two_rounds(space, &cands, &mut bench)?
     };
     configs.unload_except(&outcome.choice);
     SEARCH_NANOS.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -515,6 +581,8 @@ struct GpuBench<'a, 'b> {
     /// What [`Configs::prepare`] found for each candidate.
     errors: Vec<(Candidate, String)>,
     events: Vec<sys::CUevent>,
+    /// Compiles a second round's candidates ([`Bench::prepare`]).
+    configs: &'b Configs<'a>,
 }
 
 impl<'a, 'b> GpuBench<'a, 'b> {
@@ -524,8 +592,8 @@ impl<'a, 'b> GpuBench<'a, 'b> {
         site: &'static KernelSite,
         args: &'b LaunchArgs<'b>,
         writes: &[bool],
-        cands: &[Candidate],
-        errors: Vec<Option<Error>>,
+        errors: Vec<(Candidate, String)>,
+        configs: &'b Configs<'a>,
     ) -> Result<GpuBench<'a, 'b>> {
         let mut slots = Vec::new();
         let mut originals = Vec::new();
@@ -540,11 +608,6 @@ impl<'a, 'b> GpuBench<'a, 'b> {
             .iter()
             .map(|a| a.scratch_copy())
             .collect::<Result<Vec<_>>>()?;
-        let errors = cands
-            .iter()
-            .zip(errors)
-            .filter_map(|(c, e)| e.map(|e| (*c, e.to_string())))
-            .collect();
         Ok(GpuBench {
             gpu,
             base,
@@ -556,6 +619,7 @@ impl<'a, 'b> GpuBench<'a, 'b> {
             reference: Vec::new(),
             errors,
             events: Vec::new(),
+            configs,
         })
     }
 
@@ -640,6 +704,15 @@ impl Bench for GpuBench<'_, '_> {
             }
         }
         Ok(true)
+    }
+
+    fn prepare(&mut self, cands: &[Candidate]) {
+        let errors = self.configs.prepare(cands);
+        for (c, e) in cands.iter().zip(errors) {
+            if let Some(e) = e {
+                self.errors.push((*c, e.to_string()));
+            }
+        }
     }
 
     fn time(&mut self, c: &Candidate) -> Result<f64> {

@@ -14,6 +14,8 @@
 //! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!
+//! A second round ([`refinements`]) tries the two fastest with `swizzle` flipped.
+//!
 //! This module only enumerates; the runtime (`mint_runtime::tune`) times the candidates
 //! on the GPU, keeps the fastest whose results equal the kernel's as written, and stores
 //! the choice. A candidate that does not fit the device (threads, shared memory) is
@@ -305,6 +307,25 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
     list
 }
 
+/// The second round of a search: the candidates of a 3-D kernel that differ from the
+/// round's fastest ones (`best`, fastest first) only in `swizzle`, that `tried` does not
+/// hold already. The blocks' order is independent of the tile and the options, so the
+/// first round tries it at a few tiles only, and the second at the tiles that won.
+pub fn refinements(space: Space, best: &[Candidate], tried: &[Candidate]) -> Vec<Candidate> {
+    if space.nest != 3 {
+        return Vec::new();
+    }
+    let mut out: Vec<Candidate> = Vec::new();
+    for b in best {
+        let mut twin = *b;
+        twin.options.swizzle = !twin.options.swizzle;
+        if !tried.contains(&twin) && !out.contains(&twin) {
+            out.push(twin);
+        }
+    }
+    out
+}
+
 /// The compute capability from which `pipeline` applies (`cp.async`, Ampere and later).
 pub const PIPELINE_MIN_CC: (u32, u32) = (8, 0);
 
@@ -376,6 +397,38 @@ mod tests {
             && a.chunk == [1, 1, 64]));
         assert!(has(&|a| a.chunk == [1, 4, 64]));
         assert!(has(&|a| a.options.vectorize && a.chunk == [1, 1, 4]));
+    }
+
+    /// The second round flips `swizzle` on the winners it was not tried with, in 3-D only.
+    #[test]
+    fn the_second_round_flips_swizzle_on_the_winners() {
+        let k = heat("");
+        let w = as_written(&k, &Target::default()).unwrap();
+        let space = Space::of(&k).unwrap();
+        let all = candidates(space, &w);
+        let on = |c: &Candidate| Candidate {
+            options: OptOptions {
+                swizzle: true,
+                ..c.options
+            },
+            ..*c
+        };
+        // a winner whose swizzled twin was tried gets none; one without gets it
+        let tried_twin = all
+            .iter()
+            .find(|c| !c.options.swizzle && all.contains(&on(c)))
+            .expect("a candidate tried both ways");
+        let untried = all
+            .iter()
+            .find(|c| !c.options.swizzle && !all.contains(&on(c)))
+            .expect("a candidate tried one way");
+        let r = refinements(space, &[*untried, *tried_twin, *untried], &all);
+        assert_eq!(r, vec![on(untried)]);
+        // and a swizzled winner gets its plain twin when that was not tried
+        let sw = on(untried);
+        assert_eq!(refinements(space, &[sw], &[sw]), vec![*untried]);
+        let flat = Space { nest: 2, ..space };
+        assert!(refinements(flat, &[*untried], &all).is_empty());
     }
 
     /// Below compute capability 8.0 `pipeline` falls back to the register-staged planes:
