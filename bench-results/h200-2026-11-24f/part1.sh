@@ -1,0 +1,23 @@
+#!/bin/bash
+# H200: the seismic bench512 with `tune` (the swizzle candidates included): a first run
+# that searches, two that read the stored choices, then ncu on the velocity and stress
+# kernels as chosen; the copy bandwidth is measured in each run.
+export NCCL_NVLS_ENABLE=0 MINT_DEVICE=cuda
+nvidia-smi -L; date -u
+bash .gpu/run-gpu.sh --unpack > /dev/null 2>&1 || true
+S=.gpu/examples/seismic
+MINT_TUNE=fresh MINT_REPORT=1 timeout 240 $S examples/seismic/bench512.toml > $OUT/seismic512-search.log 2>&1
+grep -E "kernels \(CUDA|tuned in|chose" $OUT/seismic512-search.log | grep -E "kernels|tuned|time_loop_(0|6) " | cut -c1-420
+date -u
+for i in 1 2; do
+  MINT_REPORT=1 timeout 120 $S examples/seismic/bench512.toml > $OUT/seismic512-stored$i.log 2>&1
+  grep -E "kernels \(CUDA" $OUT/seismic512-stored$i.log
+done
+date -u
+timeout 150 ncu --clock-control none --kernel-name regex:'time_loop_(0|6)' --launch-skip 2 --launch-count 2 \
+  --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
+  --metrics dram__bytes_read.sum,dram__bytes_write.sum \
+  $S examples/seismic/bench512.toml --duration 0.03 > $OUT/ncu-seismic.log 2>&1
+echo "ncu rc=$?"
+grep -E "time_loop|dram__bytes|DRAM Throughput|L2 Hit|Registers Per|Duration|Achieved Occupancy|Stall Long|Warp Cycles Per Issued" $OUT/ncu-seismic.log | head -30
+date -u
