@@ -141,7 +141,7 @@ pub struct Row {
     /// Median seconds per step.
     pub seconds_per_step: f64,
     /// Seconds per step of each of the `reps` runs the median is taken over, in the
-    /// order they ran (a search by `tune` runs before the first).
+    /// order they ran (all in one region, after the warm-up region).
     pub rep_seconds: Vec<f64>,
     pub gpts: f64,
     pub gflops: f64,

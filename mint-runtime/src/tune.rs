@@ -8,8 +8,9 @@
 //! bitwise equal to the kernel's as written are rejected. The others are timed with
 //! CUDA events (the median of several launches; the best three are timed again), and
 //! the fastest is kept. A second round tries the two fastest with `swizzle` flipped
-//! (the blocks' order, independent of the tile: [`search_in_two_rounds`]). So tuning never changes a result, and the user's arrays are not
-//! touched until the chosen kernel runs.
+//! (the blocks' order, independent of the tile: [`search_in_two_rounds`]). So tuning
+//! never changes a result, and the user's arrays are not touched until the chosen kernel
+//! runs.
 //!
 //! The choice is stored in the JIT cache directory (`MINT_CACHE_DIR`, `tune/`), keyed
 //! by the SHA-256 of the kernel's IR with its types bound, the device's name and
@@ -43,8 +44,9 @@ use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The version of stored choices; a record of another version is tuned again.
-pub const VERSION: u32 = 1;
+/// The version of stored choices; a record of another version is tuned again. 2: the
+/// search tries `swizzle` (2026-11-24), so choices made without it are searched again.
+pub const VERSION: u32 = 2;
 
 /// What `MINT_TUNE` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -172,6 +172,15 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         pipeline: true,
         ..sr
     };
+    // `swizzle`: the blocks in bands of y tiles swept along z
+    let vec_sw = OptOptions {
+        swizzle: true,
+        ..vec
+    };
+    let none_sw = OptOptions {
+        swizzle: true,
+        ..none
+    };
     let c = |options, tile: [u32; 3], chunk: [u32; 3]| Candidate {
         options,
         tile,
@@ -254,46 +263,11 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             // `swizzle`: the same blocks in bands of y tiles swept along z, for kernels
             // whose z neighbours are read by other blocks (one plane per block) or whose
             // many arrays crowd L2 (the seismic kernels read 12 and 15 arrays)
-            c(
-                OptOptions {
-                    swizzle: true,
-                    ..vec
-                },
-                [128, 4, 1],
-                [1, 1, 1],
-            ),
-            c(
-                OptOptions {
-                    swizzle: true,
-                    ..vec
-                },
-                [128, 4, 2],
-                [1, 1, 2],
-            ),
-            c(
-                OptOptions {
-                    swizzle: true,
-                    ..vec
-                },
-                [128, 4, 4],
-                [1, 1, 4],
-            ),
-            c(
-                OptOptions {
-                    swizzle: true,
-                    ..vec
-                },
-                [128, 4, 16],
-                [1, 1, 16],
-            ),
-            c(
-                OptOptions {
-                    swizzle: true,
-                    ..none
-                },
-                [32, 8, 1],
-                [1, 1, 1],
-            ),
+            c(vec_sw, [128, 4, 1], [1, 1, 1]),
+            c(vec_sw, [128, 4, 2], [1, 1, 2]),
+            c(vec_sw, [128, 4, 4], [1, 1, 4]),
+            c(vec_sw, [128, 4, 16], [1, 1, 16]),
+            c(none_sw, [32, 8, 1], [1, 1, 1]),
         ],
     };
     for cand in all {

@@ -686,26 +686,14 @@ fn swizzle_orders_the_blocks_in_bands_of_y_tiles_along_z() {
     let p = prelude(&base);
     assert_eq!(prelude(&window), p);
     assert_eq!(prelude(&vector), p);
-    assert!(
-        base.source.contains("(idx_t)mint_bz + (idx_t)threadIdx.z"),
-        "{}",
-        base.source
-    );
-    assert!(
-        window.source.contains("(idx_t)mint_by * 8"),
-        "{}",
-        window.source
-    );
-    assert!(
-        window.source.contains("(idx_t)mint_bz * 16"),
-        "{}",
-        window.source
-    );
-    assert!(
-        vector.source.contains("(idx_t)mint_bz * 4"),
-        "{}",
-        vector.source
-    );
+    for (t, origin) in [
+        (&base, "(idx_t)mint_bz + (idx_t)threadIdx.z"),
+        (&window, "(idx_t)mint_by * 8"),
+        (&window, "(idx_t)mint_bz * 16"),
+        (&vector, "(idx_t)mint_bz * 4"),
+    ] {
+        assert!(t.source.contains(origin), "{origin}:\n{}", t.source);
+    }
     for t in [&base, &window, &vector] {
         assert!(!t.source.contains("blockIdx.y *"), "{}", t.source);
         assert!(
