@@ -105,7 +105,7 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
         baseline(&k, &cfg, target, Report::baseline(&k, &cfg))
     };
     if k.options.swizzle {
-        t.report.notes.push(if k.nest.len() == 3 && !k.is_single() {
+        t.report.notes.push(if cuda::swizzled(&k) {
             format!(
                 "swizzle: blocks run in bands of about {} blocks of y tiles, each band swept along z",
                 cuda::SWIZZLE_BAND_BLOCKS

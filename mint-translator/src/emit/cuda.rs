@@ -385,11 +385,7 @@ pub fn reduction_epilogue(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
         p.push_line("}");
     }
     // a block's partial goes to the slot of its tile, whatever order the blocks run in
-    let [y, z] = if k.options.swizzle && k.nest.len() == 3 {
-        ["mint_by", "mint_bz"]
-    } else {
-        ["blockIdx.y", "blockIdx.z"]
-    };
+    let [y, z] = block_yz_names(k);
     p.push_line(&format!("if (mint_tid == 0) mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})] = mint_red[0];"));
 }
 
@@ -401,8 +397,8 @@ pub fn reduction_epilogue(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
 /// hardware starts blocks in the order of their linear index, x fastest, so the blocks
 /// that read one plane start close together.
 pub fn block_yz(p: &mut CPrinter, k: &Kernel) -> [&'static str; 2] {
-    if !(k.options.swizzle && k.nest.len() == 3) {
-        return ["blockIdx.y", "blockIdx.z"];
+    if !swizzled(k) {
+        return block_yz_names(k);
     }
     let b = SWIZZLE_BAND_BLOCKS;
     for line in [
@@ -420,7 +416,21 @@ pub fn block_yz(p: &mut CPrinter, k: &Kernel) -> [&'static str; 2] {
     ] {
         p.push_line(&line);
     }
-    ["mint_by", "mint_bz"]
+    block_yz_names(k)
+}
+
+/// Whether `swizzle` applies to `k`: it orders the blocks of three parallel loops.
+pub fn swizzled(k: &Kernel) -> bool {
+    k.options.swizzle && k.nest.len() == 3 && !k.is_single()
+}
+
+/// The names [`block_yz`] gives the block's y and z indices (without printing them).
+fn block_yz_names(k: &Kernel) -> [&'static str; 2] {
+    if swizzled(k) {
+        ["mint_by", "mint_bz"]
+    } else {
+        ["blockIdx.y", "blockIdx.z"]
+    }
 }
 
 /// With `swizzle`: blocks per band of y tiles (x tiles times y tiles), about what a
