@@ -2,7 +2,7 @@
 //! registers per thread (`mint_translator::optimizer::vector::MAX_REGISTERS`), and the
 //! radius-8 star's z queue of 17 vectors spills under that cap (200–600 bytes per thread
 //! with ptxas 13.0 on sm_90). The runtime translates such a kernel again with the cap
-//! doubled until it does not spill. On a GPU: the loaded kernel spills nothing, its cap
+//! raised one occupancy step (96, 128, 168, 255) until it does not spill. On a GPU: the loaded kernel spills nothing, its cap
 //! was raised, and its result equals the serial reference.
 
 mod common;
@@ -70,6 +70,10 @@ fn a_kernel_that_spills_under_the_cap_gets_a_higher_one() {
     assert!(
         cap > mint_translator::optimizer::vector::MAX_REGISTERS,
         "the cap stayed at {cap}: the kernel no longer spills under the default (then this test needs a larger radius)"
+    );
+    assert!(
+        mint_translator::optimizer::vector::REGISTER_STEPS.contains(&cap),
+        "the cap {cap} is not one of the occupancy steps"
     );
     assert!(
         t.report

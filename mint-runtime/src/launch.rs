@@ -19,7 +19,7 @@ use mint_translator::analyzer::slabs::SlabRef;
 use mint_translator::emit::ParamKind;
 use mint_translator::emit::cuda::FINISH_THREADS;
 use mint_translator::ir::{Kernel, ScalarTy};
-use mint_translator::optimizer::vector::MAX_REGISTERS;
+use mint_translator::optimizer::vector::next_register_cap;
 use mint_translator::tune::{Candidate, Space};
 use mint_translator::{Target, Translation};
 use std::ffi::c_void;
@@ -499,6 +499,23 @@ impl Drop for Variant {
     }
 }
 
+/// The register cap a vectorized kernel is first translated with, and whether it is fixed:
+/// `MINT_MAX_REGISTERS=N` holds every such kernel to N registers per thread even where
+/// it spills (for measuring what occupancy is worth); otherwise
+/// [`mint_translator::optimizer::vector::MAX_REGISTERS`], raised by [`unspill`].
+fn register_cap() -> (u32, bool) {
+    static C: OnceLock<(u32, bool)> = OnceLock::new();
+    *C.get_or_init(|| {
+        match std::env::var("MINT_MAX_REGISTERS")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+        {
+            Some(n) => (n.clamp(16, 255), true),
+            None => (mint_translator::optimizer::vector::MAX_REGISTERS, false),
+        }
+    })
+}
+
 fn param_limit() -> u32 {
     static L: OnceLock<u32> = OnceLock::new();
     *L.get_or_init(|| {
@@ -551,7 +568,7 @@ fn compile_variant(
 
 fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<Variant> {
     let t0 = Instant::now();
-    let (t, image) = compile_variant(site, gpu, &key, MAX_REGISTERS)?;
+    let (t, image) = compile_variant(site, gpu, &key, register_cap().0)?;
     let v = load_variant(site, gpu, key, t, image, t0, false)?;
     let v = unspill(site, gpu, v)?;
     report_variant(&v);
@@ -559,19 +576,21 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
 }
 
 /// A kernel held to a register cap (`vectorize`) that spills under it is translated
-/// again with the cap doubled, up to 255, until it does not spill: a high-order
-/// stencil's z queue needs more registers than the cap that suits small radii
-/// ([`mint_translator::optimizer::vector::MAX_REGISTERS`]). The translator's report
-/// says so.
+/// again with the cap raised one occupancy step
+/// ([`mint_translator::optimizer::vector::next_register_cap`]: 96, 128, 168, 255), until
+/// it does not spill: a high-order stencil's z queue needs more registers than the cap
+/// that suits small radii ([`mint_translator::optimizer::vector::MAX_REGISTERS`]). The
+/// translator's report says so.
 fn unspill(site: &KernelSite, gpu: &Arc<Gpu>, mut v: Variant) -> Result<Variant> {
     let mut notes = Vec::new();
     while let Some(cap) = v.t.max_registers
+        && !register_cap().1
         && v.attrs.local_bytes > 0
-        && cap < 255
+        && let Some(next) = next_register_cap(cap, v.t.config.threads())
     {
         let spilled = v.attrs.local_bytes;
         let t0 = Instant::now();
-        let (t, image) = compile_variant(site, gpu, &v.key, (cap * 2).min(255))?;
+        let (t, image) = compile_variant(site, gpu, &v.key, next)?;
         let key = v.key.clone();
         v = load_variant(site, gpu, key, t, image, t0, false)?;
         notes.push(format!(
@@ -754,8 +773,9 @@ impl<'a> Configs<'a> {
         let Some(space) = Space::of(&k) else {
             return Ok(None);
         };
-        let written = mint_translator::tune::as_written(&k, &target_of(gpu, &key, MAX_REGISTERS))
-            .map_err(|d| site.translate_err(d))?;
+        let written =
+            mint_translator::tune::as_written(&k, &target_of(gpu, &key, register_cap().0))
+                .map_err(|d| site.translate_err(d))?;
         let kernel_json = serde_json::to_string(k.as_ref()).unwrap_or_default();
         Ok(Some((
             Configs {
@@ -784,7 +804,9 @@ impl<'a> Configs<'a> {
         let gpu: &Gpu = self.gpu;
         let compiled: Vec<Option<Result<(Translation, jit::Image)>>> = keys
             .par_iter()
-            .map(|k| (!self.loaded(k)).then(|| compile_variant(self.site, gpu, k, MAX_REGISTERS)))
+            .map(|k| {
+                (!self.loaded(k)).then(|| compile_variant(self.site, gpu, k, register_cap().0))
+            })
             .collect();
         let mut errors = Vec::with_capacity(cands.len());
         for (key, c) in keys.into_iter().zip(compiled) {

@@ -293,9 +293,8 @@ pub fn preamble(
 /// The kernel's signature line(s) and, for packed parameters, the unpacking prologue.
 ///
 /// `__launch_bounds__` gives the block's thread count and, with `max_registers`, the
-/// minimum number of blocks per SM that holds each thread to about that many registers:
-/// `65536 / (max_registers · threads)`, 65536 being the register file of an SM on every
-/// architecture from sm_50 to sm_90 (CUDA Programming Guide, "Launch Bounds").
+/// minimum number of blocks per SM that holds each thread to about that many registers
+/// ([`crate::optimizer::vector::min_blocks`]).
 pub fn signature(
     k: &Kernel,
     entry: &str,
@@ -310,7 +309,7 @@ pub fn signature(
         _ if k.is_single() => String::new(),
         Some(r) => format!(
             "__launch_bounds__({threads}, {}) ",
-            (65536 / (r.max(1) * threads).max(1)).max(1)
+            crate::optimizer::vector::min_blocks(r, threads)
         ),
         None => format!("__launch_bounds__({threads}) "),
     };

@@ -332,8 +332,33 @@ __device__ __forceinline__ void mint_vmove(T* d, const T* s) {
 /// star in `f64` gains 1.2× (bench-results/h100-2026-11-21/vectorize-v2). High-order
 /// stencils need more (the radius-8 star's z queue alone holds 17 vectors, and it spills
 /// 200–600 bytes per thread under 64): the runtime translates a kernel that spills again
-/// with the cap doubled ([`crate::Target::max_registers`]).
+/// with the cap raised to the next of [`REGISTER_STEPS`] ([`crate::Target::max_registers`]).
 pub const MAX_REGISTERS: u32 = 64;
+
+/// The caps a kernel that spills is raised through, one occupancy step at a time: 96,
+/// 128, 168 and 255 registers per thread leave about 21, 16, 12 and 8 warps per SM.
+/// Doubling (64, 128, 255) skipped 168, where the seismic velocity kernel at one row per
+/// thread fits without spilling and runs 4% faster on an H200 than at 255
+/// (bench-results/h200-2026-11-24g).
+pub const REGISTER_STEPS: [u32; 4] = [96, 128, 168, 255];
+
+/// The minimum blocks per SM that `__launch_bounds__` asks for to hold a block of
+/// `threads` threads to about `cap` registers each: `65536 / (cap · threads)`, at least 1,
+/// 65536 being the register file of an SM on every architecture from sm_50 to sm_90
+/// (CUDA Programming Guide, "Launch Bounds").
+pub fn min_blocks(cap: u32, threads: u32) -> u32 {
+    (65536 / (cap.max(1) * threads).max(1)).max(1)
+}
+
+/// The next cap of [`REGISTER_STEPS`] above `cap` that lowers the minimum of blocks per
+/// SM that `__launch_bounds__` asks of a block of `threads` threads (a step that asks the
+/// same would compile the same kernel again), or `None` where none does: at one block
+/// per SM the compiler may already use 255.
+pub fn next_register_cap(cap: u32, threads: u32) -> Option<u32> {
+    REGISTER_STEPS
+        .into_iter()
+        .find(|&c| c > cap && min_blocks(c, threads) < min_blocks(cap, threads))
+}
 
 /// Chunks in z up to this length are unrolled completely, so the z queue's moves become
 /// register renaming.
@@ -1009,4 +1034,36 @@ pub fn emit(
         ir: k.clone(),
         same_index: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{REGISTER_STEPS, min_blocks, next_register_cap};
+
+    fn ladder(threads: u32) -> Vec<u32> {
+        std::iter::successors(Some(64), |&c| next_register_cap(c, threads)).collect()
+    }
+
+    #[test]
+    fn the_register_cap_rises_one_occupancy_step_at_a_time() {
+        // the seismic kernels' blocks: 64 and 128 threads reach every step, 168 included
+        assert_eq!(ladder(64), [64, 96, 128, 168, 255]);
+        assert_eq!(ladder(128), [64, 96, 128, 168, 255]);
+        // 256 threads: 96 and 128 both ask for 2 blocks, 168 and 255 both for 1
+        assert_eq!(ladder(256), [64, 96, 168]);
+        // 1024 threads at 64 registers fill the register file: nothing to raise
+        assert_eq!(ladder(1024), [64]);
+        for threads in (32..=1024).step_by(32) {
+            for cap in std::iter::once(64).chain(REGISTER_STEPS) {
+                let blocks = min_blocks(cap, threads);
+                // the blocks asked for fit in the register file at `cap` registers
+                assert!(
+                    blocks == 1 || blocks * threads * cap <= 65536,
+                    "{threads} {cap}"
+                );
+                // and one block more would not: the cap is the tightest for its blocks
+                assert!((blocks + 1) * threads * cap > 65536, "{threads} {cap}");
+            }
+        }
+    }
 }
