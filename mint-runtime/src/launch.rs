@@ -583,23 +583,33 @@ fn build_variant(site: &KernelSite, gpu: &Arc<Gpu>, key: VariantKey) -> Result<V
 /// translator's report says so.
 fn unspill(site: &KernelSite, gpu: &Arc<Gpu>, mut v: Variant) -> Result<Variant> {
     let mut notes = Vec::new();
-    while let Some(cap) = v.t.max_registers
-        && !register_cap().1
-        && v.attrs.local_bytes > 0
-        && let Some(next) = next_register_cap(cap, v.t.config.threads())
-    {
-        let spilled = v.attrs.local_bytes;
+    while let Some((next, note)) = raised_cap(&v) {
         let t0 = Instant::now();
         let (t, image) = compile_variant(site, gpu, &v.key, next)?;
         let key = v.key.clone();
         v = load_variant(site, gpu, key, t, image, t0, false)?;
-        notes.push(format!(
-            "registers: the cap of {cap} per thread spilled {spilled} bytes per thread; raised to {}",
-            v.t.max_registers.unwrap_or(255)
-        ));
+        notes.push(note);
     }
     v.t.report.notes.extend(notes);
     Ok(v)
+}
+
+/// The cap to translate a loaded variant again with, and the report's note saying why:
+/// `None` where it does not spill, has no cap, its cap is fixed (`MINT_MAX_REGISTERS`) or
+/// no occupancy step is left.
+fn raised_cap(v: &Variant) -> Option<(u32, String)> {
+    let cap = v.t.max_registers?;
+    let spilled = v.attrs.local_bytes;
+    if register_cap().1 || spilled == 0 {
+        return None;
+    }
+    let next = next_register_cap(cap, v.t.config.threads())?;
+    Some((
+        next,
+        format!(
+            "registers: the cap of {cap} per thread spilled {spilled} bytes per thread; raised to {next}"
+        ),
+    ))
 }
 
 /// Loads a compiled variant and reads its resource use; `report`: print it
@@ -802,31 +812,51 @@ impl<'a> Configs<'a> {
             })
             .collect();
         let gpu: &Gpu = self.gpu;
-        let compiled: Vec<Option<Result<(Translation, jit::Image)>>> = keys
-            .par_iter()
-            .map(|k| {
-                (!self.loaded(k)).then(|| compile_variant(self.site, gpu, k, register_cap().0))
-            })
+        // in rounds: every candidate still to load is compiled in parallel, then loaded;
+        // the ones that spill go to the next round at their next register cap (`unspill`,
+        // with the raises compiled in parallel rather than one candidate after another)
+        let mut todo: Vec<(usize, u32)> = (0..keys.len())
+            .filter(|&i| !self.loaded(&keys[i]))
+            .map(|i| (i, register_cap().0))
             .collect();
-        let mut errors = Vec::with_capacity(cands.len());
-        for (key, c) in keys.into_iter().zip(compiled) {
-            let Some(c) = c else {
-                errors.push(None);
-                continue;
-            };
-            let r = c
-                .and_then(|(t, image)| {
-                    load_variant(self.site, self.gpu, key, t, image, Instant::now(), false)
-                })
-                .and_then(|v| unspill(self.site, self.gpu, v));
-            match r {
-                Ok(v) => {
-                    let mut vs = self.site.variants.lock().unwrap_or_else(|p| p.into_inner());
-                    vs.push(Arc::new(v));
-                    errors.push(None);
+        let mut notes: Vec<Vec<String>> = vec![Vec::new(); keys.len()];
+        let mut errors: Vec<Option<Error>> = (0..keys.len()).map(|_| None).collect();
+        while !todo.is_empty() {
+            let compiled: Vec<Result<(Translation, jit::Image)>> = todo
+                .par_iter()
+                .map(|&(i, cap)| compile_variant(self.site, gpu, &keys[i], cap))
+                .collect();
+            let mut next = Vec::new();
+            for (&(i, _), c) in todo.iter().zip(compiled) {
+                let r = c.and_then(|(t, image)| {
+                    load_variant(
+                        self.site,
+                        self.gpu,
+                        keys[i].clone(),
+                        t,
+                        image,
+                        Instant::now(),
+                        false,
+                    )
+                });
+                match r {
+                    Ok(v) => match raised_cap(&v) {
+                        Some((cap, note)) => {
+                            notes[i].push(note);
+                            next.push((i, cap));
+                        }
+                        None => {
+                            let mut v = v;
+                            v.t.report.notes.append(&mut notes[i]);
+                            let mut vs =
+                                self.site.variants.lock().unwrap_or_else(|p| p.into_inner());
+                            vs.push(Arc::new(v));
+                        }
+                    },
+                    Err(e) => errors[i] = Some(e),
                 }
-                Err(e) => errors.push(Some(e)),
             }
+            todo = next;
         }
         errors
     }
