@@ -2,8 +2,9 @@
 //! registers per thread (`mint_translator::optimizer::vector::MAX_REGISTERS`), and the
 //! radius-8 star's z queue of 17 vectors spills under that cap (200–600 bytes per thread
 //! with ptxas 13.0 on sm_90). The runtime translates such a kernel again with the cap
-//! raised one occupancy step (96, 128, 168, 255) until it does not spill. On a GPU: the loaded kernel spills nothing, its cap
-//! was raised, and its result equals the serial reference.
+//! raised one occupancy step (96, 128, 168, 255) until it does not spill. On a GPU: the
+//! loaded kernel spills nothing, its cap was raised to one of those steps, and its result
+//! equals the serial reference.
 
 mod common;
 
