@@ -840,13 +840,12 @@ impl<'a> Configs<'a> {
                     )
                 });
                 match r {
-                    Ok(v) => match raised_cap(&v) {
+                    Ok(mut v) => match raised_cap(&v) {
                         Some((cap, note)) => {
                             notes[i].push(note);
                             next.push((i, cap));
                         }
                         None => {
-                            let mut v = v;
                             v.t.report.notes.append(&mut notes[i]);
                             let mut vs =
                                 self.site.variants.lock().unwrap_or_else(|p| p.into_inner());

@@ -1054,16 +1054,26 @@ mod tests {
         // 1024 threads at 64 registers fill the register file: nothing to raise
         assert_eq!(ladder(1024), [64]);
         for threads in (32..=1024).step_by(32) {
-            for cap in std::iter::once(64).chain(REGISTER_STEPS) {
-                let blocks = min_blocks(cap, threads);
-                // the blocks asked for fit in the register file at `cap` registers
+            // each step is a higher cap that asks for fewer blocks per SM, and the ladder
+            // stops only at 255, at one block per SM, or where no higher step asks fewer
+            let l = ladder(threads);
+            for w in l.windows(2) {
+                assert!(w[1] > w[0], "{threads}: {l:?}");
                 assert!(
-                    blocks == 1 || blocks * threads * cap <= 65536,
-                    "{threads} {cap}"
+                    min_blocks(w[1], threads) < min_blocks(w[0], threads),
+                    "{threads}: {l:?}"
                 );
-                // and one block more would not: the cap is the tightest for its blocks
-                assert!((blocks + 1) * threads * cap > 65536, "{threads} {cap}");
+                assert!(REGISTER_STEPS.contains(&w[1]), "{threads}: {l:?}");
             }
+            let last = *l.last().unwrap();
+            assert!(
+                last == 255
+                    || min_blocks(last, threads) == 1
+                    || REGISTER_STEPS
+                        .iter()
+                        .all(|&c| c <= last || min_blocks(c, threads) == min_blocks(last, threads)),
+                "{threads}: {l:?}"
+            );
         }
     }
 }
