@@ -333,12 +333,12 @@ fn translation_round_trips_through_json() {
     assert_eq!(back, k);
 }
 
-/// `a*b ± c*d` is printed with the right-hand product fused explicitly, so that NVVM
-/// cannot fuse either product depending on the surrounding code (which made the variants
-/// of one kernel round differently); a single product beside a sum, and integer
-/// products, are left to the compiler.
+/// A floating-point sum or difference with a product is printed as an explicit fused
+/// multiply-add (the right-hand product where both sides are products), so that neither
+/// NVVM nor ptxas can fuse it or not depending on the surrounding code (which made the
+/// variants of one kernel round differently); integer products are left to the compiler.
 #[test]
-fn a_sum_of_two_products_fuses_the_right_one_explicitly() {
+fn a_sum_with_a_product_is_fused_explicitly() {
     let src = |body: &str, elem: &str| {
         let k = kernel(
             "fma_0",
@@ -355,8 +355,26 @@ fn a_sum_of_two_products_fuses_the_right_one_explicitly() {
         sub.contains("__fmaf_rn(-(c[x]), d[x], a[x] * b[x])"),
         "{sub}"
     );
-    let one = src("v[x] = a[x] * b[x] + c[x];", "f64");
-    assert!(!one.contains("__fma"), "{one}");
+    let left = src("v[x] = a[x] * b[x] + c[x];", "f64");
+    assert!(left.contains("__fma_rn(a[x], b[x], c[x])"), "{left}");
+    let right_sub = src("v[x] = c[x] - a[x] * b[x];", "f64");
+    assert!(
+        right_sub.contains("__fma_rn(-(a[x]), b[x], c[x])"),
+        "{right_sub}"
+    );
+    let left_sub = src("v[x] = a[x] * b[x] - c[x];", "f32");
+    assert!(
+        left_sub.contains("__fmaf_rn(a[x], b[x], -(c[x]))"),
+        "{left_sub}"
+    );
+    // a chain: each step fuses its product into the sum so far
+    let chain = src("v[x] = a[x] + b[x] * c[x] - d[x] * a[x];", "f64");
+    assert!(
+        chain.contains("__fma_rn(-(d[x]), a[x], __fma_rn(b[x], c[x], a[x]))"),
+        "{chain}"
+    );
+    let plain = src("v[x] = a[x] + b[x] - c[x];", "f64");
+    assert!(!plain.contains("__fma"), "{plain}");
     let int = src("v[x] = a[x] * b[x] + c[x] * d[x];", "i32");
     assert!(!int.contains("__fma"), "{int}");
 }

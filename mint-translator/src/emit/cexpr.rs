@@ -243,33 +243,44 @@ impl<'a> CPrinter<'a> {
                         PREC_ATOM,
                     );
                 }
-                // `a*b + c*d` may be contracted into fma(a, b, c*d) or fma(c, d, a*b), and
-                // NVVM picks by the shape of the code around it: in the 27-point box an
-                // operand from a register instead of a load flipped the choice, so variants
-                // of one kernel differed in the last bit and the autotuner rejected every
-                // `register` candidate. The product on the right is fused, explicitly, so
-                // every variant of a kernel rounds alike.
-                if matches!(op, BinOp::Add | BinOp::Sub)
-                    && t.is_float()
-                    && is_mul(lhs)
-                    && let ExprKind::Binary { lhs: a, rhs: b, .. } = &rhs.kind
-                    && is_mul(rhs)
-                {
+                // A sum or difference with a product is printed as an explicit fused
+                // multiply-add, so that every variant of a kernel rounds alike. Left to
+                // the compilers, `s + a*b` and `s - a*b` are fused or not by the shape of
+                // the code around them: NVVM fuses `s + a*b` but leaves `s - a*b` to
+                // ptxas, which fuses it only where the product has no other use, and a
+                // z queue that computes two points in one thread shares the product
+                // (k[z] + k[z+1])·(u[z+1] − u[z]) between them (heat3d-7pt-var: 15 of 43
+                // candidates rounded differently and the autotuner rejected them). With
+                // `a*b + c*d` NVVM picked the product to fuse by whether an operand came
+                // from a register or a load (the 27-point box). The product on the right
+                // is fused where both sides are products.
+                if matches!(op, BinOp::Add | BinOp::Sub) && t.is_float() {
                     let f = if t == ScalarTy::F32 {
                         "__fmaf_rn"
                     } else {
                         "__fma_rn"
                     };
-                    let a = self.expr(a);
-                    let a = if *op == BinOp::Sub {
-                        format!("-({a})")
-                    } else {
-                        a
-                    };
-                    return (
-                        format!("{f}({a}, {}, {})", self.expr(b), self.expr(lhs)),
-                        PREC_ATOM,
-                    );
+                    let neg = |s: String| format!("-({s})");
+                    if let ExprKind::Binary { lhs: a, rhs: b, .. } = &rhs.kind
+                        && is_mul(rhs)
+                    {
+                        let a = self.expr(a);
+                        let a = if *op == BinOp::Sub { neg(a) } else { a };
+                        return (
+                            format!("{f}({a}, {}, {})", self.expr(b), self.expr(lhs)),
+                            PREC_ATOM,
+                        );
+                    }
+                    if let ExprKind::Binary { lhs: a, rhs: b, .. } = &lhs.kind
+                        && is_mul(lhs)
+                    {
+                        let c = self.expr(rhs);
+                        let c = if *op == BinOp::Sub { neg(c) } else { c };
+                        return (
+                            format!("{f}({}, {}, {c})", self.expr(a), self.expr(b)),
+                            PREC_ATOM,
+                        );
+                    }
                 }
                 let p = op.c_prec();
                 // Comparisons of comparisons need parentheses in C for clarity and are rare;
