@@ -38,10 +38,10 @@ impl Opts {
     }
 
     /// The option set of an autotuner candidate's options, if the suite compiles one
-    /// (`unroll` and the shared-memory plane count aside; none with `swizzle`, which the
-    /// suite's kernels do not take: the `tune` level's search tries it).
+    /// (`unroll` and the shared-memory plane count aside; none with `swizzle` or `roll_z`,
+    /// which the suite's kernels do not take: the `tune` level's search tries them).
     pub fn of(o: &mint::tune::OptOptions) -> Option<Opts> {
-        if o.swizzle {
+        if o.swizzle || o.roll_z {
             return None;
         }
         Some(

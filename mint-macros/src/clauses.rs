@@ -20,6 +20,7 @@ pub struct Options {
     pub tune: Option<bool>,
     pub pipeline: Option<bool>,
     pub swizzle: Option<bool>,
+    pub roll_z: Option<bool>,
     /// `stream` / `stream = N` (region only): stream the region's arrays through the
     /// device in slabs; `Some(0)` lets the runtime's model choose the slab count.
     pub stream: Option<(u32, Span)>,
@@ -38,11 +39,12 @@ impl Options {
             tune: self.tune.or(region.tune).unwrap_or(false),
             pipeline: self.pipeline.or(region.pipeline).unwrap_or(false),
             swizzle: self.swizzle.or(region.swizzle).unwrap_or(false),
+            roll_z: self.roll_z.or(region.roll_z).unwrap_or(false),
         }
     }
 }
 
-const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index`, `vectorize`, `pipeline`, `swizzle` and `tune` (each also as `name = false`), and on `#[mint::parallel]` `stream` or `stream = N`";
+const OPTION_HELP: &str = "the options are `register`, `shared`, `shared = N` (N in 1..=8, 0 turns it off), `prefer_l1`, `unroll`, `same_index`, `vectorize`, `pipeline`, `swizzle`, `roll_z` and `tune` (each also as `name = false`), and on `#[mint::parallel]` `stream` or `stream = N`";
 
 /// A `name`, `name = value` or `name(args)` item.
 struct Item {
@@ -102,6 +104,7 @@ fn option(opts: &mut Options, it: &Item) -> syn::Result<bool> {
         "tune" | "autotune" => opts.tune = Some(bool_value(it)?),
         "pipeline" => opts.pipeline = Some(bool_value(it)?),
         "swizzle" => opts.swizzle = Some(bool_value(it)?),
+        "roll_z" => opts.roll_z = Some(bool_value(it)?),
         "stream" => {
             let n = match &it.value {
                 None => 0,

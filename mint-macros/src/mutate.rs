@@ -227,6 +227,7 @@ const IDENTS: &[&str] = &[
     "vectorize",
     "pipeline",
     "swizzle",
+    "roll_z",
     "prefer_l1",
     "same_index",
     "copy",

@@ -47,8 +47,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The version of stored choices; a record of another version is tuned again. 2: the
 /// search tries `swizzle` (2026-11-24), so choices made without it are searched again.
 /// 3: register caps rise one occupancy step at a time (2026-11-25), which changes the
-/// fastest candidate of kernels that spill at 64 registers.
-pub const VERSION: u32 = 3;
+/// fastest candidate of kernels that spill at 64 registers. 4: the search tries `roll_z`
+/// (2026-11-25).
+pub const VERSION: u32 = 4;
 
 /// What `MINT_TUNE` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

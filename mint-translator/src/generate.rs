@@ -563,6 +563,8 @@ pub fn case(seed: u64) -> Case {
         pipeline: g.rng.chance(0.3),
         // from the seed, not the generator, so that adding it changed no other draw
         swizzle: seed % 4 == 1,
+        // likewise from the seed
+        roll_z: seed % 3 == 1,
     };
     let c = |v: [u32; 3]| v.map(ClauseValue::Const);
     let kernel = Kernel {

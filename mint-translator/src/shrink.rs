@@ -88,7 +88,7 @@ fn candidates(c: &Case) -> Vec<Case> {
         out.push(d);
     }
     let o = c.kernel.options;
-    let off: [fn(&mut OptOptions); 8] = [
+    let off: [fn(&mut OptOptions); 9] = [
         |o| o.shared = 0,
         |o| o.register = false,
         |o| o.prefer_l1 = false,
@@ -97,6 +97,7 @@ fn candidates(c: &Case) -> Vec<Case> {
         |o| o.vectorize = false,
         |o| o.pipeline = false,
         |o| o.swizzle = false,
+        |o| o.roll_z = false,
     ];
     for f in off {
         let mut n = o;

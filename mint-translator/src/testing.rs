@@ -81,6 +81,7 @@ pub fn kernel(name: &str, text: &str) -> Kernel {
                     None if o == "vectorize" => options.vectorize = true,
                     None if o == "pipeline" => options.pipeline = true,
                     None if o == "swizzle" => options.swizzle = true,
+                    None if o == "roll_z" => options.roll_z = true,
                     _ => panic!("unknown option {o}"),
                 }
             }

@@ -114,6 +114,12 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
             "swizzle not applied: it orders the blocks of three parallel loops".into()
         });
     }
+    if k.options.roll_z && !t.report.level.contains("z steps rolled") {
+        t.report.notes.push(
+            "roll_z not applied: it rolls the z steps of a `vectorize` kernel's sliding window (three parallel loops, chunksize z above 1)"
+                .into(),
+        );
+    }
     Ok(t)
 }
 

@@ -2,7 +2,7 @@
 //! tries for a kernel.
 //!
 //! A candidate is a set of optimizer options (thesis Table 3.2: `register`, `shared`,
-//! `prefer_l1`; beyond it `vectorize`, `pipeline` and `swizzle`) with a `tile` and a
+//! `prefer_l1`; beyond it `vectorize`, `pipeline`, `swizzle` and `roll_z`) with a `tile` and a
 //! `chunksize`.
 //! The space is the thesis's optimization levels (Sec. 6.2.2: baseline, opt-1 to opt-3,
 //! opt-3 with `prefer_l1`, opt-3 with 4 rows per thread along y), the `vectorize` levels,
@@ -10,7 +10,8 @@
 //! win for some kernel of its suite on an H100 (2026-11-22): short z chunks for the
 //! register queue, y chunks, wider tiles in x for 16-byte loads; `pipeline` at five
 //! register tiles (2026-11-24); and `swizzle` (the blocks' order) with five of those
-//! tiles. ImageCL (seed
+//! tiles; `roll_z` (the z steps of a chunk as a loop) at the nine `vectorize` tiles with
+//! z chunks of 4 and more (2026-11-25). ImageCL (seed
 //! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!
@@ -150,6 +151,7 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         tune: false,
         pipeline: false,
         swizzle: false,
+        roll_z: false,
     };
     let none = opts(false, false, false, false);
     // the thesis's baseline level has no options at all: unrolling a long serial loop
@@ -180,6 +182,11 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
     let none_sw = OptOptions {
         swizzle: true,
         ..none
+    };
+    // `roll_z`: the z steps of a chunk as a loop, not unrolled
+    let vec_roll = OptOptions {
+        roll_z: true,
+        ..vec
     };
     let c = |options, tile: [u32; 3], chunk: [u32; 3]| Candidate {
         options,
@@ -268,6 +275,18 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(vec_sw, [128, 4, 4], [1, 1, 4]),
             c(vec_sw, [128, 4, 16], [1, 1, 16]),
             c(none_sw, [32, 8, 1], [1, 1, 1]),
+            // `roll_z`: the z chunks of 4 and more with their steps rolled, for kernels
+            // that spill when the steps are unrolled (the seismic kernels on an H200,
+            // 2026-11-25: 90.8% of copy with the steps rolled, 85.0% unrolled)
+            c(vec_roll, [128, 4, 4], [1, 1, 4]),
+            c(vec_roll, [64, 4, 4], [1, 1, 4]),
+            c(vec_roll, [128, 4, 8], [1, 1, 8]),
+            c(vec_roll, [128, 4, 16], [1, 1, 16]),
+            c(vec_roll, [128, 8, 8], [1, 1, 8]),
+            c(vec_roll, [64, 8, 16], [1, 1, 16]),
+            c(vec_roll, [128, 8, 4], [1, 2, 4]),
+            c(vec_roll, [64, 8, 4], [1, 2, 4]),
+            c(vec_roll, [128, 8, 8], [1, 2, 8]),
         ],
     };
     for cand in all {

@@ -218,6 +218,59 @@ fn heat_7pt_vectorized() {
     );
 }
 
+/// `roll_z` keeps a `vectorize` kernel's z steps a loop: the source differs from the
+/// unrolled kernel's only in the step loop's pragma and the header naming the level;
+/// where there is no window it is not applied and the report says so.
+#[test]
+fn roll_z_keeps_the_z_steps_a_loop_and_changes_nothing_else() {
+    let with = |roll: bool, chunk_z: u32| {
+        let mut k = kernel("vec_0", HEAT3D);
+        k.clauses.tile = Some([64, 4, chunk_z].map(ClauseValue::Const));
+        k.clauses.chunk = Some([1, 1, chunk_z].map(ClauseValue::Const));
+        k.options.vectorize = true;
+        k.options.roll_z = roll;
+        translate(&k, &Target::default()).unwrap()
+    };
+    let (unrolled, rolled) = (with(false, 8), with(true, 8));
+    let step = "for (idx_t mint_s = 0; mint_s < 8; ++mint_s) {";
+    let before_step = |src: &str| -> String {
+        let i = src.find(step).expect("the step loop");
+        src[..i]
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    assert_eq!(before_step(&unrolled.source), "#pragma unroll");
+    assert_eq!(before_step(&rolled.source), "#pragma unroll 1");
+    let differ: Vec<(&str, &str)> = unrolled
+        .source
+        .lines()
+        .zip(rolled.source.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(
+        unrolled.source.lines().count(),
+        rolled.source.lines().count()
+    );
+    assert_eq!(differ.len(), 2, "{differ:#?}");
+    assert!(differ[0].1.contains("z steps rolled"), "{differ:#?}");
+    assert!(rolled.report.level.contains("z steps rolled"));
+    // one plane per thread: no window, nothing to roll
+    let (a, b) = (with(false, 1), with(true, 1));
+    assert_eq!(a.source, b.source);
+    assert!(
+        b.report
+            .notes
+            .iter()
+            .any(|n| n.starts_with("roll_z not applied")),
+        "{:?}",
+        b.report.notes
+    );
+}
+
 /// Each thread takes 16 bytes of x points: the block has tile x / V threads along x.
 #[test]
 fn vectorize_sets_the_x_chunk_to_the_vector_width() {

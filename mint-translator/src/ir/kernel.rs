@@ -241,6 +241,15 @@ pub struct OptOptions {
     /// ordering). Changes no result: each block computes the same points.
     #[serde(default)]
     pub swizzle: bool,
+    /// Beyond the thesis: with `vectorize` and a `chunksize` in z above 1, the chunk's z
+    /// steps run as a loop (`#pragma unroll 1`), the register queue moving one plane per
+    /// step, instead of being unrolled completely. Unrolled, the compiler hoists later
+    /// steps' loads and needs more registers: a kernel that reads many arrays (the
+    /// seismic stress kernel) then spills under a cap that the rolled loop fits, and
+    /// runs at a lower occupancy once the cap is raised. Changes no result: each point
+    /// is computed by the same operations.
+    #[serde(default)]
+    pub roll_z: bool,
 }
 
 impl OptOptions {
@@ -262,6 +271,7 @@ impl OptOptions {
             (self.vectorize, "vectorize"),
             (self.pipeline, "pipeline"),
             (self.swizzle, "swizzle"),
+            (self.roll_z, "roll_z"),
             (self.tune, "tune"),
         ] {
             if on {

@@ -361,7 +361,7 @@ pub fn next_register_cap(cap: u32, threads: u32) -> Option<u32> {
 }
 
 /// Chunks in z up to this length are unrolled completely, so the z queue's moves become
-/// register renaming.
+/// register renaming; `roll_z` keeps them a loop.
 const UNROLL_Z: u32 = 16;
 
 struct Names3 {
@@ -900,7 +900,9 @@ pub fn emit(
                     }
                 }
             }
-            if cz <= UNROLL_Z {
+            if k.options.roll_z && cz > 1 {
+                p.push_line("#pragma unroll 1");
+            } else if cz <= UNROLL_Z {
                 p.push_line("#pragma unroll");
             }
             p.push_line(&format!(
@@ -985,10 +987,10 @@ pub fn emit(
     }
     report.level = format!(
         "vectorize ({v} x points per thread, 16-byte loads){}{}",
-        if window {
-            " + sliding window along z (register queue)"
-        } else {
-            ""
+        match (window, k.options.roll_z) {
+            (true, false) => " + sliding window along z (register queue)",
+            (true, true) => " + sliding window along z (register queue, z steps rolled)",
+            (false, _) => "",
         },
         if k.options.unroll { " + unroll" } else { "" }
     );
