@@ -102,7 +102,13 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
     {
         t
     } else {
-        baseline(&k, &cfg, target, Report::baseline(&k, &cfg))
+        let mut report = Report::baseline(&k, &cfg);
+        if k.options.roll_z {
+            report
+                .notes
+                .push(crate::optimizer::ROLL_Z_NOT_APPLIED.into());
+        }
+        baseline(&k, &cfg, target, report)
     };
     if k.options.swizzle {
         t.report.notes.push(if cuda::swizzled(&k) {
@@ -113,12 +119,6 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
         } else {
             "swizzle not applied: it orders the blocks of three parallel loops".into()
         });
-    }
-    if k.options.roll_z && !t.report.level.contains("z steps rolled") {
-        t.report.notes.push(
-            "roll_z not applied: it rolls the z steps of a `vectorize` kernel's sliding window (three parallel loops, chunksize z above 1)"
-                .into(),
-        );
     }
     Ok(t)
 }

@@ -261,14 +261,28 @@ fn roll_z_keeps_the_z_steps_a_loop_and_changes_nothing_else() {
     // one plane per thread: no window, nothing to roll
     let (a, b) = (with(false, 1), with(true, 1));
     assert_eq!(a.source, b.source);
-    assert!(
-        b.report
+    let not_applied = |t: &Translation| {
+        t.report
             .notes
             .iter()
-            .any(|n| n.starts_with("roll_z not applied")),
-        "{:?}",
-        b.report.notes
-    );
+            .any(|n| n.starts_with("roll_z not applied"))
+    };
+    assert!(not_applied(&b), "{:?}", b.report.notes);
+    assert!(!not_applied(&rolled), "{:?}", rolled.report.notes);
+    // not vectorized (the register level, and the baseline of a kernel with no other
+    // option): the same source, and the note
+    for register in [true, false] {
+        let plain = |roll: bool| {
+            let mut k = kernel("vec_0", HEAT3D);
+            k.options.register = register;
+            k.options.roll_z = roll;
+            translate(&k, &Target::default()).unwrap()
+        };
+        let (a, b) = (plain(false), plain(true));
+        assert_eq!(a.source, b.source);
+        assert!(not_applied(&b), "{:?}", b.report.notes);
+        assert!(!not_applied(&a), "{:?}", a.report.notes);
+    }
 }
 
 /// Each thread takes 16 bytes of x points: the block has tile x / V threads along x.

@@ -260,26 +260,24 @@ impl<'a> CPrinter<'a> {
                     } else {
                         "__fma_rn"
                     };
-                    let neg = |s: String| format!("-({s})");
-                    if let ExprKind::Binary { lhs: a, rhs: b, .. } = &rhs.kind
-                        && is_mul(rhs)
+                    // (product, addend, whether the product is the right operand)
+                    let fused = if is_mul(rhs) {
+                        Some((rhs, lhs, true))
+                    } else if is_mul(lhs) {
+                        Some((lhs, rhs, false))
+                    } else {
+                        None
+                    };
+                    if let Some((prod, addend, right)) = fused
+                        && let ExprKind::Binary { lhs: a, rhs: b, .. } = &prod.kind
                     {
-                        let a = self.expr(a);
-                        let a = if *op == BinOp::Sub { neg(a) } else { a };
-                        return (
-                            format!("{f}({a}, {}, {})", self.expr(b), self.expr(lhs)),
-                            PREC_ATOM,
-                        );
-                    }
-                    if let ExprKind::Binary { lhs: a, rhs: b, .. } = &lhs.kind
-                        && is_mul(lhs)
-                    {
-                        let c = self.expr(rhs);
-                        let c = if *op == BinOp::Sub { neg(c) } else { c };
-                        return (
-                            format!("{f}({}, {}, {c})", self.expr(a), self.expr(b)),
-                            PREC_ATOM,
-                        );
+                        let (mut a, b, mut c) = (self.expr(a), self.expr(b), self.expr(addend));
+                        // s - a*b = fma(-a, b, s); a*b - s = fma(a, b, -s)
+                        if *op == BinOp::Sub {
+                            let neg = |s: &mut String| *s = format!("-({s})");
+                            neg(if right { &mut a } else { &mut c });
+                        }
+                        return (format!("{f}({a}, {b}, {c})"), PREC_ATOM);
                     }
                 }
                 let p = op.c_prec();

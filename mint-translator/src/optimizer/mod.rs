@@ -134,6 +134,11 @@ impl Plan {
     }
 }
 
+/// The report's note for a kernel given `roll_z` that has no z steps to roll. Every
+/// translation path that does not roll them adds it: `vector::emit` (no sliding window),
+/// [`optimize`] (not vectorized) and [`crate::translate::translate`] (not optimized).
+pub const ROLL_Z_NOT_APPLIED: &str = "roll_z not applied: it rolls the z steps of a `vectorize` kernel's sliding window (three parallel loops, chunksize z above 1)";
+
 /// Applies the optimizations `kernel.options` asks for. `None` means the baseline
 /// translation stands.
 ///
@@ -173,6 +178,9 @@ pub fn optimize(
                 }
             )),
         }
+    }
+    if k.options.roll_z {
+        report.notes.push(ROLL_Z_NOT_APPLIED.into());
     }
     if k.nest.len() < 2 || cfg.block[2] != 1 {
         report.level = "baseline".into();

@@ -724,6 +724,8 @@ pub fn emit(
     mut report: Report,
 ) -> Result<Translation, String> {
     let (v, window, arrays) = plan(k, cfg)?;
+    // `roll_z` applies to the window's z-step loop only
+    let rolled = k.options.roll_z && window;
     let n = k.nest.len();
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = arrays
@@ -900,7 +902,7 @@ pub fn emit(
                     }
                 }
             }
-            if k.options.roll_z && cz > 1 {
+            if rolled {
                 p.push_line("#pragma unroll 1");
             } else if cz <= UNROLL_Z {
                 p.push_line("#pragma unroll");
@@ -987,7 +989,7 @@ pub fn emit(
     }
     report.level = format!(
         "vectorize ({v} x points per thread, 16-byte loads){}{}",
-        match (window, k.options.roll_z) {
+        match (window, rolled) {
             (true, false) => " + sliding window along z (register queue)",
             (true, true) => " + sliding window along z (register queue, z steps rolled)",
             (false, _) => "",
@@ -998,6 +1000,9 @@ pub fn emit(
         "vectorize: {loads} 16-byte load(s) per thread and step for {} points",
         v as i64 * cy
     ));
+    if k.options.roll_z && !rolled {
+        report.notes.push(super::ROLL_Z_NOT_APPLIED.into());
+    }
     if k.options.shared > 0 || k.options.register {
         report.notes.push(
             "vectorize replaces `shared` and `register`: rows live in registers as 16-byte vectors"
