@@ -287,6 +287,10 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(vec_roll, [128, 8, 4], [1, 2, 4]),
             c(vec_roll, [64, 8, 4], [1, 2, 4]),
             c(vec_roll, [128, 8, 8], [1, 2, 8]),
+            // blocks of 128 threads in f64 at a long chunk: three per SM at 168 registers
+            // (the radius-8 star in f64 on an H100, 2026-11-25: 43.1% of copy, against
+            // 41.9% for the best candidate before, bench-results/h100-2026-11-25b/tall/)
+            c(vec_roll, [64, 4, 16], [1, 1, 16]),
         ],
     };
     for cand in all {
