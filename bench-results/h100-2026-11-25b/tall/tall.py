@@ -80,8 +80,16 @@ def main():
         kinds = ["unr", "roll"] if cz > 1 else ["unr"]
         if os.environ.get("TALL_NOPF") and cz > 1:
             kinds.append("roll-nopf")
+        # TALL_UNROLLS=2,4: the z-step loop unrolled by 2, 4 (the queue moves of two or four
+        # steps folded into one set)
+        for u in os.environ.get("TALL_UNROLLS", "").split(","):
+            if u and cz > int(u):
+                kinds.append(f"unroll{u}")
         for roll in kinds:
             src1 = rolled(src0) if roll != "unr" else src0
+            if roll.startswith("unroll"):
+                src1 = src1.replace("#pragma unroll 1\n", f"#pragma unroll {roll[6:]}\n", 1)
+                assert f"#pragma unroll {roll[6:]}\n" in src1
             if roll == "roll-nopf":
                 src1 = no_prefetch(src1)
                 assert src1 != src0
