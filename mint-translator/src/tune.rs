@@ -10,8 +10,8 @@
 //! win for some kernel of its suite on an H100 (2026-11-22): short z chunks for the
 //! register queue, y chunks, wider tiles in x for 16-byte loads; `pipeline` at five
 //! register tiles (2026-11-24); and `swizzle` (the blocks' order) with five of those
-//! tiles; `roll_z` (the z steps of a chunk as a loop) at the nine `vectorize` tiles with
-//! z chunks of 4 and more (2026-11-25). ImageCL (seed
+//! tiles; `roll_z` (the z steps of a chunk as a loop) at ten `vectorize` tiles with z
+//! chunks of 4 and more (2026-11-25). ImageCL (seed
 //! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!
