@@ -707,10 +707,157 @@ fn pipeline_says_why_it_was_not_applied() {
         ..Target::default()
     };
     assert!(why(STAR_R4, &small).contains("26880 bytes of shared memory, the device allows 16384"));
-    let vec = STAR_R4
-        .replace("unroll", "unroll, vectorize")
-        .replace("chunk: 1,4,64", "chunk: 1,1,64");
-    assert!(why(&vec, &Target::default()).contains("`vectorize` takes precedence"));
+    // with `vectorize`, the ring path's own conditions (`vector::ring`)
+    let vec = STAR_R4.replace("unroll", "unroll, vectorize");
+    assert!(why(&vec, &Target::default()).contains("one y row per thread (`chunksize` y is 4)"));
+    let vec = vec.replace("chunk: 1,4,64", "chunk: 1,1,16");
+    assert!(
+        why(&vec, &Target::default())
+            .contains("one thread along z (`tile` z 64 = `chunksize` z 16)")
+    );
+    let vec = vec.replace("chunk: 1,1,16", "chunk: 1,1,64");
+    assert!(why(&vec, &volta).contains("compute capability 8.0, the device has 7.0"));
+    // 4 slots of (16 + 8) x (32 + 8) f32
+    let tiny = Target {
+        shared_bytes_per_block: 4 * 24 * 40 * 4 - 1,
+        ..Target::default()
+    };
+    assert!(why(&vec, &tiny).contains("15360 bytes of shared memory"));
+    let no_window = vec
+        .replace("chunk: 1,1,64", "chunk: 1,1,1")
+        .replace("tile: 32,16,64", "tile: 32,16,1");
+    assert!(why(&no_window, &Target::default()).contains("sliding window"));
+    // the box reads its y ± 1 rows at three planes: they have z queues of their own
+    let box27 = "arrays: u f32 3, v f32 3
+     nest: z 1..nz-1, y 1..ny-1, x 1..nx-1
+     tile: 32,16,32
+     chunk: 1,1,32
+     options: vectorize, pipeline
+     let mut s = 0.0f32;
+     for dz in -1..2 { for dy in -1..2 { for dx in -1..2 { s += u[z + dz][y + dy][x + dx]; } } }
+     v[z][y][x] = s;";
+    assert!(
+        why(
+            &box27.replace(
+                "options: vectorize, pipeline",
+                "options: vectorize, pipeline, unroll"
+            ),
+            &Target::default()
+        )
+        .contains("has z queues of vectors other than the center's")
+    );
+    // a kernel read at its z neighbours only: no x or y neighbours to stage
+    let column = "arrays: u f32 3, v f32 3
+     nest: z 1..nz-1, y 0..ny, x 0..nx
+     tile: 32,16,32
+     chunk: 1,1,32
+     options: vectorize, pipeline
+     v[z][y][x] = u[z - 1][y][x] + u[z + 1][y][x];";
+    assert!(why(column, &Target::default()).contains("no array is read at x or y neighbours"));
+}
+
+const STAR_R8_VEC: &str = "arrays: u f32 3, v f32 3
+     nest: z 8..nz-8, y 8..ny-8, x 8..nx-8
+     tile: 32,16,32
+     chunk: 1,1,32
+     options: vectorize, pipeline, unroll
+     let mut s = 0.0f32;
+     for d in 1..9 {
+         s += u[z][y][x - d] + u[z][y][x + d] + u[z][y - d][x] + u[z][y + d][x] + u[z - d][y][x] + u[z + d][y][x];
+     }
+     v[z][y][x] = s * 0.041666668 - u[z][y][x];";
+
+/// `vectorize` with `pipeline`: the radius-8 star's steps read their 16 y neighbour
+/// vectors and 4 x halo vectors from a shared-memory ring of the tile's plane with its 8
+/// ghost rows and 2 ghost vectors on each side, which `cp.async` fills ahead (4 slots:
+/// the step's plane and 3 in flight); only the z queue's leading plane still comes from
+/// device memory, and the lanes' sums are the vector path's, term by term.
+#[test]
+fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
+    let tr = |src: &str| {
+        let mut k = kernel("star_0", src);
+        mint_translator::check(&mut k).unwrap();
+        translate(&k, &Target::default()).unwrap()
+    };
+    let t = tr(STAR_R8_VEC);
+    let src = &t.source;
+    assert!(
+        t.report
+            .level
+            .contains("+ pipeline (x/y neighbours from shared-memory rings"),
+        "{}",
+        t.report.level
+    );
+    assert!(
+        !t.report.notes.iter().any(|n| n.contains("not applied")),
+        "{:?}",
+        t.report.notes
+    );
+    // tile 32 x 16 with radius 8 on each side: 32 rows of 48 elements
+    let (rows, cols) = (16 + 2 * 8, 32 + 2 * 8);
+    assert!(
+        src.contains(&format!(
+            "__shared__ __align__(16) float mint_ring_u[4][{rows}][{cols}];"
+        )),
+        "{src}"
+    );
+    assert_eq!(t.static_shared_bytes as usize, 4 * rows * cols * 4);
+    assert_eq!(t.report.shared_bytes as usize, 4 * rows * cols * 4);
+    // per step: 16 y neighbour vectors and 4 x halo vectors from the ring ...
+    let step = &src[src.find("for (idx_t mint_s = 0;").unwrap()..];
+    assert_eq!(
+        step.matches("mint_vload_shared(&mint_ring_u[mint_slot]")
+            .count(),
+        20,
+        "{step}"
+    );
+    // ... filled 16 bytes at a time over the block's 8 x 16 threads, 3 planes ahead
+    assert_eq!(step.matches("mint_cp_async16(&mint_ring_u[").count(), 1);
+    assert!(step.contains("mint_le < 384; mint_le += 128"), "{step}"); // 32 rows x 12 chunks
+    assert!(step.contains("(z + 3) * mint_slice_u"), "{step}");
+    assert!(step.contains("mint_cp_async_wait<2>();"), "{step}");
+    assert_eq!(step.matches("__syncthreads()").count(), 1);
+    // ... and one device-memory load: the z queue's next leading plane
+    let in_step_device_loads: Vec<&str> = step
+        .lines()
+        .filter(|l| l.contains("mint_vload(u,"))
+        .collect();
+    assert_eq!(in_step_device_loads.len(), 1, "{in_step_device_loads:?}");
+    assert!(in_step_device_loads[0].contains("(z + 9) * mint_slice_u"));
+    // the prologue: the 17 planes of the queue, and the first 3 planes into the ring
+    let prologue =
+        &src[src.find("__shared__").unwrap()..src.find("for (idx_t mint_s = 0;").unwrap()];
+    assert_eq!(prologue.matches("mint_vload(u,").count(), 17);
+    assert_eq!(prologue.matches("mint_cp_async_commit()").count(), 3);
+    // the same sums as the vector path's, line by line
+    let plain = tr(&STAR_R8_VEC.replace(
+        "options: vectorize, pipeline, unroll",
+        "options: vectorize, unroll",
+    ));
+    assert!(!plain.source.contains("mint_ring_u"));
+    let sums = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(str::trim)
+            .filter(|l| (l.starts_with('s') && l.contains(" += ")) || l.starts_with("mint_w_v["))
+            .map(String::from)
+            .collect()
+    };
+    let (a, b) = (sums(src), sums(&plain.source));
+    assert!(a.len() >= 4 * 8, "{a:?}");
+    // the vector path and the ring path print the lanes once each; the edge paths print
+    // their own (device-memory) lanes, the same in both
+    assert_eq!(a, b);
+    // `roll_z` keeps the steps a loop; otherwise they are unrolled by 4
+    assert!(
+        src.contains("#pragma unroll 4\n        for (idx_t mint_s = 0;"),
+        "{src}"
+    );
+    let rolled = tr(&STAR_R8_VEC.replace("unroll", "unroll, roll_z"));
+    assert!(
+        rolled
+            .source
+            .contains("#pragma unroll 1\n        for (idx_t mint_s = 0;")
+    );
 }
 
 /// `swizzle` at each emitter that places tiles (the baseline, shared + register with a z

@@ -4,9 +4,10 @@
 //! (Sec. 5.5, in the runtime).
 //!
 //! Beyond the thesis, `vectorize` (`vector`) gives each thread 16 bytes of consecutive x
-//! points with 16-byte loads and stores and takes precedence over the other options; and
-//! `pipeline` copies the sliding window's shared-memory planes asynchronously into a ring
-//! of slots, [`PIPELINE_DEPTH`] planes ahead (`chunk`).
+//! points with 16-byte loads and stores and takes precedence over `shared` and
+//! `register`; and `pipeline` copies the sliding window's shared-memory planes
+//! asynchronously into a ring of slots, [`PIPELINE_DEPTH`] planes ahead (`chunk`), or,
+//! with `vectorize`, the planes whose x and y neighbours a step reads (`vector::ring`).
 //!
 //! The optimizer runs on kernels of two or three parallel loops whose blocks have one
 //! thread along z (`tile` z equal to `chunksize` z); others keep the baseline
@@ -161,13 +162,9 @@ pub fn optimize(
     let mut report = report(&k, cfg, &a);
     report.notes.extend(notes);
     if k.options.vectorize {
-        let mut vreport = report.clone();
-        if k.options.pipeline {
-            vreport
-                .notes
-                .push("pipeline not applied: `vectorize` takes precedence".into());
-        }
-        match vector::emit(&k, cfg, target, vreport) {
+        // with `pipeline` the vector path reads x and y neighbours from shared-memory
+        // rings where it can (`vector::ring`), and says why not where it cannot
+        match vector::emit(&k, cfg, target, report.clone()) {
             Ok(t) => return Ok(Some(t)),
             Err(why) => report.notes.push(format!(
                 "vectorize not applied: {why}; the other options apply{}",

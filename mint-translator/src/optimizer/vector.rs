@@ -63,6 +63,8 @@ use crate::translate::{KernelSource, Translation};
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod ring;
+
 /// How one array is accessed in the vectorized kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct ArrayVec {
@@ -396,6 +398,9 @@ struct Load {
     /// The next step's leading plane of a z queue (prefetched one step ahead; skipped
     /// in the chunk's last step).
     lead: bool,
+    /// With a shared-memory ring: the vector's place in it (`ring::Ring::vector`),
+    /// loaded from there instead of device memory.
+    shared: Option<String>,
 }
 
 /// The leading plane of one z queue, loaded at every step.
@@ -455,22 +460,29 @@ fn fast_condition(k: &Kernel, arrays: &[ArrayVec], nm: &Names3, v: i64) -> Strin
             ));
         }
         if nm.z.is_some() {
-            // every plane z + dz of every step z in mint_z0 .. mint_z_end
-            let dz = av.rows.keys().map(|r| r.1);
-            let (z0, z1) = (dz.clone().min().unwrap_or(0), dz.max().unwrap_or(0));
-            if z0 < 0 {
-                push(format!("mint_z0{} >= 0", plus(z0)));
-            }
-            if z1 > 0 {
-                push(format!(
-                    "mint_z_end{} < {}",
-                    plus(z1 - 1),
-                    extent_name(&a.name, 2)
-                ));
-            }
+            plane_conditions(a, av).into_iter().for_each(&mut push);
         }
     }
     g.join(" && ")
+}
+
+/// The conditions under which every plane `z + dz` that `a` is read at, for every step
+/// `z` of the chunk `mint_z0 .. mint_z_end`, exists.
+fn plane_conditions(a: &ArrayParam, av: &ArrayVec) -> Vec<String> {
+    let dz = av.rows.keys().map(|r| r.1);
+    let (z0, z1) = (dz.clone().min().unwrap_or(0), dz.max().unwrap_or(0));
+    let mut g = Vec::new();
+    if z0 < 0 {
+        g.push(format!("mint_z0{} >= 0", plus(z0)));
+    }
+    if z1 > 0 {
+        g.push(format!(
+            "mint_z_end{} < {}",
+            plus(z1 - 1),
+            extent_name(&a.name, 2)
+        ));
+    }
+    g
 }
 
 /// Whether the body has references that are not vector registers (non-stencil
@@ -486,7 +498,9 @@ fn lanes_need_guard(k: &Kernel, arrays: &[ArrayVec]) -> bool {
 /// One z step of the vector path (or the whole point set of a 2-D kernel): the step's
 /// vector loads (the leading plane of each z queue in `lead`, row vectors, written
 /// arrays' centers), the lanes' bodies, the 16-byte stores. Nothing is guarded: the
-/// thread passed [`fast_condition`].
+/// thread passed [`fast_condition`], or its block runs the ring path (`rings`, whose
+/// arrays' row vectors at the step's plane come from shared memory).
+#[allow(clippy::too_many_arguments)]
 fn step(
     p: &mut CPrinter,
     k: &Kernel,
@@ -495,6 +509,7 @@ fn step(
     nm: &Names3,
     v: u32,
     lead: &[Lead],
+    rings: &[ring::Ring],
 ) {
     let cy = refs.cy;
     let mut loads: Vec<Load> = lead
@@ -507,6 +522,7 @@ fn step(
             dst: queue_name(&k.arrays[l.ai].name, l.dy, l.h, l.dz),
             rw: false,
             lead: l.ahead,
+            shared: None,
         })
         .collect();
     for (ai, av) in arrays.iter().enumerate() {
@@ -519,6 +535,10 @@ fn step(
                 }
                 let dst = vname(&a.name, dy, dz, h);
                 p.push_line(&format!("{t} {dst}[{v}];"));
+                let shared = rings
+                    .iter()
+                    .find(|r| r.ai == ai && dz == 0)
+                    .map(|r| r.vector(&a.name, dy, h, v));
                 loads.push(Load {
                     ai,
                     dy,
@@ -527,6 +547,7 @@ fn step(
                     dst,
                     rw: false,
                     lead: false,
+                    shared,
                 });
             }
         }
@@ -543,6 +564,7 @@ fn step(
                         dst: w,
                         rw: true,
                         lead: false,
+                        shared: None,
                     });
                 }
             }
@@ -550,6 +572,10 @@ fn step(
     }
     for l in &loads {
         let a = &k.arrays[l.ai];
+        if let Some(at) = &l.shared {
+            p.push_line(&format!("mint_vload_shared(&{at}, {});", l.dst));
+            continue;
+        }
         p.push_line(&format!(
             "{}mint_vload{}({}, {} + mint_x0{}, {});",
             match (&nm.z, l.lead) {
@@ -711,6 +737,100 @@ fn queue_report(queues: &BTreeMap<(i64, i64), (i64, i64)>) -> String {
     s
 }
 
+/// The sliding window's z queues: declares each queue's registers and loads its planes
+/// before the first step (under `guard`, a condition, where given), and returns the
+/// leading plane each step loads and how many planes ahead of its range it is (1 with the
+/// prefetch, 0 without).
+fn queues(
+    p: &mut CPrinter,
+    k: &Kernel,
+    arrays: &[ArrayVec],
+    nm: &Names3,
+    v: u32,
+    guard: Option<&str>,
+) -> (Vec<Lead>, i64) {
+    let mut lead = Vec::new();
+    // the leading plane one step ahead, unless that holds too many registers
+    let prefetch = queue_registers(k, arrays, 1) <= QUEUE_REGISTERS;
+    let ahead = i64::from(prefetch);
+    p.push_line(
+        "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
+    );
+    p.push_line(if prefetch {
+        "// the next step's leading plane prefetched one step ahead"
+    } else {
+        "// each step loads its leading plane (a prefetch would hold too many registers)"
+    });
+    if arrays
+        .iter()
+        .any(|av| av.queues.keys().any(|&q| q != (0, 0)))
+    {
+        p.push_line(
+            "// (and so are the other vectors read at several planes, in queues of their own)",
+        );
+    }
+    let first = Names3 {
+        x: nm.x.clone(),
+        y: nm.y.clone(),
+        yvar: nm.yvar.clone(),
+        z: Some("mint_z0".into()),
+    };
+    let mut loads = Vec::new();
+    for (ai, av) in arrays.iter().enumerate() {
+        let a = &k.arrays[ai];
+        for (&(dy, h), &(lo, hi)) in &av.queues {
+            let decl: Vec<String> = (lo..=hi + ahead)
+                .map(|d| format!("{}[{v}]", queue_name(&a.name, dy, h, d)))
+                .collect();
+            p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+            for d in lo..=hi + ahead - 1 {
+                loads.push(format!(
+                    "mint_vload({}, {} + mint_x0{}, {});",
+                    p.names.get(&a.name),
+                    row_off(k, ai, &first, dy, d),
+                    plus(h * v as i64),
+                    queue_name(&a.name, dy, h, d)
+                ));
+            }
+            lead.push(Lead {
+                ai,
+                dy,
+                h,
+                dz: hi + ahead,
+                ahead: prefetch,
+            });
+        }
+    }
+    match guard {
+        None => loads.iter().for_each(|l| p.push_line(l)),
+        Some(c) => {
+            p.push_line(&format!("if ({c}) {{"));
+            p.indent += 1;
+            loads.iter().for_each(|l| p.push_line(l));
+            p.indent -= 1;
+            p.push_line("}");
+        }
+    }
+    (lead, ahead)
+}
+
+/// The end of a step: every z queue moves one plane along (register renaming where the
+/// z steps are unrolled).
+fn queue_moves(p: &mut CPrinter, k: &Kernel, arrays: &[ArrayVec], ahead: i64) {
+    for (ai, av) in arrays.iter().enumerate() {
+        let a = &k.arrays[ai];
+        for (&(dy, h), &(lo, hi)) in &av.queues {
+            for d in lo..hi + ahead {
+                p.push_line(&format!(
+                    "mint_vmove({}, {});",
+                    queue_name(&a.name, dy, h, d),
+                    queue_name(&a.name, dy, h, d + 1)
+                ));
+            }
+        }
+    }
+}
+
 /// Translates `k` with vectorized x, or says why it cannot.
 ///
 /// # Errors
@@ -726,6 +846,17 @@ pub fn emit(
     let (v, window, arrays) = plan(k, cfg)?;
     // `roll_z` applies to the window's z-step loop only
     let rolled = k.options.roll_z && window;
+    // `pipeline`: the x and y neighbours from shared-memory rings
+    let rings = if k.options.pipeline {
+        ring::plan(k, cfg, target, &arrays, v, window).unwrap_or_else(|why| {
+            report.notes.push(format!(
+                "pipeline not applied: {why}; the vector path reads device memory"
+            ));
+            Vec::new()
+        })
+    } else {
+        Vec::new()
+    };
     let n = k.nest.len();
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = arrays
@@ -754,6 +885,26 @@ pub fn emit(
         "mint_z_end",
     ] {
         names.reserve(internal);
+    }
+    if !rings.is_empty() {
+        for internal in [
+            "mint_x_tile",
+            "mint_y_tile",
+            "mint_tid",
+            "mint_active",
+            "mint_slot",
+            "mint_le",
+            "mint_lr",
+            "mint_lc",
+            "mint_gx",
+            "mint_gy",
+            "mint_in",
+        ] {
+            names.reserve(internal);
+        }
+        for r in &rings {
+            names.reserve(&ring::Ring::name(&k.arrays[r.ai].name));
+        }
     }
     let mut p = CPrinter::new(names, &refs);
     let yvar = p.names.get(k.axis_var(1).unwrap());
@@ -820,151 +971,99 @@ pub fn emit(
             aligned.join(" && ")
         }
     ));
-    p.push_line(&format!("if (mint_x0 < {}) {{", hi_name(0)));
-    p.indent += 1;
-    let y = &nm.yvar;
-    if cy == 1 {
-        p.push_line(&format!("const idx_t {y} = mint_y0;"));
-        p.push_line(&format!("if ({y} < {}) {{", hi_name(1)));
+    if !rings.is_empty() {
+        ring::body(&mut p, k, cfg, &arrays, &refs, &nm, v, &rings, rolled, by);
     } else {
-        p.push_line(&format!("if (mint_y0 < {}) {{", hi_name(1)));
-    }
-    p.indent += 1;
-    let cz = cfg.chunk[2];
-    if n == 3 {
-        p.push_line(&format!(
-            "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
-            hi_name(2)
-        ));
-    }
-    let mut fast = fast_condition(k, &arrays, &nm, v as i64);
-    if cy > 1 {
-        // every one of the thread's y rows is a point of the loop
-        fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
-    }
-    p.push_line(&format!("if ({fast}) {{"));
-    p.indent += 1;
-    p.push_line(
+        p.push_line(&format!("if (mint_x0 < {}) {{", hi_name(0)));
+        p.indent += 1;
+        let y = &nm.yvar;
+        if cy == 1 {
+            p.push_line(&format!("const idx_t {y} = mint_y0;"));
+            p.push_line(&format!("if ({y} < {}) {{", hi_name(1)));
+        } else {
+            p.push_line(&format!("if (mint_y0 < {}) {{", hi_name(1)));
+        }
+        p.indent += 1;
+        let cz = cfg.chunk[2];
+        if n == 3 {
+            p.push_line(&format!(
+                "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
+                hi_name(2)
+            ));
+        }
+        let mut fast = fast_condition(k, &arrays, &nm, v as i64);
+        if cy > 1 {
+            // every one of the thread's y rows is a point of the loop
+            fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
+        }
+        p.push_line(&format!("if ({fast}) {{"));
+        p.indent += 1;
+        p.push_line(
         "// every access of this thread's chunk is a whole aligned vector within the allocation",
     );
-    match &nm.z {
-        Some(z) => {
-            let mut lead = Vec::new();
-            // the leading plane one step ahead, unless that holds too many registers
-            let prefetch = queue_registers(k, &arrays, 1) <= QUEUE_REGISTERS;
-            let ahead = i64::from(prefetch);
-            if window {
-                p.push_line(
-                    "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
-                );
-                p.push_line(if prefetch {
-                    "// the next step's leading plane prefetched one step ahead"
+        match &nm.z {
+            Some(z) => {
+                let (lead, ahead) = if window {
+                    queues(&mut p, k, &arrays, &nm, v, None)
                 } else {
-                    "// each step loads its leading plane (a prefetch would hold too many registers)"
-                });
-                if arrays
-                    .iter()
-                    .any(|av| av.queues.keys().any(|&q| q != (0, 0)))
-                {
-                    p.push_line(
-                        "// (and so are the other vectors read at several planes, in queues of their own)",
-                    );
-                }
-                let first = Names3 {
-                    x: nm.x.clone(),
-                    y: nm.y.clone(),
-                    yvar: nm.yvar.clone(),
-                    z: Some("mint_z0".into()),
+                    (Vec::new(), 0)
                 };
-                for (ai, av) in arrays.iter().enumerate() {
-                    let a = &k.arrays[ai];
-                    for (&(dy, h), &(lo, hi)) in &av.queues {
-                        let decl: Vec<String> = (lo..=hi + ahead)
-                            .map(|d| format!("{}[{v}]", queue_name(&a.name, dy, h, d)))
-                            .collect();
-                        p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
-                        for d in lo..=hi + ahead - 1 {
-                            p.push_line(&format!(
-                                "mint_vload({}, {} + mint_x0{}, {});",
-                                p.names.get(&a.name),
-                                row_off(k, ai, &first, dy, d),
-                                plus(h * v as i64),
-                                queue_name(&a.name, dy, h, d)
-                            ));
-                        }
-                        lead.push(Lead {
-                            ai,
-                            dy,
-                            h,
-                            dz: hi + ahead,
-                            ahead: prefetch,
-                        });
-                    }
+                if rolled {
+                    p.push_line("#pragma unroll 1");
+                } else if cz <= UNROLL_Z {
+                    p.push_line("#pragma unroll");
                 }
+                p.push_line(&format!(
+                    "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
+                ));
+                p.indent += 1;
+                p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
+                p.push_line(&format!("if ({z} >= mint_z_end) break;"));
+                step(&mut p, k, &arrays, &refs, &nm, v, &lead, &[]);
+                queue_moves(&mut p, k, &arrays, ahead);
+                p.indent -= 1;
+                p.push_line("}");
             }
-            if rolled {
-                p.push_line("#pragma unroll 1");
-            } else if cz <= UNROLL_Z {
-                p.push_line("#pragma unroll");
-            }
-            p.push_line(&format!(
-                "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
-            ));
-            p.indent += 1;
-            p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
-            p.push_line(&format!("if ({z} >= mint_z_end) break;"));
-            step(&mut p, k, &arrays, &refs, &nm, v, &lead);
-            for (ai, av) in arrays.iter().enumerate() {
-                let a = &k.arrays[ai];
-                for (&(dy, h), &(lo, hi)) in &av.queues {
-                    for d in lo..hi + ahead {
-                        p.push_line(&format!(
-                            "mint_vmove({}, {});",
-                            queue_name(&a.name, dy, h, d),
-                            queue_name(&a.name, dy, h, d + 1)
-                        ));
-                    }
-                }
-            }
-            p.indent -= 1;
-            p.push_line("}");
+            None => step(&mut p, k, &arrays, &refs, &nm, v, &[], &[]),
         }
-        None => step(&mut p, k, &arrays, &refs, &nm, v, &[]),
-    }
-    p.indent -= 1;
-    p.push_line("} else {");
-    p.indent += 1;
-    p.push_line("// edge thread (or rows not 16-byte aligned): the loop body per lane");
-    if cy == 1 {
-        edge_path(&mut p, k, &refs, &nm, v);
-    } else {
-        p.push_line(&format!(
+        p.indent -= 1;
+        p.push_line("} else {");
+        p.indent += 1;
+        p.push_line("// edge thread (or rows not 16-byte aligned): the loop body per lane");
+        if cy == 1 {
+            edge_path(&mut p, k, &refs, &nm, v);
+        } else {
+            p.push_line(&format!(
             "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
             hi_name(1)
         ));
-        p.indent += 1;
-        edge_path(&mut p, k, &refs, &nm, v);
+            p.indent += 1;
+            edge_path(&mut p, k, &refs, &nm, v);
+            p.indent -= 1;
+            p.push_line("}");
+        }
+        p.indent -= 1;
+        p.push_line("}");
+        p.indent -= 1;
+        p.push_line("}");
         p.indent -= 1;
         p.push_line("}");
     }
-    p.indent -= 1;
-    p.push_line("}");
-    p.indent -= 1;
-    p.push_line("}");
-    p.indent -= 1;
-    p.push_line("}");
 
     let body = std::mem::take(&mut p.out);
     let helpers = format!(
-        "{}{}",
+        "{}{}{}",
         HELPERS.replace("MINT_VEC_TYPES", &vector_types(k, &arrays)),
+        if rings.is_empty() { "" } else { ring::HELPERS },
         helpers_source(&p.helpers.borrow())
     );
     // the report
     let mut loads = 0;
+    let mut ring_bytes = 0;
     for (ai, av) in arrays.iter().enumerate() {
+        let ring = rings.iter().find(|r| r.ai == ai);
         let r = &mut report.arrays[ai];
-        r.shared_planes = 0;
+        r.shared_planes = ring.map_or(0, |_| ring::SLOTS as u32);
         r.register = av.written || !av.queues.is_empty();
         let vectors = loads_per_step(av);
         loads += vectors;
@@ -981,18 +1080,35 @@ pub fn emit(
             "device memory (no stencil references)".into()
         } else {
             format!(
-                "vectorized: {} row(s), {vectors} 16-byte load(s) per thread and step{}",
+                "vectorized: {} row(s), {vectors} 16-byte load(s) per thread and step{}{}",
                 av.rows.len(),
-                queue_report(&av.queues)
+                queue_report(&av.queues),
+                ring.map_or(String::new(), |g| {
+                    let es = k.arrays[ai].elem.size_bytes() as usize;
+                    ring_bytes += g.bytes(es);
+                    format!(
+                        "; the step's plane from a shared-memory ring of {} slots of {} x {} ({} bytes), filled with cp.async {} planes ahead",
+                        ring::SLOTS,
+                        g.rows,
+                        g.cols,
+                        g.bytes(es),
+                        ring::DEPTH
+                    )
+                })
             )
         };
     }
     report.level = format!(
-        "vectorize ({v} x points per thread, 16-byte loads){}{}",
+        "vectorize ({v} x points per thread, 16-byte loads){}{}{}",
         match (window, rolled) {
             (true, false) => " + sliding window along z (register queue)",
             (true, true) => " + sliding window along z (register queue, z steps rolled)",
             (false, _) => "",
+        },
+        if rings.is_empty() {
+            ""
+        } else {
+            " + pipeline (x/y neighbours from shared-memory rings, cp.async)"
         },
         if k.options.unroll { " + unroll" } else { "" }
     );
@@ -1023,7 +1139,7 @@ pub fn emit(
         max_registers: Some(target.max_registers),
     };
     let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
-    report.shared_bytes = 0;
+    report.shared_bytes = ring_bytes as u32;
     Ok(Translation {
         kernel: k.name.clone(),
         entry,
@@ -1032,7 +1148,7 @@ pub fn emit(
         params,
         packed,
         dynamic_shared_bytes: 0,
-        static_shared_bytes: red_bytes,
+        static_shared_bytes: red_bytes + ring_bytes as u32,
         prefer_l1: k.options.prefer_l1,
         max_registers: Some(target.max_registers),
         idx64: target.idx64,
