@@ -143,6 +143,71 @@ fn y_chunks_and_x_chunks_with_shared_memory_and_vectorize_on_the_gpu() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `vectorize` with `pipeline` (the x and y neighbours from shared-memory rings) against
+/// `vectorize` alone at the same tiles: bit for bit, since only where each vector comes
+/// from changes, on a grid of partial tiles and partial z chunks (the edge blocks take
+/// the per-lane path), and against the serial reference. The stars of radius 1 to 8, the
+/// variable-coefficient heat kernel and Poisson-19 (whose y ± 1 rows at z ± 1 keep it on
+/// the vector path: `pipeline not applied`).
+#[test]
+fn vector_pipeline_equals_vector_bit_for_bit_on_the_gpu() {
+    let Some(d) = common::gpu() else { return };
+    let configs: [([u32; 3], [u32; 3]); 4] = [
+        ([32, 16, 32], [1, 1, 32]),
+        ([64, 8, 32], [1, 1, 32]),
+        ([16, 16, 64], [1, 1, 64]),
+        ([16, 8, 16], [1, 1, 16]),
+    ];
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for k in [
+        Kernel::Star3d(1),
+        Kernel::Star3d(2),
+        Kernel::Star3d(4),
+        Kernel::Star3d(8),
+        Kernel::Heat7Var,
+        Kernel::Poisson19,
+    ] {
+        for p in [Precision::F32, Precision::F64] {
+            let sh = vec![83, 45, 71];
+            let mut reference = k.instance(p, &sh, 11);
+            reference.serial(2);
+            for (tile, chunk) in configs {
+                let what = format!("{} {} tile {tile:?} chunk {chunk:?}", k.name(), p.name());
+                let mut out = Vec::new();
+                for opts in [Opts::Vector, Opts::VectorPipeline] {
+                    let mut inst = k.instance(p, &sh, 11);
+                    runs += 1;
+                    match mint::with_device(d, || inst.run(opts, tile, chunk, 2)) {
+                        Ok(()) => out.push(inst.output()),
+                        Err(e) => failures.push(format!("{what} {opts:?}: {e}")),
+                    }
+                }
+                if let [vector, ring] = &out[..] {
+                    let e = max_rel_err(ring, &reference.output());
+                    if e > p.tolerance() {
+                        failures.push(format!(
+                            "{what}: relative error {e:.3e} against the serial reference"
+                        ));
+                    }
+                    let differ = vector
+                        .iter()
+                        .zip(ring)
+                        .filter(|(a, b)| a.to_bits() != b.to_bits())
+                        .count();
+                    if differ > 0 {
+                        failures.push(format!(
+                            "{what}: {differ} points differ from `vectorize` alone"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{runs} runs on the GPU, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Every suite kernel at every level and every autotuner candidate, in f32 and f64, on an
 /// odd grid (2-D 45 × 67; 3-D 70 × 19 × 37: partial tiles everywhere and a partial second
 /// z chunk of 64), two steps, each against the serial reference. Ignored in `cargo test`:

@@ -17,6 +17,8 @@ pub enum Opts {
     SharedRegisterPipeline,
     /// `vectorize, unroll`.
     Vector,
+    /// `vectorize, pipeline, unroll`: the x and y neighbours from shared-memory rings.
+    VectorPipeline,
     /// `tune, unroll`: the autotuner picks the options, `tile` and `chunksize` at the
     /// first launch on a GPU (`mint::tune`); on the CPU, the baseline.
     Tune,
@@ -33,6 +35,7 @@ impl Opts {
             Opts::SharedRegisterL1 => "k_shared_register_l1",
             Opts::SharedRegisterPipeline => "k_shared_register_pipeline",
             Opts::Vector => "k_vector",
+            Opts::VectorPipeline => "k_vector_pipeline",
             Opts::Tune => "k_tune",
         }
     }
@@ -59,6 +62,7 @@ impl Opts {
                 (true, true, true, false, false) => Opts::SharedRegisterL1,
                 (true, true, false, false, true) => Opts::SharedRegisterPipeline,
                 (false, false, false, true, false) => Opts::Vector,
+                (false, false, false, true, true) => Opts::VectorPipeline,
                 _ => return None,
             },
         )
@@ -92,13 +96,17 @@ pub enum Level {
     /// `vectorize` with `chunksize` 4 in z (the z column of each row in a register queue
     /// of vectors); `tile(128, 4, 4)`, `chunksize(1, 1, 4)`.
     VectorZ,
+    /// `vectorize` with `pipeline`: the z queue in registers, the x and y neighbours from
+    /// shared-memory rings that `cp.async` fills ahead; `tile(32, 16, 32)`,
+    /// `chunksize(1, 1, 32)`.
+    VectorP,
     /// `tune` with the default clauses (`tile(16, 16, 1)`, Sec. 3.3.2): the autotuner's
     /// choice (`mint::tune`).
     Tuned,
 }
 
 impl Level {
-    pub const ALL: [Level; 11] = [
+    pub const ALL: [Level; 12] = [
         Level::Baseline,
         Level::Opt1,
         Level::Opt2,
@@ -109,6 +117,7 @@ impl Level {
         Level::Opt3P,
         Level::Vector,
         Level::VectorZ,
+        Level::VectorP,
         Level::Tuned,
     ];
 
@@ -124,6 +133,7 @@ impl Level {
             Level::Opt3P => "opt-3+pipeline",
             Level::Vector => "vector",
             Level::VectorZ => "vector+z",
+            Level::VectorP => "vector+pipeline",
             Level::Tuned => "tune",
         }
     }
@@ -142,6 +152,7 @@ impl Level {
             Level::Opt3L1 => Opts::SharedRegisterL1,
             Level::Opt3P => Opts::SharedRegisterPipeline,
             Level::Vector | Level::VectorZ => Opts::Vector,
+            Level::VectorP => Opts::VectorPipeline,
             Level::Tuned => Opts::Tune,
         }
     }
@@ -154,6 +165,7 @@ impl Level {
             Level::Opt3Y | Level::Opt3P => ([32, 16, 64], [1, 4, 64]),
             Level::Vector => ([128, 4, 1], [1, 1, 1]),
             Level::VectorZ => ([128, 4, 4], [1, 1, 4]),
+            Level::VectorP => ([32, 16, 32], [1, 1, 32]),
             Level::Tuned => ([16, 16, 1], [1, 1, 1]),
         };
         if dims == 2 {
@@ -174,6 +186,7 @@ macro_rules! option_sets {
         $k!($t, k_shared_register_l1, [shared, register, prefer_l1, unroll] $(, $extra)*);
         $k!($t, k_shared_register_pipeline, [shared, register, pipeline, unroll] $(, $extra)*);
         $k!($t, k_vector, [vectorize, unroll] $(, $extra)*);
+        $k!($t, k_vector_pipeline, [vectorize, pipeline, unroll] $(, $extra)*);
         $k!($t, k_tune, [tune, unroll] $(, $extra)*);
     };
 }
@@ -189,6 +202,7 @@ macro_rules! dispatch {
             $crate::Opts::SharedRegisterL1 => k_shared_register_l1($($arg),*),
             $crate::Opts::SharedRegisterPipeline => k_shared_register_pipeline($($arg),*),
             $crate::Opts::Vector => k_vector($($arg),*),
+            $crate::Opts::VectorPipeline => k_vector_pipeline($($arg),*),
             $crate::Opts::Tune => k_tune($($arg),*),
         }
     };
