@@ -48,8 +48,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// search tries `swizzle` (2026-11-24), so choices made without it are searched again.
 /// 3: register caps rise one occupancy step at a time (2026-11-25), which changes the
 /// fastest candidate of kernels that spill at 64 registers. 4: the search tries `roll_z`
-/// (2026-11-25). 5: and a rolled 64×4×16 (2026-11-25, the radius-8 star in f64).
-pub const VERSION: u32 = 5;
+/// (2026-11-25). 5: and a rolled 64×4×16 (2026-11-25, the radius-8 star in f64). 6: and
+/// `vectorize` with `pipeline` at three tiles (2026-11-25, the radius-8 star).
+pub const VERSION: u32 = 6;
 
 /// What `MINT_TUNE` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

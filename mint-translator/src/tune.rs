@@ -11,7 +11,8 @@
 //! register queue, y chunks, wider tiles in x for 16-byte loads; `pipeline` at five
 //! register tiles (2026-11-24); and `swizzle` (the blocks' order) with five of those
 //! tiles; `roll_z` (the z steps of a chunk as a loop) at ten `vectorize` tiles with z
-//! chunks of 4 and more (2026-11-25). ImageCL (seed
+//! chunks of 4 and more (2026-11-25); and `vectorize` with `pipeline` (the x and y
+//! neighbours from shared-memory rings) at three tiles (2026-11-25). ImageCL (seed
 //! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!
@@ -188,6 +189,11 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         roll_z: true,
         ..vec
     };
+    // `vectorize` with `pipeline`: the x and y neighbours from shared-memory rings
+    let vec_pipe = OptOptions {
+        pipeline: true,
+        ..vec
+    };
     let c = |options, tile: [u32; 3], chunk: [u32; 3]| Candidate {
         options,
         tile,
@@ -291,6 +297,13 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             // (the radius-8 star in f64 on an H100, 2026-11-25: 43.1% of copy, against
             // 41.9% for the best candidate before, bench-results/h100-2026-11-25b/tall/)
             c(vec_roll, [64, 4, 16], [1, 1, 16]),
+            // the x and y neighbours from shared-memory rings, one block of 64 or 128
+            // threads per tile (the radius-8 star on an H100, 2026-11-25: 63% of copy in
+            // f32 at 32x16x32 and 61% at 64x8x32, 57.7% in f64 at 16x16x64, against
+            // 52% and 43% reading device memory, bench-results/h100-2026-11-25c/ring/)
+            c(vec_pipe, [32, 16, 32], [1, 1, 32]),
+            c(vec_pipe, [64, 8, 32], [1, 1, 32]),
+            c(vec_pipe, [16, 16, 64], [1, 1, 64]),
         ],
     };
     for cand in all {
