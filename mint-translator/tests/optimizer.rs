@@ -824,6 +824,11 @@ fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
         .collect();
     assert_eq!(in_step_device_loads.len(), 1, "{in_step_device_loads:?}");
     assert!(in_step_device_loads[0].contains("(z + 9) * mint_slice_u"));
+    // every thread moves its queue, outside the condition of threads inside the loop
+    let moves = step.find("mint_vmove(mint_u_zm8, mint_u_zm7);").unwrap();
+    let active = step.find("if (mint_active) {").unwrap();
+    let closed = active + step[active..].find("\n            }\n").unwrap();
+    assert!(moves > closed, "{step}");
     // the prologue: the 17 planes of the queue, and the first 3 planes into the ring
     let prologue =
         &src[src.find("__shared__").unwrap()..src.find("for (idx_t mint_s = 0;").unwrap()];
@@ -842,11 +847,22 @@ fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
             .map(String::from)
             .collect()
     };
-    let (a, b) = (sums(src), sums(&plain.source));
-    assert!(a.len() >= 4 * 8, "{a:?}");
-    // the vector path and the ring path print the lanes once each; the edge paths print
-    // their own (device-memory) lanes, the same in both
+    // the vector path's lanes and the ring path's, before each kernel's edge path
+    let vector_part = |s: &str, edge: &str| s[..s.find(edge).unwrap()].to_string();
+    let (a, b) = (
+        sums(&vector_part(src, "// edge block")),
+        sums(&vector_part(&plain.source, "// edge thread")),
+    );
+    assert_eq!(a.len(), 4 * 8 + 4, "{a:?}");
     assert_eq!(a, b);
+    // the ring path's edge path is a loop over the lanes, not unrolled (one lane's loads
+    // in flight): the body once, with `x = mint_x0 + mint_l`
+    let edge = &src[src.find("// edge block").unwrap()..];
+    assert!(
+        edge.contains("#pragma unroll 1") && edge.contains("const idx_t x = mint_x0 + mint_l;"),
+        "{edge}"
+    );
+    assert_eq!(edge.matches(" += ").count(), 8, "{edge}");
     // `roll_z` keeps the steps a loop; otherwise they are unrolled by 4
     assert!(
         src.contains("#pragma unroll 4\n        for (idx_t mint_s = 0;"),

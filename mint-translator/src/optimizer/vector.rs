@@ -648,8 +648,12 @@ fn lanes(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, guar
 }
 
 /// The edge path: the loop body per lane (`x < hi` only), every reference a device-memory
-/// access as in the baseline translation, for every step of the thread's z chunk.
-fn edge_path(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32) {
+/// access as in the baseline translation, for every step of the thread's z chunk. With
+/// `lane_loop` the lanes are a loop that is not unrolled (the ring path's: unrolled, the
+/// compiler keeps every lane's loads in flight at once, and a high-order stencil's edge
+/// path then needs more registers than its ring path; the body is the same for every lane,
+/// since the edge path's references use `x`).
+fn edge_path(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, lane_loop: bool) {
     refs.direct.set(true);
     if let Some(z) = &nm.z {
         p.push_line(&format!(
@@ -657,7 +661,21 @@ fn edge_path(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32) 
         ));
         p.indent += 1;
     }
-    lanes(p, k, refs, nm, v, true);
+    if lane_loop {
+        p.push_line("#pragma unroll 1");
+        p.push_line(&format!("for (int mint_l = 0; mint_l < {v}; ++mint_l) {{"));
+        p.indent += 1;
+        p.push_line(&format!("const idx_t {} = mint_x0 + mint_l;", nm.x));
+        p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
+        p.indent += 1;
+        point_body(p, &k.body);
+        p.indent -= 1;
+        p.push_line("}");
+        p.indent -= 1;
+        p.push_line("}");
+    } else {
+        lanes(p, k, refs, nm, v, true);
+    }
     if nm.z.is_some() {
         p.indent -= 1;
         p.push_line("}");
@@ -899,6 +917,7 @@ pub fn emit(
             "mint_gx",
             "mint_gy",
             "mint_in",
+            "mint_l",
         ] {
             names.reserve(internal);
         }
@@ -1031,14 +1050,14 @@ pub fn emit(
         p.indent += 1;
         p.push_line("// edge thread (or rows not 16-byte aligned): the loop body per lane");
         if cy == 1 {
-            edge_path(&mut p, k, &refs, &nm, v);
+            edge_path(&mut p, k, &refs, &nm, v, false);
         } else {
             p.push_line(&format!(
             "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
             hi_name(1)
         ));
             p.indent += 1;
-            edge_path(&mut p, k, &refs, &nm, v);
+            edge_path(&mut p, k, &refs, &nm, v, false);
             p.indent -= 1;
             p.push_line("}");
         }

@@ -293,30 +293,31 @@ extern "C" __global__ void __launch_bounds__(256, 4) mint_k_vector_pipeline_0(
                 }
                 if (mint_x0 + 2 <= mint_hi_x) mint_vstore(unew, (y) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_w_unew);
                 else mint_vstore_part(unew, (y) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_hi_x - mint_x0, mint_w_unew);
-                mint_vmove(mint_u_zm8, mint_u_zm7);
-                mint_vmove(mint_u_zm7, mint_u_zm6);
-                mint_vmove(mint_u_zm6, mint_u_zm5);
-                mint_vmove(mint_u_zm5, mint_u_zm4);
-                mint_vmove(mint_u_zm4, mint_u_zm3);
-                mint_vmove(mint_u_zm3, mint_u_zm2);
-                mint_vmove(mint_u_zm2, mint_u_zm1);
-                mint_vmove(mint_u_zm1, mint_u_z0);
-                mint_vmove(mint_u_z0, mint_u_zp1);
-                mint_vmove(mint_u_zp1, mint_u_zp2);
-                mint_vmove(mint_u_zp2, mint_u_zp3);
-                mint_vmove(mint_u_zp3, mint_u_zp4);
-                mint_vmove(mint_u_zp4, mint_u_zp5);
-                mint_vmove(mint_u_zp5, mint_u_zp6);
-                mint_vmove(mint_u_zp6, mint_u_zp7);
-                mint_vmove(mint_u_zp7, mint_u_zp8);
-                mint_vmove(mint_u_zp8, mint_u_zp9);
             }
+            mint_vmove(mint_u_zm8, mint_u_zm7);
+            mint_vmove(mint_u_zm7, mint_u_zm6);
+            mint_vmove(mint_u_zm6, mint_u_zm5);
+            mint_vmove(mint_u_zm5, mint_u_zm4);
+            mint_vmove(mint_u_zm4, mint_u_zm3);
+            mint_vmove(mint_u_zm3, mint_u_zm2);
+            mint_vmove(mint_u_zm2, mint_u_zm1);
+            mint_vmove(mint_u_zm1, mint_u_z0);
+            mint_vmove(mint_u_z0, mint_u_zp1);
+            mint_vmove(mint_u_zp1, mint_u_zp2);
+            mint_vmove(mint_u_zp2, mint_u_zp3);
+            mint_vmove(mint_u_zp3, mint_u_zp4);
+            mint_vmove(mint_u_zp4, mint_u_zp5);
+            mint_vmove(mint_u_zp5, mint_u_zp6);
+            mint_vmove(mint_u_zp6, mint_u_zp7);
+            mint_vmove(mint_u_zp7, mint_u_zp8);
+            mint_vmove(mint_u_zp8, mint_u_zp9);
         }
     } else if (mint_active) {
         // edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane
         for (idx_t z = mint_z0; z < mint_z_end; ++z) {
-            {
-                const idx_t x = mint_x0;
+            #pragma unroll 1
+            for (int mint_l = 0; mint_l < 2; ++mint_l) {
+                const idx_t x = mint_x0 + mint_l;
                 if (x < mint_hi_x) {
                     double s_2 = 0.0;
                     {
@@ -346,39 +347,6 @@ extern "C" __global__ void __launch_bounds__(256, 4) mint_k_vector_pipeline_0(
                         }
                     }
                     unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fma_rn(coef, s_2, -(__ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])));
-                }
-            }
-            {
-                const idx_t x = mint_x0 + 1;
-                if (x < mint_hi_x) {
-                    double s_3 = 0.0;
-                    {
-                        {
-                            s_3 += __ldg(&u[x - 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 1) * mint_slice_u]);
-                        }
-                        {
-                            s_3 += __ldg(&u[x - 2 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 2 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 2) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 2) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 2) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 2) * mint_slice_u]);
-                        }
-                        {
-                            s_3 += __ldg(&u[x - 3 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 3 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 3) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 3) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 3) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 3) * mint_slice_u]);
-                        }
-                        {
-                            s_3 += __ldg(&u[x - 4 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 4 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 4) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 4) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 4) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 4) * mint_slice_u]);
-                        }
-                        {
-                            s_3 += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
-                        }
-                        {
-                            s_3 += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
-                        }
-                        {
-                            s_3 += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
-                        }
-                        {
-                            s_3 += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
-                        }
-                    }
-                    unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fma_rn(coef, s_3, -(__ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])));
                 }
             }
         }

@@ -347,30 +347,31 @@ extern "C" __global__ void __launch_bounds__(128, 8) mint_k_vector_pipeline_0(
                 }
                 if (mint_x0 + 4 <= mint_hi_x) mint_vstore(unew, (y) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_w_unew);
                 else mint_vstore_part(unew, (y) * mint_pitch_unew + (z) * mint_slice_unew + mint_x0, mint_hi_x - mint_x0, mint_w_unew);
-                mint_vmove(mint_u_zm8, mint_u_zm7);
-                mint_vmove(mint_u_zm7, mint_u_zm6);
-                mint_vmove(mint_u_zm6, mint_u_zm5);
-                mint_vmove(mint_u_zm5, mint_u_zm4);
-                mint_vmove(mint_u_zm4, mint_u_zm3);
-                mint_vmove(mint_u_zm3, mint_u_zm2);
-                mint_vmove(mint_u_zm2, mint_u_zm1);
-                mint_vmove(mint_u_zm1, mint_u_z0);
-                mint_vmove(mint_u_z0, mint_u_zp1);
-                mint_vmove(mint_u_zp1, mint_u_zp2);
-                mint_vmove(mint_u_zp2, mint_u_zp3);
-                mint_vmove(mint_u_zp3, mint_u_zp4);
-                mint_vmove(mint_u_zp4, mint_u_zp5);
-                mint_vmove(mint_u_zp5, mint_u_zp6);
-                mint_vmove(mint_u_zp6, mint_u_zp7);
-                mint_vmove(mint_u_zp7, mint_u_zp8);
-                mint_vmove(mint_u_zp8, mint_u_zp9);
             }
+            mint_vmove(mint_u_zm8, mint_u_zm7);
+            mint_vmove(mint_u_zm7, mint_u_zm6);
+            mint_vmove(mint_u_zm6, mint_u_zm5);
+            mint_vmove(mint_u_zm5, mint_u_zm4);
+            mint_vmove(mint_u_zm4, mint_u_zm3);
+            mint_vmove(mint_u_zm3, mint_u_zm2);
+            mint_vmove(mint_u_zm2, mint_u_zm1);
+            mint_vmove(mint_u_zm1, mint_u_z0);
+            mint_vmove(mint_u_z0, mint_u_zp1);
+            mint_vmove(mint_u_zp1, mint_u_zp2);
+            mint_vmove(mint_u_zp2, mint_u_zp3);
+            mint_vmove(mint_u_zp3, mint_u_zp4);
+            mint_vmove(mint_u_zp4, mint_u_zp5);
+            mint_vmove(mint_u_zp5, mint_u_zp6);
+            mint_vmove(mint_u_zp6, mint_u_zp7);
+            mint_vmove(mint_u_zp7, mint_u_zp8);
+            mint_vmove(mint_u_zp8, mint_u_zp9);
         }
     } else if (mint_active) {
         // edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane
         for (idx_t z = mint_z0; z < mint_z_end; ++z) {
-            {
-                const idx_t x = mint_x0;
+            #pragma unroll 1
+            for (int mint_l = 0; mint_l < 4; ++mint_l) {
+                const idx_t x = mint_x0 + mint_l;
                 if (x < mint_hi_x) {
                     float s_4 = 0.0f;
                     {
@@ -400,105 +401,6 @@ extern "C" __global__ void __launch_bounds__(128, 8) mint_k_vector_pipeline_0(
                         }
                     }
                     unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fmaf_rn(coef, s_4, -(__ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])));
-                }
-            }
-            {
-                const idx_t x = mint_x0 + 1;
-                if (x < mint_hi_x) {
-                    float s_5 = 0.0f;
-                    {
-                        {
-                            s_5 += __ldg(&u[x - 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 1) * mint_slice_u]);
-                        }
-                        {
-                            s_5 += __ldg(&u[x - 2 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 2 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 2) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 2) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 2) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 2) * mint_slice_u]);
-                        }
-                        {
-                            s_5 += __ldg(&u[x - 3 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 3 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 3) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 3) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 3) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 3) * mint_slice_u]);
-                        }
-                        {
-                            s_5 += __ldg(&u[x - 4 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 4 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 4) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 4) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 4) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 4) * mint_slice_u]);
-                        }
-                        {
-                            s_5 += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
-                        }
-                        {
-                            s_5 += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
-                        }
-                        {
-                            s_5 += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
-                        }
-                        {
-                            s_5 += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
-                        }
-                    }
-                    unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fmaf_rn(coef, s_5, -(__ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])));
-                }
-            }
-            {
-                const idx_t x = mint_x0 + 2;
-                if (x < mint_hi_x) {
-                    float s_6 = 0.0f;
-                    {
-                        {
-                            s_6 += __ldg(&u[x - 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 1) * mint_slice_u]);
-                        }
-                        {
-                            s_6 += __ldg(&u[x - 2 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 2 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 2) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 2) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 2) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 2) * mint_slice_u]);
-                        }
-                        {
-                            s_6 += __ldg(&u[x - 3 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 3 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 3) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 3) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 3) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 3) * mint_slice_u]);
-                        }
-                        {
-                            s_6 += __ldg(&u[x - 4 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 4 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 4) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 4) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 4) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 4) * mint_slice_u]);
-                        }
-                        {
-                            s_6 += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
-                        }
-                        {
-                            s_6 += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
-                        }
-                        {
-                            s_6 += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
-                        }
-                        {
-                            s_6 += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
-                        }
-                    }
-                    unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fmaf_rn(coef, s_6, -(__ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])));
-                }
-            }
-            {
-                const idx_t x = mint_x0 + 3;
-                if (x < mint_hi_x) {
-                    float s_7 = 0.0f;
-                    {
-                        {
-                            s_7 += __ldg(&u[x - 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 1 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 1) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 1) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 1) * mint_slice_u]);
-                        }
-                        {
-                            s_7 += __ldg(&u[x - 2 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 2 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 2) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 2) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 2) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 2) * mint_slice_u]);
-                        }
-                        {
-                            s_7 += __ldg(&u[x - 3 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 3 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 3) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 3) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 3) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 3) * mint_slice_u]);
-                        }
-                        {
-                            s_7 += __ldg(&u[x - 4 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 4 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 4) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 4) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 4) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 4) * mint_slice_u]);
-                        }
-                        {
-                            s_7 += __ldg(&u[x - 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 5 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 5) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 5) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 5) * mint_slice_u]);
-                        }
-                        {
-                            s_7 += __ldg(&u[x - 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 6 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 6) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 6) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 6) * mint_slice_u]);
-                        }
-                        {
-                            s_7 += __ldg(&u[x - 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 7 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 7) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 7) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 7) * mint_slice_u]);
-                        }
-                        {
-                            s_7 += __ldg(&u[x - 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + 8 + y * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y - 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + (y + 8) * mint_pitch_u + z * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z - 8) * mint_slice_u]) + __ldg(&u[x + y * mint_pitch_u + (z + 8) * mint_slice_u]);
-                        }
-                    }
-                    unew[x + y * mint_pitch_unew + z * mint_slice_unew] = __fmaf_rn(coef, s_7, -(__ldg(&u[x + y * mint_pitch_u + z * mint_slice_u])));
                 }
             }
         }

@@ -348,16 +348,19 @@ pub fn body(
     p.push_line("if (mint_active) {");
     p.indent += 1;
     step(p, k, arrays, refs, nm, v, &lead, rings);
-    queue_moves(p, k, arrays, ahead);
     p.indent -= 1;
     p.push_line("}");
+    // every thread moves its queue, so the moves stay register renaming: under the
+    // condition the compiler keeps both the moved and the unmoved queue (the radius-8
+    // star in f32: 202 registers instead of 158, bench-results/h100-2026-11-25c/lanes/)
+    queue_moves(p, k, arrays, ahead);
     p.indent -= 1;
     p.push_line("}");
     p.indent -= 1;
     p.push_line("} else if (mint_active) {");
     p.indent += 1;
     p.push_line("// edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
-    edge_path(p, k, refs, nm, v);
+    edge_path(p, k, refs, nm, v, true);
     p.indent -= 1;
     p.push_line("}");
 }
