@@ -824,6 +824,12 @@ fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
         .collect();
     assert_eq!(in_step_device_loads.len(), 1, "{in_step_device_loads:?}");
     assert!(in_step_device_loads[0].contains("(z + 9) * mint_slice_u"));
+    // loaded before the step waits for its plane, so the two latencies overlap
+    assert!(in_step_device_loads[0].contains("if (mint_active && z + 1 < mint_z_end)"));
+    assert!(
+        step.find(in_step_device_loads[0]).unwrap()
+            < step.find("mint_cp_async_wait<2>();").unwrap()
+    );
     // every thread moves its queue, outside the condition of threads inside the loop
     let moves = step.find("mint_vmove(mint_u_zm8, mint_u_zm7);").unwrap();
     let active = step.find("if (mint_active) {").unwrap();

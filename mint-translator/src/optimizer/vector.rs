@@ -626,6 +626,29 @@ fn step(
     }
 }
 
+/// The z queues' leading planes (`lead`), loaded by the threads where `cond` holds. The
+/// ring path loads them before its step's wait and barrier, so that their latency overlaps
+/// the wait (the radius-8 star in `f32`: 60.5% of copy against 58.4% loaded after the
+/// barrier, `bench-results/h100-2026-11-25c/fill/`).
+fn lead_loads(p: &mut CPrinter, k: &Kernel, nm: &Names3, v: u32, lead: &[Lead], cond: &str) {
+    let z = nm.z.as_ref().expect("z queues are 3-D");
+    for l in lead {
+        let a = &k.arrays[l.ai];
+        let next = if l.ahead {
+            format!(" && {z} + 1 < mint_z_end")
+        } else {
+            String::new()
+        };
+        p.push_line(&format!(
+            "if ({cond}{next}) mint_vload({}, {} + mint_x0{}, {});",
+            p.names.get(&a.name),
+            row_off(k, l.ai, nm, l.dy, l.dz),
+            plus(l.h * v as i64),
+            queue_name(&a.name, l.dy, l.h, l.dz)
+        ));
+    }
+}
+
 /// The loop body once per lane (`x = x0 + lane`), with `x < hi` around it if `guard`.
 fn lanes(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, guard: bool) {
     for lane in 0..v as i64 {

@@ -164,6 +164,7 @@ extern "C" __global__ void __launch_bounds__(128, 8) mint_k_vector_pipeline_0(
         for (idx_t mint_s = 0; mint_s < 64; ++mint_s) {
             const idx_t z = mint_z0 + mint_s;
             if (z >= mint_z_end) break;
+            if (mint_active && z + 1 < mint_z_end) mint_vload(u, (y) * mint_pitch_u + (z + 9) * mint_slice_u + mint_x0, mint_u_zp9);
             mint_cp_async_wait<2>(); // this step's plane has landed
             __syncthreads(); // and the slot the copy below refills is read by no thread
             if (z + 3 < mint_z_end) {
@@ -204,7 +205,6 @@ extern "C" __global__ void __launch_bounds__(128, 8) mint_k_vector_pipeline_0(
                 double mint_v_u_yp7_z0_h0[2];
                 double mint_v_u_yp8_z0_h0[2];
                 double mint_w_unew[2];
-                if (z + 1 < mint_z_end) mint_vload(u, (y) * mint_pitch_u + (z + 9) * mint_slice_u + mint_x0, mint_u_zp9);
                 mint_vload_shared(&mint_ring_u[mint_slot][threadIdx.y + 0][threadIdx.x * 2 + 8], mint_v_u_ym8_z0_h0);
                 mint_vload_shared(&mint_ring_u[mint_slot][threadIdx.y + 1][threadIdx.x * 2 + 8], mint_v_u_ym7_z0_h0);
                 mint_vload_shared(&mint_ring_u[mint_slot][threadIdx.y + 2][threadIdx.x * 2 + 8], mint_v_u_ym6_z0_h0);

@@ -31,7 +31,9 @@
 //! `chunksize` z); and where the rings fit the 48 KiB of static shared memory a block may
 //! declare. Otherwise the report says why and the vector path reads device memory.
 
-use super::{ArrayVec, Names3, VecRefs, edge_path, plane_conditions, queue_moves, queues, step};
+use super::{
+    ArrayVec, Names3, VecRefs, edge_path, lead_loads, plane_conditions, queue_moves, queues, step,
+};
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cexpr::{CPrinter, Helper};
 use crate::emit::cuda::{extent_name, hi_name, lo_name, pitch_name, slice_name};
@@ -234,8 +236,9 @@ fn fill(p: &mut CPrinter, k: &Kernel, r: &Ring, v: u32, threads: u32, slot: &str
 }
 
 /// The kernel body from the tile origin on, for a block that runs the ring path: the
-/// rings, the z queues, the prologue's copies, the z steps (wait, barrier, the copy
-/// [`DEPTH`] planes ahead, the step of the threads inside the loop); and the edge path
+/// rings, the z queues, the prologue's copies, the z steps (the queues' next planes,
+/// wait, barrier, the copy [`DEPTH`] planes ahead, the step of the threads inside the
+/// loop, the queues' moves); and the edge path
 /// for blocks whose planes leave the arrays or whose rows are not 16-byte aligned.
 #[allow(clippy::too_many_arguments)]
 pub fn body(
@@ -329,6 +332,7 @@ pub fn body(
     p.indent += 1;
     p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
     p.push_line(&format!("if ({z} >= mint_z_end) break;"));
+    lead_loads(p, k, nm, v, &lead, "mint_active");
     p.push_line(&format!(
         "mint_cp_async_wait<{}>(); // this step's plane has landed",
         DEPTH - 1
@@ -347,7 +351,7 @@ pub fn body(
     p.push_line(&format!("const int mint_slot = (int)(mint_s % {SLOTS});"));
     p.push_line("if (mint_active) {");
     p.indent += 1;
-    step(p, k, arrays, refs, nm, v, &lead, rings);
+    step(p, k, arrays, refs, nm, v, &[], rings);
     p.indent -= 1;
     p.push_line("}");
     // every thread moves its queue, so the moves stay register renaming: under the
