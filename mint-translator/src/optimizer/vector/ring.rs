@@ -23,7 +23,9 @@
 //! A CUDA prototype that does the same (`bench-results/h100-2026-11-25c/ring/`, every
 //! variant bitwise equal to the vector path's kernel) ran the radius-8 star at 63% of
 //! copy in `f32` (tile 32×16, z chunk 32, 3 planes ahead, z steps unrolled by 4, 128
-//! registers) and 57% in `f64` (16×16, chunk 64).
+//! registers) and 57% in `f64` (16×16, chunk 64). Translated by this module, with `tune`
+//! choosing those tiles: 62.0% and 57.5% (README, "The radius-8 star: shared-memory rings
+//! for the vector path").
 //!
 //! It applies to read-only arrays whose row vectors off the z queues are read at the
 //! step's own plane (`dz = 0`) and whose only z queue is the center vector's (the stars);
