@@ -395,9 +395,6 @@ struct Load {
     dst: String,
     /// Of an array the kernel writes (plain loads, not the read-only path).
     rw: bool,
-    /// The next step's leading plane of a z queue (prefetched one step ahead; skipped
-    /// in the chunk's last step).
-    lead: bool,
     /// With a shared-memory ring: the vector's place in it (`ring::Ring::vector`),
     /// loaded from there instead of device memory.
     shared: Option<String>,
@@ -512,19 +509,7 @@ fn step(
     rings: &[ring::Ring],
 ) {
     let cy = refs.cy;
-    let mut loads: Vec<Load> = lead
-        .iter()
-        .map(|l| Load {
-            ai: l.ai,
-            dy: l.dy,
-            dz: l.dz,
-            h: l.h,
-            dst: queue_name(&k.arrays[l.ai].name, l.dy, l.h, l.dz),
-            rw: false,
-            lead: l.ahead,
-            shared: None,
-        })
-        .collect();
+    let mut loads: Vec<Load> = Vec::new();
     for (ai, av) in arrays.iter().enumerate() {
         let a = &k.arrays[ai];
         let t = a.elem.cuda_name();
@@ -546,7 +531,6 @@ fn step(
                     h,
                     dst,
                     rw: false,
-                    lead: false,
                     shared,
                 });
             }
@@ -563,13 +547,13 @@ fn step(
                         h: 0,
                         dst: w,
                         rw: true,
-                        lead: false,
                         shared: None,
                     });
                 }
             }
         }
     }
+    lead_loads(p, k, nm, v, lead, None);
     for l in &loads {
         let a = &k.arrays[l.ai];
         if let Some(at) = &l.shared {
@@ -577,11 +561,7 @@ fn step(
             continue;
         }
         p.push_line(&format!(
-            "{}mint_vload{}({}, {} + mint_x0{}, {});",
-            match (&nm.z, l.lead) {
-                (Some(z), true) => format!("if ({z} + 1 < mint_z_end) "),
-                _ => String::new(),
-            },
+            "mint_vload{}({}, {} + mint_x0{}, {});",
             if l.rw { "_rw" } else { "" },
             p.names.get(&a.name),
             row_off(k, l.ai, nm, l.dy, l.dz),
@@ -626,21 +606,31 @@ fn step(
     }
 }
 
-/// The z queues' leading planes (`lead`), loaded by the threads where `cond` holds. The
-/// ring path loads them before its step's wait and barrier, so that their latency overlaps
-/// the wait (the radius-8 star in `f32`: 60.5% of copy against 58.4% loaded after the
-/// barrier, `bench-results/h100-2026-11-25c/fill/`).
-fn lead_loads(p: &mut CPrinter, k: &Kernel, nm: &Names3, v: u32, lead: &[Lead], cond: &str) {
-    let z = nm.z.as_ref().expect("z queues are 3-D");
+/// The z queues' leading planes (`lead`), each loaded by the threads where `cond` holds
+/// (all, without one), a prefetched plane only if the chunk has a next step. `step` loads
+/// them first; the ring path loads them before its step's wait and barrier, so that their
+/// latency overlaps the wait (the radius-8 star in `f32`: 60.5% of copy against 58.4%
+/// loaded after the barrier, `bench-results/h100-2026-11-25c/fill/`).
+fn lead_loads(
+    p: &mut CPrinter,
+    k: &Kernel,
+    nm: &Names3,
+    v: u32,
+    lead: &[Lead],
+    cond: Option<&str>,
+) {
     for l in lead {
         let a = &k.arrays[l.ai];
-        let next = if l.ahead {
-            format!(" && {z} + 1 < mint_z_end")
-        } else {
-            String::new()
-        };
+        let z = nm.z.as_ref().expect("z queues are 3-D");
+        let next = l.ahead.then(|| format!("{z} + 1 < mint_z_end"));
+        let conds: Vec<String> = cond.map(String::from).into_iter().chain(next).collect();
         p.push_line(&format!(
-            "if ({cond}{next}) mint_vload({}, {} + mint_x0{}, {});",
+            "{}mint_vload({}, {} + mint_x0{}, {});",
+            if conds.is_empty() {
+                String::new()
+            } else {
+                format!("if ({}) ", conds.join(" && "))
+            },
             p.names.get(&a.name),
             row_off(k, l.ai, nm, l.dy, l.dz),
             plus(l.h * v as i64),
@@ -1101,7 +1091,10 @@ pub fn emit(
     );
     // the report
     let mut loads = 0;
-    let mut ring_bytes = 0;
+    let ring_bytes: usize = rings
+        .iter()
+        .map(|g| g.bytes(k.arrays[g.ai].elem.size_bytes() as usize))
+        .sum();
     for (ai, av) in arrays.iter().enumerate() {
         let ring = rings.iter().find(|r| r.ai == ai);
         let r = &mut report.arrays[ai];
@@ -1127,7 +1120,6 @@ pub fn emit(
                 queue_report(&av.queues),
                 ring.map_or(String::new(), |g| {
                     let es = k.arrays[ai].elem.size_bytes() as usize;
-                    ring_bytes += g.bytes(es);
                     format!(
                         "; the step's plane from a shared-memory ring of {} slots of {} x {} ({} bytes), filled with cp.async {} planes ahead",
                         ring::SLOTS,

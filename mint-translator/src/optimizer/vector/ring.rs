@@ -334,7 +334,7 @@ pub fn body(
     p.indent += 1;
     p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
     p.push_line(&format!("if ({z} >= mint_z_end) break;"));
-    lead_loads(p, k, nm, v, &lead, "mint_active");
+    lead_loads(p, k, nm, v, &lead, Some("mint_active"));
     p.push_line(&format!(
         "mint_cp_async_wait<{}>(); // this step's plane has landed",
         DEPTH - 1
