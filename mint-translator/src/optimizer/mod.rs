@@ -267,11 +267,8 @@ fn build_plan(
                 k.arrays[a].name,
                 k.arrays[a].elem.size_bytes()
             ))
-        } else if target.compute_capability < crate::tune::PIPELINE_MIN_CC {
-            Some(format!(
-                "`cp.async` needs compute capability 8.0, the device has {}.{}",
-                target.compute_capability.0, target.compute_capability.1
-            ))
+        } else if let Some(why) = no_cp_async(target) {
+            Some(why)
         } else if bytes > target.shared_bytes_optin {
             Some(format!(
                 "its rings of planes take {bytes} bytes of shared memory, the device allows {} per block",
@@ -289,6 +286,18 @@ fn build_plan(
     }
     report.level = level(k, &plan);
     plan
+}
+
+/// Why `pipeline` cannot copy with `cp.async` on `target` (compute capability below
+/// [`crate::tune::PIPELINE_MIN_CC`]), if it cannot: the shared-memory planes' reason and
+/// the vector path's rings' (`vector::ring::plan`).
+pub(crate) fn no_cp_async(target: &Target) -> Option<String> {
+    (target.compute_capability < crate::tune::PIPELINE_MIN_CC).then(|| {
+        format!(
+            "`cp.async` needs compute capability 8.0, the device has {}.{}",
+            target.compute_capability.0, target.compute_capability.1
+        )
+    })
 }
 
 fn level(k: &Kernel, plan: &Plan) -> String {

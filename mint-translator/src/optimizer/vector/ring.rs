@@ -121,11 +121,8 @@ pub fn plan(
             cfg.tile[2], cfg.chunk[2]
         ));
     }
-    if target.compute_capability < crate::tune::PIPELINE_MIN_CC {
-        return Err(format!(
-            "`cp.async` needs compute capability 8.0, the device has {}.{}",
-            target.compute_capability.0, target.compute_capability.1
-        ));
+    if let Some(why) = crate::optimizer::no_cp_async(target) {
+        return Err(why);
     }
     let mut rings = Vec::new();
     for (ai, av) in arrays.iter().enumerate() {
