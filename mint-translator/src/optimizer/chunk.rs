@@ -477,33 +477,6 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
         a.name
     ));
     let cells = |p: &mut CPrinter, chunk: u32| {
-        let (per_row, helper) = if chunk > 1 {
-            (sx / chunk, "mint_cp_async16")
-        } else {
-            (sx, "mint_cp_async")
-        };
-        p.push_line(&format!(
-            "for (int mint_le = mint_tx + {} * mint_ty; mint_le < {}; mint_le += {}) {{",
-            g.bx,
-            sy * per_row,
-            g.bx * g.by
-        ));
-        p.indent += 1;
-        p.push_line(&format!("const int mint_lr = mint_le / {per_row};"));
-        if chunk > 1 {
-            p.push_line(&format!(
-                "const int mint_lc = mint_le % {per_row} * {chunk};"
-            ));
-        } else {
-            p.push_line(&format!("const int mint_lc = mint_le % {per_row};"));
-        }
-        p.push_line(&format!(
-            "const idx_t mint_gx = mint_x_tile - {pad} + mint_lc;"
-        ));
-        p.push_line(&format!(
-            "const idx_t mint_gy = mint_y_tile - {} + mint_lr;",
-            s.y_lo
-        ));
         let inside = if chunk > 1 {
             // a chunk reaching into the row: its cells outside the row read the row's
             // padding, the neighbouring row or the guard band, and no point reads them
@@ -512,14 +485,22 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
         } else {
             g.inside(ai, "mint_gx", "mint_gy", Some(zz), true, true)
         };
-        p.push_line(&format!("const bool mint_in = {inside};"));
-        p.push_line(&format!(
-            "{helper}(&{}[{slot}][mint_lr][mint_lc], mint_in ? &{name}[mint_gx + mint_gy * {}{zterm}] : {name}, mint_in);",
-            g.sh(ai),
-            g.pitch[ai],
-        ));
-        p.indent -= 1;
-        p.push_line("}");
+        async_plane_copy(
+            p,
+            &PlaneCopy {
+                tid: &format!("mint_tx + {} * mint_ty", g.bx),
+                threads: g.bx * g.by,
+                rows: sy,
+                cols: sx,
+                chunk,
+                x0: &format!("mint_x_tile - {pad}"),
+                y0: &format!("mint_y_tile - {}", s.y_lo),
+                inside: &inside,
+                dst: &format!("{}[{slot}]", g.sh(ai)),
+                array: &name,
+                offset: &format!("mint_gx + mint_gy * {}{zterm}", g.pitch[ai]),
+            },
+        );
     };
     if vec {
         p.push_line(&format!(
@@ -538,6 +519,61 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
     } else {
         cells(p, 1);
     }
+}
+
+/// One rectangle of a plane copied into shared memory with `cp.async`.
+pub(crate) struct PlaneCopy<'a> {
+    /// The copying thread's index in the block, and the block's threads.
+    pub tid: &'a str,
+    pub threads: u32,
+    /// The rectangle: rows and elements per row, copied `chunk` elements at a time (a
+    /// 16-byte chunk, or 1 element).
+    pub rows: u32,
+    pub cols: u32,
+    pub chunk: u32,
+    /// The array's column and row of the rectangle's first cell.
+    pub x0: &'a str,
+    pub y0: &'a str,
+    /// Whether cell (`mint_gx`, `mint_gy`) is copied; the others are zero-filled.
+    pub inside: &'a str,
+    /// The shared plane (`[row][column]`), the array, and the cell's element offset in it.
+    pub dst: &'a str,
+    pub array: &'a str,
+    pub offset: &'a str,
+}
+
+/// Prints `c`: cells `t`, `t + n`, … by thread `t` of `n`, row by row.
+pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
+    let (per_row, helper) = if c.chunk > 1 {
+        (c.cols / c.chunk, "mint_cp_async16")
+    } else {
+        (c.cols, "mint_cp_async")
+    };
+    p.push_line(&format!(
+        "for (int mint_le = {}; mint_le < {}; mint_le += {}) {{",
+        c.tid,
+        c.rows * per_row,
+        c.threads
+    ));
+    p.indent += 1;
+    p.push_line(&format!("const int mint_lr = mint_le / {per_row};"));
+    if c.chunk > 1 {
+        p.push_line(&format!(
+            "const int mint_lc = mint_le % {per_row} * {};",
+            c.chunk
+        ));
+    } else {
+        p.push_line(&format!("const int mint_lc = mint_le % {per_row};"));
+    }
+    p.push_line(&format!("const idx_t mint_gx = {} + mint_lc;", c.x0));
+    p.push_line(&format!("const idx_t mint_gy = {} + mint_lr;", c.y0));
+    p.push_line(&format!("const bool mint_in = {};", c.inside));
+    p.push_line(&format!(
+        "{helper}(&{}[mint_lr][mint_lc], mint_in ? &{}[{}] : {}, mint_in);",
+        c.dst, c.array, c.offset, c.array
+    ));
+    p.indent -= 1;
+    p.push_line("}");
 }
 
 /// With `pipeline`, before the first step: the copies of the planes the first step reads

@@ -41,6 +41,7 @@ use crate::emit::cexpr::{CPrinter, Helper};
 use crate::emit::cuda::{extent_name, hi_name, lo_name, pitch_name, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::Kernel;
+use crate::optimizer::chunk::{PlaneCopy, async_plane_copy};
 use crate::target::{GUARD_BYTES, Target};
 
 /// Planes in flight ahead of the plane a step reads. The prototype timed 2, 3 and 4:
@@ -203,35 +204,30 @@ fn fill(p: &mut CPrinter, k: &Kernel, r: &Ring, v: u32, threads: u32, slot: &str
     let a = &k.arrays[r.ai];
     let name = p.names.get(&a.name);
     let guard = (GUARD_BYTES / a.elem.size_bytes() as usize) as i64;
-    let per_row = r.cols / v;
-    p.push_line(&format!(
-        "for (int mint_le = mint_tid; mint_le < {}; mint_le += {threads}) {{",
-        r.rows * per_row
-    ));
-    p.indent += 1;
-    p.push_line(&format!("const int mint_lr = mint_le / {per_row};"));
-    p.push_line(&format!("const int mint_lc = mint_le % {per_row} * {v};"));
-    p.push_line(&format!(
-        "const idx_t mint_gx = mint_x_tile - {} + mint_lc;",
-        -r.h_lo * v as i64
-    ));
-    p.push_line(&format!(
-        "const idx_t mint_gy = mint_y_tile - {} + mint_lr;",
-        -r.y_lo
-    ));
-    p.push_line(&format!(
-        "const bool mint_in = mint_gy >= 0 && mint_gy < {} && mint_gx >= -{guard} && mint_gx + {v} <= {} + {guard};",
-        extent_name(&a.name, 1),
-        extent_name(&a.name, 0)
-    ));
-    p.push_line(&format!(
-        "mint_cp_async16(&{}[{slot}][mint_lr][mint_lc], mint_in ? &{name}[mint_gx + mint_gy * {} + ({zz}) * {}] : {name}, mint_in);",
-        Ring::name(&a.name),
-        pitch_name(&a.name),
-        slice_name(&a.name)
-    ));
-    p.indent -= 1;
-    p.push_line("}");
+    async_plane_copy(
+        p,
+        &PlaneCopy {
+            tid: "mint_tid",
+            threads,
+            rows: r.rows,
+            cols: r.cols,
+            chunk: v,
+            x0: &format!("mint_x_tile - {}", -r.h_lo * v as i64),
+            y0: &format!("mint_y_tile - {}", -r.y_lo),
+            inside: &format!(
+                "mint_gy >= 0 && mint_gy < {} && mint_gx >= -{guard} && mint_gx + {v} <= {} + {guard}",
+                extent_name(&a.name, 1),
+                extent_name(&a.name, 0)
+            ),
+            dst: &format!("{}[{slot}]", Ring::name(&a.name)),
+            array: &name,
+            offset: &format!(
+                "mint_gx + mint_gy * {} + ({zz}) * {}",
+                pitch_name(&a.name),
+                slice_name(&a.name)
+            ),
+        },
+    );
 }
 
 /// The kernel body from the tile origin on, for a block that runs the ring path: the
