@@ -640,11 +640,13 @@ fn pipeline_copies_planes_into_a_ring_ahead_of_use() {
     assert!(!src.contains("zp5") && !src.contains("mint_pf_u"), "{src}");
     assert_eq!(step.matches("&u[").count(), 2, "{step}");
     assert!(
-        step.contains("mint_cp_async16(") && step.contains("mint_le < 240;"),
+        step.contains("mint_cp_async16(")
+            && step.contains("24 rows x 10 copies of 4 element(s): 2 round(s) of 128 threads"),
         "{step}"
     );
     assert!(
-        step.contains("mint_cp_async(") && step.contains("mint_le < 960;"),
+        step.contains("mint_cp_async(")
+            && step.contains("24 rows x 40 copies of 1 element(s): 8 round(s) of 128 threads"),
         "{step}"
     );
 }
@@ -813,7 +815,10 @@ fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
     );
     // ... filled 16 bytes at a time over the block's 8 x 16 threads, 3 planes ahead
     assert_eq!(step.matches("mint_cp_async16(&mint_ring_u[").count(), 1);
-    assert!(step.contains("mint_le < 384; mint_le += 128"), "{step}"); // 32 rows x 12 chunks
+    assert!(
+        step.contains("32 rows x 12 copies of 4 element(s): 3 round(s) of 128 threads"),
+        "{step}"
+    );
     assert!(step.contains("(z + 3) * mint_slice_u"), "{step}");
     assert!(step.contains("mint_cp_async_wait<2>();"), "{step}");
     assert_eq!(step.matches("__syncthreads()").count(), 1);
@@ -997,10 +1002,20 @@ int main(void) {{
 "#,
         p = p.replace('\n', "\n            ")
     );
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("swizzle");
+    let out = host_c("swizzle", &program);
+    // 64 blocks per band: 16 y tiles of 4 x tiles, 64 of one, 3 (all) of 64
+    assert!(out.contains("grid 4 128 512: band 16 ok"), "{out}");
+    assert!(out.contains("grid 1 200 3: band 64 ok"), "{out}");
+    assert!(out.contains("grid 64 3 9: band 1 ok"), "{out}");
+}
+
+/// Compiles `program` with the host's C compiler (`CC`, else `cc`) and runs it; returns
+/// its standard output, after asserting that it built and exited with status 0.
+fn host_c(name: &str, program: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    let (c, exe) = (dir.join("swizzle.c"), dir.join("swizzle"));
-    std::fs::write(&c, &program).unwrap();
+    let (c, exe) = (dir.join(format!("{name}.c")), dir.join(name));
+    std::fs::write(&c, program).unwrap();
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let built = std::process::Command::new(&cc)
         .args(["-std=c99", "-O1", "-o"])
@@ -1014,10 +1029,127 @@ int main(void) {{
         String::from_utf8_lossy(&built.stderr)
     );
     let ran = std::process::Command::new(&exe).output().unwrap();
-    let out = String::from_utf8_lossy(&ran.stdout);
+    let out = String::from_utf8_lossy(&ran.stdout).into_owned();
     assert!(ran.status.success(), "{out}");
-    // 64 blocks per band: 16 y tiles of 4 x tiles, 64 of one, 3 (all) of 64
-    assert!(out.contains("grid 4 128 512: band 16 ok"), "{out}");
-    assert!(out.contains("grid 1 200 3: band 64 ok"), "{out}");
-    assert!(out.contains("grid 64 3 9: band 1 ok"), "{out}");
+    out
+}
+
+/// The loops that copy a plane into shared memory with `cp.async` (`pipeline`, with and
+/// without `vectorize`), cut out of the printed kernels and run on the host for every
+/// thread of the block: each cell of the plane's rectangle (tile and ghost cells, the
+/// geometry computed here from radius and tile) is copied exactly once, by a copy that
+/// lies inside the rectangle and starts on a whole chunk. The cases cover rounds whose
+/// count divides the copies and not, blocks whose threads are a multiple of a row's
+/// copies (the column fixed per thread) and not, and 16-byte and single-element copies.
+#[test]
+fn plane_copies_cover_each_cell_once() {
+    let tr = |src: &str, f: &dyn Fn(&mut Kernel)| {
+        let mut k = kernel("star_0", src);
+        f(&mut k);
+        mint_translator::check(&mut k).unwrap();
+        translate(&k, &Target::default()).unwrap()
+    };
+    let tiled = |tile: [u32; 3], chunk: [u32; 3]| {
+        move |k: &mut Kernel| {
+            k.clauses.tile = Some(tile.map(ClauseValue::Const));
+            k.clauses.chunk = Some(chunk.map(ClauseValue::Const));
+        }
+    };
+    let r8_f64 = STAR_R8_VEC.replace("f32", "f64").replace("0.0f64", "0.0");
+    // (kernel, rows, elements per row, elements per copy, block threads, threads in x)
+    let cases: Vec<(Translation, u32, u32, u32, u32, u32)> = vec![
+        // shared + register + pipeline, radius 4, tile 32 x 16 over 32 x 4 threads:
+        // 240 16-byte copies and 960 single ones, neither a multiple of 128
+        (tr(STAR_R4, &|_| {}), 24, 40, 4, 128, 32),
+        (tr(STAR_R4, &|_| {}), 24, 40, 1, 128, 32),
+        // vectorize + pipeline, radius 8, f32 tile 32 x 16: 12 copies a row, 3 rounds
+        (tr(STAR_R8_VEC, &|_| {}), 32, 48, 4, 128, 8),
+        // f64 tile 16 x 16: 16 copies a row, 128 threads, 4 whole rounds
+        (
+            tr(&r8_f64, &tiled([16, 16, 64], [1, 1, 64])),
+            32,
+            32,
+            2,
+            128,
+            8,
+        ),
+        // f64 tile 16 x 6: 48 threads, 3 rows a round, 22 rows: a last partial round
+        (
+            tr(&r8_f64, &tiled([16, 6, 64], [1, 1, 64])),
+            22,
+            32,
+            2,
+            48,
+            8,
+        ),
+    ];
+    let mut program = String::from(
+        r#"#include <stdio.h>
+#include <stdbool.h>
+typedef long idx_t;
+static int hits[64][64];
+static int bad;
+static void mark(int r, int c, int n, int rows, int cols) {
+    if (r < 0 || r >= rows || c < 0 || c + n > cols || c % n != 0) { bad = 1; return; }
+    for (int i = 0; i < n; ++i) hits[r][c + i] += 1;
+}
+int main(void) {
+    const idx_t mint_x_tile = 40, mint_y_tile = 24, mint_nx_u = 4096, mint_ny_u = 4096,
+        mint_nz_u = 4096, mint_pitch_u = 4096, mint_slice_u = 4096 * 4096, mint_z0 = 8, z = 9,
+        mint_s = 1;
+"#,
+    );
+    for (i, (t, rows, cols, elems, threads, bx)) in cases.iter().enumerate() {
+        let src = &t.source;
+        let head = format!("copies of {elems} element(s)");
+        let from = src
+            .find(&head)
+            .unwrap_or_else(|| panic!("case {i}: no copy of {elems} element(s):\n{src}"));
+        let from = from + src[from..].find("for (int").unwrap();
+        // the loop, to its closing brace
+        let mut depth = 0;
+        let mut end = from;
+        for (j, ch) in src[from..].char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = from + j + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let body: Vec<String> = src[from..end]
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("mint_cp_async") {
+                    format!("mark(mint_lr, mint_lc, {elems}, {rows}, {cols}); (void)mint_in;")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        program += &format!(
+            r#"    for (int r = 0; r < 64; ++r) for (int c = 0; c < 64; ++c) hits[r][c] = 0;
+    for (unsigned int t = 0; t < {threads}u; ++t) {{
+        const int mint_tid = (int)t, mint_tx = (int)(t % {bx}u), mint_ty = (int)(t / {bx}u);
+        (void)mint_tid; (void)mint_tx; (void)mint_ty;
+        {}
+    }}
+    for (int r = 0; r < {rows}; ++r) for (int c = 0; c < {cols}; ++c)
+        if (hits[r][c] != 1) {{ printf("case {i}: cell (%d, %d) copied %d times\n", r, c, hits[r][c]); return 1; }}
+    if (bad) {{ printf("case {i}: a copy outside the rectangle\n"); return 1; }}
+    printf("case {i} ok\n");
+"#,
+            body.join("\n        ")
+        );
+    }
+    program += "    return 0;\n}\n";
+    let out = host_c("plane_copy", &program);
+    for i in 0..cases.len() {
+        assert!(out.contains(&format!("case {i} ok")), "{out}");
+    }
 }
