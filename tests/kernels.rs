@@ -148,15 +148,18 @@ fn y_chunks_and_x_chunks_with_shared_memory_and_vectorize_on_the_gpu() {
 /// from changes, on a grid of partial tiles and partial z chunks (the edge blocks take
 /// the per-lane path), and against the serial reference. The stars of radius 1 to 8, the
 /// variable-coefficient heat kernel and Poisson-19 (whose y ± 1 rows at z ± 1 keep it on
-/// the vector path: `pipeline not applied`).
+/// the vector path: `pipeline not applied`), with one and two y rows per thread.
 #[test]
 fn vector_pipeline_equals_vector_bit_for_bit_on_the_gpu() {
     let Some(d) = common::gpu() else { return };
-    let configs: [([u32; 3], [u32; 3]); 4] = [
+    let configs: [([u32; 3], [u32; 3]); 6] = [
         ([32, 16, 32], [1, 1, 32]),
         ([64, 8, 32], [1, 1, 32]),
         ([16, 16, 64], [1, 1, 64]),
         ([16, 8, 16], [1, 1, 16]),
+        // two y rows per thread: the block of the last, partial y tile takes the edge path
+        ([16, 16, 64], [1, 2, 64]),
+        ([32, 8, 32], [1, 2, 32]),
     ];
     let mut failures = Vec::new();
     let mut runs = 0;

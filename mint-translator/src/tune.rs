@@ -12,8 +12,9 @@
 //! register tiles (2026-11-24); and `swizzle` (the blocks' order) with five of those
 //! tiles; `roll_z` (the z steps of a chunk as a loop) at ten `vectorize` tiles with z
 //! chunks of 4 and more (2026-11-25); and `vectorize` with `pipeline` (the x and y
-//! neighbours from shared-memory rings) at three tiles (2026-11-25). ImageCL (seed
-//! `000_3a52e492fab7fe1b.txt`) treats optimizations as tuning parameters in the same way;
+//! neighbours from shared-memory rings) at three tiles, and at one with two y rows per
+//! thread (2026-11-25). ImageCL (seed `000_3a52e492fab7fe1b.txt`) treats optimizations as
+//! tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!
 //! A second round ([`refinements`]) tries the two fastest with `swizzle` flipped.
@@ -304,6 +305,10 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(vec_pipe, [32, 16, 32], [1, 1, 32]),
             c(vec_pipe, [64, 8, 32], [1, 1, 32]),
             c(vec_pipe, [16, 16, 64], [1, 1, 64]),
+            // two y rows per thread sharing their ring vectors, 4 planes ahead (the
+            // radius-8 star in f64 on an H100, 2026-11-25: 60.1% of copy, against 56.5%
+            // with one row, bench-results/h100-2026-11-25d/rows/)
+            c(vec_pipe, [16, 16, 64], [1, 2, 64]),
         ],
     };
     for cand in all {

@@ -711,7 +711,6 @@ fn pipeline_says_why_it_was_not_applied() {
     assert!(why(STAR_R4, &small).contains("26880 bytes of shared memory, the device allows 16384"));
     // with `vectorize`, the ring path's own conditions (`vector::ring`)
     let vec = STAR_R4.replace("unroll", "unroll, vectorize");
-    assert!(why(&vec, &Target::default()).contains("one y row per thread (`chunksize` y is 4)"));
     let vec = vec.replace("chunk: 1,4,64", "chunk: 1,1,16");
     assert!(
         why(&vec, &Target::default())
@@ -746,7 +745,7 @@ fn pipeline_says_why_it_was_not_applied() {
             ),
             &Target::default()
         )
-        .contains("has z queues of vectors other than the center's")
+        .contains("has z queues of vectors other than the centers'")
     );
     // a kernel read at its z neighbours only: no x or y neighbours to stage
     let column = "arrays: u f32 3, v f32 3
@@ -885,6 +884,130 @@ fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
             .source
             .contains("#pragma unroll 1\n        for (idx_t mint_s = 0;")
     );
+}
+
+/// `vectorize` with `pipeline` and two y rows per thread (`chunksize` y 2): the rows share
+/// the ring's vectors, so a step of the radius-8 star in `f64` reads 16 y neighbour rows
+/// (the 18 rows around the thread's two but those two, held in z queues) and the 8 x halo
+/// vectors of each of its rows, 32 shared-memory loads for 4 points where one row per
+/// thread reads 24 for 2; the ring has 5 slots, 4 planes in flight; blocks whose rows
+/// leave the loop take the edge path, row by row; and the lanes' sums are those of
+/// `vectorize` alone with the same rows per thread, line by line.
+#[test]
+fn pipeline_with_vectorize_shares_ring_vectors_between_two_rows() {
+    let tr = |src: &str| {
+        let mut k = kernel("star_0", src);
+        mint_translator::check(&mut k).unwrap();
+        translate(&k, &Target::default()).unwrap()
+    };
+    let r8 = STAR_R8_VEC
+        .replace("f32", "f64")
+        .replace("0.0f64", "0.0")
+        .replace("tile: 32,16,32", "tile: 16,16,64")
+        .replace("chunk: 1,1,32", "chunk: 1,2,64");
+    let t = tr(&r8);
+    let src = &t.source;
+    assert!(
+        t.report
+            .level
+            .contains("+ pipeline (x/y neighbours from shared-memory rings"),
+        "{} {:?}",
+        t.report.level,
+        t.report.notes
+    );
+    // 16 + 2 x 8 rows of 16 + 2 x 8 doubles, 4 in flight and the step's
+    let (rows, cols) = (16 + 2 * 8, 16 + 2 * 8);
+    assert!(
+        src.contains(&format!(
+            "__shared__ __align__(16) double mint_ring_u[5][{rows}][{cols}];"
+        )),
+        "{src}"
+    );
+    assert_eq!(t.static_shared_bytes as usize, 5 * rows * cols * 8);
+    assert!(src.contains("8x8x1 threads per block"), "{src}");
+    let step =
+        &src[src.find("for (idx_t mint_s = 0;").unwrap()..src.find("// edge block").unwrap()];
+    let shared: Vec<&str> = step
+        .lines()
+        .filter(|l| l.contains("mint_vload_shared(&mint_ring_u[mint_slot]"))
+        .collect();
+    assert_eq!(shared.len(), 32, "{step}");
+    // the y neighbour rows, each loaded once: ring rows 0..8 and 10..18 above the
+    // thread's first row (ring row threadIdx.y * 2 + 8)
+    for r in (0..8).chain(10..18) {
+        let at = format!("[threadIdx.y * 2 + {r}][threadIdx.x * 2 + 8]");
+        assert_eq!(
+            shared.iter().filter(|l| l.contains(&at)).count(),
+            1,
+            "{r}: {step}"
+        );
+    }
+    // the x halo vectors of both rows
+    for r in [8, 9] {
+        for c in [0, 2, 4, 6, 10, 12, 14, 16] {
+            let at = format!("[threadIdx.y * 2 + {r}][threadIdx.x * 2 + {c}]");
+            assert!(shared.iter().any(|l| l.contains(&at)), "{r} {c}: {step}");
+        }
+    }
+    // each row's z queue: its leading plane from device memory, before the wait
+    let device: Vec<&str> = step
+        .lines()
+        .filter(|l| l.contains("mint_vload(u,"))
+        .collect();
+    assert_eq!(device.len(), 2, "{device:?}");
+    assert!(
+        device
+            .iter()
+            .any(|l| l.contains("(mint_y0) * mint_pitch_u + (z + 9)"))
+    );
+    assert!(
+        device
+            .iter()
+            .any(|l| l.contains("(mint_y0 + 1) * mint_pitch_u + (z + 9)"))
+    );
+    assert!(step.find(device[1]).unwrap() < step.find("mint_cp_async_wait<3>();").unwrap());
+    assert!(step.contains("(int)((mint_s + 4) % 5)"), "{step}");
+    assert!(
+        step.contains("const int mint_slot = (int)(mint_s % 5);"),
+        "{step}"
+    );
+    // the prologue: 4 planes, and the block's rows inside the loop
+    let prologue =
+        &src[src.find("__shared__").unwrap()..src.find("for (idx_t mint_s = 0;").unwrap()];
+    assert_eq!(prologue.matches("mint_cp_async_commit()").count(), 4);
+    assert!(
+        prologue.contains("mint_y_tile + 16 <= mint_hi_y"),
+        "{prologue}"
+    );
+    // the edge path runs the thread's rows one by one
+    let edge = &src[src.find("// edge block").unwrap()..];
+    assert!(
+        edge.contains("for (idx_t y = mint_y0, mint_y_end = min(mint_y0 + 2, mint_hi_y);"),
+        "{edge}"
+    );
+    // the same sums as `vectorize` with two rows per thread, line by line
+    let plain = tr(&r8.replace(
+        "options: vectorize, pipeline, unroll",
+        "options: vectorize, unroll",
+    ));
+    assert!(!plain.source.contains("mint_ring_u"));
+    let sums = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(str::trim)
+            .filter(|l| (l.starts_with('s') && l.contains(" += ")) || l.starts_with("mint_w"))
+            .map(String::from)
+            .collect()
+    };
+    let (a, b) = (
+        sums(&src[..src.find("// edge block").unwrap()]),
+        sums(&plain.source[..plain.source.find("// edge thread").unwrap()]),
+    );
+    assert_eq!(a.len(), 2 * 2 * (8 + 1), "{a:?}");
+    assert_eq!(a, b);
+    // one row per thread keeps 3 planes in flight and 4 slots
+    let one = tr(&r8.replace("chunk: 1,2,64", "chunk: 1,1,64"));
+    assert!(one.source.contains("double mint_ring_u[4][32][32];"));
+    assert!(!one.source.contains("mint_y_tile + 16 <= mint_hi_y"));
 }
 
 /// `swizzle` at each emitter that places tiles (the baseline, shared + register with a z

@@ -567,7 +567,7 @@ pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
         "for (int mint_le = 0; mint_le < {rounds}; ++mint_le) {{"
     ));
     p.indent += 1;
-    if cells % c.threads != 0 {
+    if !cells.is_multiple_of(c.threads) {
         // the last round: only the threads whose cell is in the rectangle
         p.push_line(&format!(
             "if (mint_le == {} && {tid} + {}u * {} >= {cells}u) break;",
@@ -583,7 +583,7 @@ pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
             format!("(int)({cell} % {per_row}u)")
         }
     };
-    if c.threads % per_row == 0 {
+    if c.threads.is_multiple_of(per_row) {
         p.push_line(&format!(
             "const int mint_lr = (int)({tid} / {per_row}u) + {} * mint_le;",
             c.threads / per_row

@@ -739,6 +739,12 @@ fn loads_per_step(av: &ArrayVec) -> i64 {
 /// without (85%); in `f32` it holds 96 and the prefetch is worth 1% (88.6% / 87.4%).
 pub const QUEUE_REGISTERS: usize = 96;
 
+/// [`QUEUE_REGISTERS`] for the ring path (`pipeline`), whose steps hold no row vectors in
+/// registers while they wait for device memory: the radius-8 star in `f64` with two y rows
+/// per thread holds 144 with the prefetch, as the prototype that ran it at 60.1% of copy
+/// on an H100 (`bench-results/h100-2026-11-25d/rows/`).
+pub const RING_QUEUE_REGISTERS: usize = 160;
+
 /// Registers that the z queues of `arrays` hold with `slots` planes each beyond their
 /// range (1 with the prefetch, 0 without): only the elements the lanes read.
 fn queue_registers(k: &Kernel, arrays: &[ArrayVec], slots: i64) -> usize {
@@ -771,7 +777,8 @@ fn queue_report(queues: &BTreeMap<(i64, i64), (i64, i64)>) -> String {
 /// The sliding window's z queues: declares each queue's registers and loads its planes
 /// before the first step (under `guard`, a condition, where given), and returns the
 /// leading plane each step loads and how many planes ahead of its range it is (1 with the
-/// prefetch, 0 without).
+/// prefetch, 0 without: the prefetch is left out where it would hold more than `limit`
+/// registers).
 fn queues(
     p: &mut CPrinter,
     k: &Kernel,
@@ -779,10 +786,11 @@ fn queues(
     nm: &Names3,
     v: u32,
     guard: Option<&str>,
+    limit: usize,
 ) -> (Vec<Lead>, i64) {
     let mut lead = Vec::new();
-    // the leading plane one step ahead, unless that holds too many registers
-    let prefetch = queue_registers(k, arrays, 1) <= QUEUE_REGISTERS;
+    // the leading plane one step ahead, unless that holds more than `limit` registers
+    let prefetch = queue_registers(k, arrays, 1) <= limit;
     let ahead = i64::from(prefetch);
     p.push_line(
         "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
@@ -1036,7 +1044,7 @@ pub fn emit(
         match &nm.z {
             Some(z) => {
                 let (lead, ahead) = if window {
-                    queues(&mut p, k, &arrays, &nm, v, None)
+                    queues(&mut p, k, &arrays, &nm, v, None, QUEUE_REGISTERS)
                 } else {
                     (Vec::new(), 0)
                 };
@@ -1098,7 +1106,7 @@ pub fn emit(
     for (ai, av) in arrays.iter().enumerate() {
         let ring = rings.iter().find(|r| r.ai == ai);
         let r = &mut report.arrays[ai];
-        r.shared_planes = ring.map_or(0, |_| ring::SLOTS as u32);
+        r.shared_planes = ring.map_or(0, |g| g.slots() as u32);
         r.register = av.written || !av.queues.is_empty();
         let vectors = loads_per_step(av);
         loads += vectors;
@@ -1122,11 +1130,11 @@ pub fn emit(
                     let es = k.arrays[ai].elem.size_bytes() as usize;
                     format!(
                         "; the step's plane from a shared-memory ring of {} slots of {} x {} ({} bytes), filled with cp.async {} planes ahead",
-                        ring::SLOTS,
+                        g.slots(),
                         g.rows,
                         g.cols,
                         g.bytes(es),
-                        ring::DEPTH
+                        g.depth
                     )
                 })
             )

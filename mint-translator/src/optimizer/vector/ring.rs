@@ -9,9 +9,10 @@
 //! bandwidth in `f32`, 43% in `f64` (H100, 512³).
 //!
 //! Here the block copies each plane of its tile, with the ghost rows and vectors its
-//! stencil reads, into a ring of [`SLOTS`] slots with `cp.async` (16-byte chunks, no
-//! registers), [`DEPTH`] planes ahead of the step that reads it; the step reads those
-//! vectors from shared memory, and the z queue stays in registers as before. The whole
+//! stencil reads, into a ring of slots with `cp.async` (16-byte chunks, no registers),
+//! [`DEPTH`] planes ahead of the step that reads it ([`DEPTH_ROWS`] for threads of
+//! several y rows); the step reads those vectors from shared memory, and the z queues
+//! stay in registers as before. The whole
 //! block then meets at one barrier per step, so the choice between the ring and the
 //! edge path is made per block (the planes exist and the rows are 16-byte aligned), not
 //! per thread; threads past the loop's end fill the ring and wait at the barrier but
@@ -27,14 +28,23 @@
 //! choosing those tiles: 62.0% and 57.5% (README, "The radius-8 star: shared-memory rings
 //! for the vector path").
 //!
+//! With `chunksize` y above 1 a thread computes that many y rows, and its rows share the
+//! ring's vectors as the vector path's share their loads: the radius-8 star in `f64` with
+//! two rows per thread reads 8 vectors per point from the ring instead of 12, holds two z
+//! queues (224 registers, 8 warps per SM) and keeps 4 planes in flight; a prototype of it
+//! ran at 60.1% of copy where one row per thread ran at 56.5%
+//! (`bench-results/h100-2026-11-25d/rows/`). Such a block takes the ring path only if all
+//! its rows are inside the loop.
+//!
 //! It applies to read-only arrays whose row vectors off the z queues are read at the
-//! step's own plane (`dz = 0`) and whose only z queue is the center vector's (the stars);
-//! with one y row and one thread along z per thread (`chunksize` y 1, `tile` z =
-//! `chunksize` z); and where the rings fit the 48 KiB of static shared memory a block may
-//! declare. Otherwise the report says why and the vector path reads device memory.
+//! step's own plane (`dz = 0`) and whose only z queues are the center vectors' of the
+//! thread's rows (the stars); with one thread along z per thread (`tile` z = `chunksize`
+//! z); and where the rings fit the 48 KiB of static shared memory a block may declare.
+//! Otherwise the report says why and the vector path reads device memory.
 
 use super::{
-    ArrayVec, Names3, VecRefs, edge_path, lead_loads, plane_conditions, queue_moves, queues, step,
+    ArrayVec, Names3, RING_QUEUE_REGISTERS, VecRefs, edge_path, lead_loads, plane_conditions,
+    queue_moves, queues, step,
 };
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cexpr::{CPrinter, Helper};
@@ -44,13 +54,21 @@ use crate::ir::Kernel;
 use crate::optimizer::chunk::{PlaneCopy, async_plane_copy};
 use crate::target::{GUARD_BYTES, Target};
 
-/// Planes in flight ahead of the plane a step reads. The prototype timed 2, 3 and 4:
-/// 3 was best for `f32` (63.1% of copy against 62.5% at 2), 4 for `f64` by 0.6 points;
-/// with 3 the ring has 4 slots and the slot index is a mask.
+/// Planes in flight ahead of the plane a step reads, for threads of one y row. The
+/// prototype timed 2, 3 and 4: 3 was best for `f32` (63.1% of copy against 62.5% at 2), 4
+/// for `f64` by 0.6 points; with 3 the ring has 4 slots and the slot index is a mask.
 pub const DEPTH: i64 = 3;
 
-/// Slots of a ring: the plane a step reads and the [`DEPTH`] in flight after it.
-pub const SLOTS: i64 = DEPTH + 1;
+/// Planes in flight for threads of two or more y rows ([`depth`]): such a thread holds a
+/// z queue per row, so at most 8 warps fit an SM, and each must keep more planes in
+/// flight. The prototype (`bench-results/h100-2026-11-25d/rows/`) ran the radius-8 star
+/// in `f64` with two rows per thread at 60.1% of copy 4 planes ahead and 55.9% 3 ahead.
+pub const DEPTH_ROWS: i64 = 4;
+
+/// The planes in flight ahead of the step's for threads of `cy` y rows.
+pub fn depth(cy: u32) -> i64 {
+    if cy > 1 { DEPTH_ROWS } else { DEPTH }
+}
 
 /// The z steps of the ring path are unrolled by this many (without `roll_z`), so the z
 /// queue's moves run once per four steps. In the prototype the radius-8 star in `f32`
@@ -72,6 +90,10 @@ pub struct Ring {
     /// vectors).
     pub rows: u32,
     pub cols: u32,
+    /// The y rows of a thread (`chunksize` y) and the planes in flight ([`depth`]); the
+    /// ring has `depth + 1` slots.
+    pub cy: u32,
+    pub depth: i64,
 }
 
 impl Ring {
@@ -80,20 +102,30 @@ impl Ring {
         format!("mint_ring_{}", c_ident(array))
     }
 
-    /// The place in the ring of vector `h` of row `dy` of the calling thread, at the
-    /// step's slot `mint_slot`.
+    /// The place in the ring of vector `h` of row `dy` (from the thread's first y row) of
+    /// the calling thread, at the step's slot `mint_slot`.
     pub fn vector(&self, array: &str, dy: i64, h: i64, v: u32) -> String {
+        let row = if self.cy > 1 {
+            format!("threadIdx.y * {}", self.cy)
+        } else {
+            "threadIdx.y".into()
+        };
         format!(
-            "{}[mint_slot][threadIdx.y + {}][threadIdx.x * {v} + {}]",
+            "{}[mint_slot][{row} + {}][threadIdx.x * {v} + {}]",
             Self::name(array),
             dy - self.y_lo,
             (h - self.h_lo) * v as i64
         )
     }
 
-    /// Bytes of shared memory of the ring's [`SLOTS`] slots of `es`-byte elements.
+    /// The ring's slots: the plane a step reads and the `depth` in flight after it.
+    pub fn slots(&self) -> i64 {
+        self.depth + 1
+    }
+
+    /// Bytes of shared memory of the ring's slots of `es`-byte elements.
     pub fn bytes(&self, es: usize) -> usize {
-        SLOTS as usize * self.rows as usize * self.cols as usize * es
+        self.slots() as usize * self.rows as usize * self.cols as usize * es
     }
 }
 
@@ -110,12 +142,7 @@ pub fn plan(
     if !window {
         return Err("it needs the sliding window (3-D, `chunksize` z above 1)".into());
     }
-    if cfg.chunk[1] != 1 {
-        return Err(format!(
-            "the ring path computes one y row per thread (`chunksize` y is {})",
-            cfg.chunk[1]
-        ));
-    }
+    let cy = cfg.chunk[1];
     if cfg.tile[2] != cfg.chunk[2] {
         return Err(format!(
             "the ring path needs one thread along z (`tile` z {} = `chunksize` z {})",
@@ -131,9 +158,14 @@ pub fn plan(
             continue;
         }
         let name = &k.arrays[ai].name;
-        if av.queues.keys().any(|&q| q != (0, 0)) {
+        // the thread's rows' center vectors, `(yl, 0)` for `yl` in `0..cy`
+        if av
+            .queues
+            .keys()
+            .any(|&(dy, h)| h != 0 || !(0..cy as i64).contains(&dy))
+        {
             return Err(format!(
-                "`{name}` has z queues of vectors other than the center's (a ring holds the step's plane only)"
+                "`{name}` has z queues of vectors other than the centers' (a ring holds the step's plane only)"
             ));
         }
         let off: Vec<(i64, i64)> = av
@@ -151,7 +183,10 @@ pub fn plan(
                 }
             })
             .collect::<Result<_, _>>()?;
-        if off.iter().all(|&o| o == (0, 0)) {
+        if off
+            .iter()
+            .all(|&(dy, h)| h == 0 && (0..cy as i64).contains(&dy))
+        {
             continue;
         }
         let (y_lo, y_hi) = off
@@ -166,8 +201,12 @@ pub fn plan(
             y_hi,
             h_lo,
             h_hi,
-            rows: cfg.tile[1] + (y_hi - y_lo) as u32,
+            // the tile's rows and the ghost rows of its first and last thread rows,
+            // whose rows `dy` count from the thread's first of `cy`
+            rows: cfg.tile[1] + (y_hi - y_lo) as u32 + 1 - cy,
             cols: cfg.tile[0] + (h_hi - h_lo) as u32 * v,
+            cy,
+            depth: depth(cy),
         });
     }
     if rings.is_empty() {
@@ -249,16 +288,18 @@ pub fn body(
     by: &str,
 ) {
     let z = nm.z.clone().expect("the ring path is 3-D");
-    let cz = cfg.chunk[2];
-    let threads = cfg.tile[0] / v * cfg.tile[1];
+    let (cy, cz) = (cfg.chunk[1], cfg.chunk[2]);
+    let threads = cfg.tile[0] / v * (cfg.tile[1] / cy);
+    let depth = rings[0].depth;
+    let slots = depth + 1;
     p.use_helper(Helper::AsyncCopy);
     p.push_line(&format!(
-        "// pipeline: the steps read their x and y neighbours from shared-memory rings of {SLOTS} planes that cp.async fills {DEPTH} planes ahead"
+        "// pipeline: the steps read their x and y neighbours from shared-memory rings of {slots} planes that cp.async fills {depth} planes ahead"
     ));
     for r in rings {
         let a = &k.arrays[r.ai];
         p.push_line(&format!(
-            "__shared__ __align__(16) {} {}[{SLOTS}][{}][{}];",
+            "__shared__ __align__(16) {} {}[{slots}][{}][{}];",
             a.elem.cuda_name(),
             Ring::name(&a.name),
             r.rows,
@@ -284,12 +325,19 @@ pub fn body(
         hi_name(0),
         hi_name(1)
     ));
-    p.push_line(&format!("const idx_t {} = mint_y0;", nm.yvar));
+    if cy == 1 {
+        p.push_line(&format!("const idx_t {} = mint_y0;", nm.yvar));
+    }
     p.push_line(&format!(
         "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
         hi_name(2)
     ));
     let mut cond = vec!["mint_vec".to_string()];
+    if cy > 1 {
+        // every y row of the block's threads is a point of the loop: each thread then
+        // loads its rows' z queues and stores its rows with no test per row
+        cond.push(format!("mint_y_tile + {} <= {}", cfg.tile[1], hi_name(1)));
+    }
     for (a, av) in k.arrays.iter().zip(arrays) {
         for c in plane_conditions(a, av) {
             if !cond.contains(&c) {
@@ -297,19 +345,30 @@ pub fn body(
             }
         }
     }
-    p.push_line("// the block's planes exist and its rows are 16-byte aligned: the whole block takes the ring path");
+    p.push_line(&format!(
+        "// the block's planes exist{} and its rows are 16-byte aligned: the whole block takes the ring path",
+        if cy > 1 { ", its rows are inside the loop" } else { "" }
+    ));
     p.push_line(&format!("if ({}) {{", cond.join(" && ")));
     p.indent += 1;
-    let (lead, ahead) = queues(p, k, arrays, nm, v, Some("mint_active"));
+    let (lead, ahead) = queues(
+        p,
+        k,
+        arrays,
+        nm,
+        v,
+        Some("mint_active"),
+        RING_QUEUE_REGISTERS,
+    );
     let copies = |p: &mut CPrinter, slot: &str, zz: &str| {
         for r in rings {
             fill(p, k, r, v, threads, slot, zz);
         }
     };
     p.push_line(&format!(
-        "// the first {DEPTH} planes into the rings, one commit group each"
+        "// the first {depth} planes into the rings, one commit group each"
     ));
-    for j in 0..DEPTH {
+    for j in 0..depth {
         p.push_line(&format!("if (mint_z0 + {j} < mint_z_end) {{"));
         p.indent += 1;
         copies(p, &j.to_string(), &format!("mint_z0 + {j}"));
@@ -330,20 +389,20 @@ pub fn body(
     lead_loads(p, k, nm, v, &lead, Some("mint_active"));
     p.push_line(&format!(
         "mint_cp_async_wait<{}>(); // this step's plane has landed",
-        DEPTH - 1
+        depth - 1
     ));
     p.push_line("__syncthreads(); // and the slot the copy below refills is read by no thread");
-    p.push_line(&format!("if ({z} + {DEPTH} < mint_z_end) {{"));
+    p.push_line(&format!("if ({z} + {depth} < mint_z_end) {{"));
     p.indent += 1;
     copies(
         p,
-        &format!("(int)((mint_s + {DEPTH}) % {SLOTS})"),
-        &format!("{z} + {DEPTH}"),
+        &format!("(int)((mint_s + {depth}) % {slots})"),
+        &format!("{z} + {depth}"),
     );
     p.indent -= 1;
     p.push_line("}");
     p.push_line("mint_cp_async_commit();");
-    p.push_line(&format!("const int mint_slot = (int)(mint_s % {SLOTS});"));
+    p.push_line(&format!("const int mint_slot = (int)(mint_s % {slots});"));
     p.push_line("if (mint_active) {");
     p.indent += 1;
     step(p, k, arrays, refs, nm, v, &[], rings);
@@ -359,7 +418,19 @@ pub fn body(
     p.push_line("} else if (mint_active) {");
     p.indent += 1;
     p.push_line("// edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
-    edge_path(p, k, refs, nm, v, true);
+    if cy == 1 {
+        edge_path(p, k, refs, nm, v, true);
+    } else {
+        let y = &nm.yvar;
+        p.push_line(&format!(
+            "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
+            hi_name(1)
+        ));
+        p.indent += 1;
+        edge_path(p, k, refs, nm, v, true);
+        p.indent -= 1;
+        p.push_line("}");
+    }
     p.indent -= 1;
     p.push_line("}");
 }
