@@ -641,12 +641,12 @@ fn pipeline_copies_planes_into_a_ring_ahead_of_use() {
     assert_eq!(step.matches("&u[").count(), 2, "{step}");
     assert!(
         step.contains("mint_cp_async16(")
-            && step.contains("24 rows x 10 copies of 4 element(s): 2 round(s) of 128 threads"),
+            && step.contains("24 rows x 10 copies of 4 element(s) over 128 threads"),
         "{step}"
     );
     assert!(
         step.contains("mint_cp_async(")
-            && step.contains("24 rows x 40 copies of 1 element(s): 8 round(s) of 128 threads"),
+            && step.contains("24 rows x 40 copies of 1 element(s) over 128 threads"),
         "{step}"
     );
 }
@@ -815,7 +815,7 @@ fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
     // ... filled 16 bytes at a time over the block's 8 x 16 threads, 3 planes ahead
     assert_eq!(step.matches("mint_cp_async16(&mint_ring_u[").count(), 1);
     assert!(
-        step.contains("32 rows x 12 copies of 4 element(s): 3 round(s) of 128 threads"),
+        step.contains("32 rows x 12 copies of 4 element(s) over 128 threads"),
         "{step}"
     );
     assert!(step.contains("(z + 3) * mint_slice_u"), "{step}");
@@ -1161,9 +1161,9 @@ fn host_c(name: &str, program: &str) -> String {
 /// without `vectorize`), cut out of the printed kernels and run on the host for every
 /// thread of the block: each cell of the plane's rectangle (tile and ghost cells, the
 /// geometry computed here from radius and tile) is copied exactly once, by a copy that
-/// lies inside the rectangle and starts on a whole chunk. The cases cover rounds whose
-/// count divides the copies and not, blocks whose threads are a multiple of a row's
-/// copies (the column fixed per thread) and not, and 16-byte and single-element copies.
+/// lies inside the rectangle and starts on a whole chunk. The cases cover copies that
+/// the block's threads divide and not, blocks whose threads are a multiple of a row's
+/// copies and not, two y rows per thread, and 16-byte and single-element copies.
 #[test]
 fn plane_copies_cover_each_cell_once() {
     let tr = |src: &str, f: &dyn Fn(&mut Kernel)| {
@@ -1185,9 +1185,9 @@ fn plane_copies_cover_each_cell_once() {
         // 240 16-byte copies and 960 single ones, neither a multiple of 128
         (tr(STAR_R4, &|_| {}), 24, 40, 4, 128, 32),
         (tr(STAR_R4, &|_| {}), 24, 40, 1, 128, 32),
-        // vectorize + pipeline, radius 8, f32 tile 32 x 16: 12 copies a row, 3 rounds
+        // vectorize + pipeline, radius 8, f32 tile 32 x 16: 12 copies a row, 3 per thread
         (tr(STAR_R8_VEC, &|_| {}), 32, 48, 4, 128, 8),
-        // f64 tile 16 x 16: 16 copies a row, 128 threads, 4 whole rounds
+        // f64 tile 16 x 16: 16 copies a row, 128 threads, 4 per thread
         (
             tr(&r8_f64, &tiled([16, 16, 64], [1, 1, 64])),
             32,
@@ -1196,13 +1196,22 @@ fn plane_copies_cover_each_cell_once() {
             128,
             8,
         ),
-        // f64 tile 16 x 6: 48 threads, 3 rows a round, 22 rows: a last partial round
+        // f64 tile 16 x 6: 48 threads, 3 rows at a time, 22 rows: 352 copies
         (
             tr(&r8_f64, &tiled([16, 6, 64], [1, 1, 64])),
             22,
             32,
             2,
             48,
+            8,
+        ),
+        // two y rows per thread: 16 x 16 over 8 x 8 threads, 512 copies
+        (
+            tr(&r8_f64, &tiled([16, 16, 64], [1, 2, 64])),
+            32,
+            32,
+            2,
+            64,
             8,
         ),
     ];

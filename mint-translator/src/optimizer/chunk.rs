@@ -542,57 +542,39 @@ pub(crate) struct PlaneCopy<'a> {
     pub offset: &'a str,
 }
 
-/// Prints `c`: cells `t`, `t + n`, … by thread `t` of `n`, row by row. `t` must lie in
-/// `0 .. n`. The loop runs a known number of rounds (`⌈cells / n⌉`) and is unrolled, and
-/// where `n` is a multiple of a row's cells each round keeps the thread's column and moves
-/// it `n / row` rows down, so its row and column are computed once rather than divided
-/// out of a running cell index each round: a copy 3 planes ahead in every z step of the
-/// ring path printed as a loop over the cell index took about 200 instructions per step,
-/// more than the step's sums (SASS of the radius-8 star, `f64`).
+/// Prints `c`: cells `t`, `t + n`, … by thread `t` of `n`, row by row, as a loop over a
+/// running cell index. A form with a known number of rounds, unrolled, each thread's row
+/// and column computed once, printed about 40% fewer instructions per z step (SASS of the
+/// radius-8 star) but ran slower on an H100 in four of six kernels, the same GPU
+/// alternating with this form: opt-3 + `pipeline` of the 27-point box in `f32` 231 against
+/// 261 GPts/s (it spilled), the radius-4 star in `f64` 146 against 151
+/// (`bench-results/h100-2026-11-25d/ab/`); these kernels are not bound by instruction
+/// issue.
 pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
     let (per_row, helper) = if c.chunk > 1 {
         (c.cols / c.chunk, "mint_cp_async16")
     } else {
         (c.cols, "mint_cp_async")
     };
-    let cells = c.rows * per_row;
-    let rounds = cells.div_ceil(c.threads);
-    let tid = format!("(unsigned int)({})", c.tid);
     p.push_line(&format!(
-        "// {} rows x {per_row} copies of {} element(s): {rounds} round(s) of {} threads",
+        "// {} rows x {per_row} copies of {} element(s) over {} threads",
         c.rows, c.chunk, c.threads
     ));
-    p.push_line("#pragma unroll");
     p.push_line(&format!(
-        "for (int mint_le = 0; mint_le < {rounds}; ++mint_le) {{"
+        "for (int mint_le = {}; mint_le < {}; mint_le += {}) {{",
+        c.tid,
+        c.rows * per_row,
+        c.threads
     ));
     p.indent += 1;
-    if !cells.is_multiple_of(c.threads) {
-        // the last round: only the threads whose cell is in the rectangle
+    p.push_line(&format!("const int mint_lr = mint_le / {per_row};"));
+    if c.chunk > 1 {
         p.push_line(&format!(
-            "if (mint_le == {} && {tid} + {}u * {} >= {cells}u) break;",
-            rounds - 1,
-            c.threads,
-            rounds - 1
+            "const int mint_lc = mint_le % {per_row} * {};",
+            c.chunk
         ));
-    }
-    let col = |cell: &str| {
-        if c.chunk > 1 {
-            format!("(int)({cell} % {per_row}u) * {}", c.chunk)
-        } else {
-            format!("(int)({cell} % {per_row}u)")
-        }
-    };
-    if c.threads.is_multiple_of(per_row) {
-        p.push_line(&format!(
-            "const int mint_lr = (int)({tid} / {per_row}u) + {} * mint_le;",
-            c.threads / per_row
-        ));
-        p.push_line(&format!("const int mint_lc = {};", col(&tid)));
     } else {
-        let cell = format!("({tid} + {}u * (unsigned int)mint_le)", c.threads);
-        p.push_line(&format!("const int mint_lr = (int)({cell} / {per_row}u);"));
-        p.push_line(&format!("const int mint_lc = {};", col(&cell)));
+        p.push_line(&format!("const int mint_lc = mint_le % {per_row};"));
     }
     p.push_line(&format!("const idx_t mint_gx = {} + mint_lc;", c.x0));
     p.push_line(&format!("const idx_t mint_gy = {} + mint_lr;", c.y0));
