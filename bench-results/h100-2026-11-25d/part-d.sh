@@ -1,5 +1,5 @@
 #!/bin/bash
-# H100, two y rows per thread on the ring path: the GPU tests that run it (kernels:
+# H100, two y rows per thread on the ring path, plane copies in rounds (results in rounds/): the GPU tests that run it (kernels:
 # vector+pipeline bit for bit against vectorize at one and two rows per thread; fuzz;
 # nvrtc; tune), then the harness's radius-8 star at vector+pipeline and `tune` (fresh).
 export NCCL_NVLS_ENABLE=0

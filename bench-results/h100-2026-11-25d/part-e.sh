@@ -1,5 +1,5 @@
 #!/bin/bash
-# H100, the final code (two y rows on the ring path): every test binary part-d did not
+# H100, the rounds code (two y rows on the ring path, copies in rounds; results in rounds/): every test binary part-d did not
 # run (it ran kernels, fuzz, nvrtc and tune), then the harness's `tune` (fresh searches)
 # for the radius-4 star, the box and the 13-point star in f32 and f64.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0

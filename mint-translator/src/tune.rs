@@ -306,8 +306,9 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
             c(vec_pipe, [64, 8, 32], [1, 1, 32]),
             c(vec_pipe, [16, 16, 64], [1, 1, 64]),
             // two y rows per thread sharing their ring vectors, 4 planes ahead (the
-            // radius-8 star in f64 on an H100, 2026-11-25: 60.1% of copy, against 56.5%
-            // with one row, bench-results/h100-2026-11-25d/rows/)
+            // radius-8 star in f64 on an H100, 2026-11-25: 60.1% of copy in the
+            // prototype, against 56.5% with one row, bench-results/h100-2026-11-25d/rows/;
+            // translated, `tune` chose it at 61.6%)
             c(vec_pipe, [16, 16, 64], [1, 2, 64]),
         ],
     };

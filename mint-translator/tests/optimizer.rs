@@ -1161,9 +1161,10 @@ fn host_c(name: &str, program: &str) -> String {
 /// without `vectorize`), cut out of the printed kernels and run on the host for every
 /// thread of the block: each cell of the plane's rectangle (tile and ghost cells, the
 /// geometry computed here from radius and tile) is copied exactly once, by a copy that
-/// lies inside the rectangle and starts on a whole chunk. The cases cover copies that
-/// the block's threads divide and not, blocks whose threads are a multiple of a row's
-/// copies and not, two y rows per thread, and 16-byte and single-element copies.
+/// lies inside the rectangle and starts on a whole chunk. The cases cover both forms (a
+/// loop over the cell index; known rounds, for two y rows per thread), copies that the
+/// block's threads divide and not, blocks whose threads are a multiple of a row's copies
+/// and not, and 16-byte and single-element copies.
 #[test]
 fn plane_copies_cover_each_cell_once() {
     let tr = |src: &str, f: &dyn Fn(&mut Kernel)| {
@@ -1205,13 +1206,32 @@ fn plane_copies_cover_each_cell_once() {
             48,
             8,
         ),
-        // two y rows per thread: 16 x 16 over 8 x 8 threads, 512 copies
+        // two y rows per thread, copies in rounds: 16 x 16 over 8 x 8 threads, 512
+        // copies in 8 rounds, the column fixed per thread
         (
             tr(&r8_f64, &tiled([16, 16, 64], [1, 2, 64])),
             32,
             32,
             2,
             64,
+            8,
+        ),
+        // 16 x 12 over 8 x 6 threads: 448 copies, a last partial round of 16
+        (
+            tr(&r8_f64, &tiled([16, 12, 64], [1, 2, 64])),
+            28,
+            32,
+            2,
+            48,
+            8,
+        ),
+        // 16 x 6 over 8 x 3 threads, not a multiple of a row: 352 copies in 15 rounds
+        (
+            tr(&r8_f64, &tiled([16, 6, 64], [1, 2, 64])),
+            22,
+            32,
+            2,
+            24,
             8,
         ),
     ];

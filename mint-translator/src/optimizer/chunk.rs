@@ -499,6 +499,7 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
                 dst: &format!("{}[{slot}]", g.sh(ai)),
                 array: &name,
                 offset: &format!("mint_gx + mint_gy * {}{zterm}", g.pitch[ai]),
+                rounds: false,
             },
         );
     };
@@ -540,22 +541,34 @@ pub(crate) struct PlaneCopy<'a> {
     pub dst: &'a str,
     pub array: &'a str,
     pub offset: &'a str,
+    /// Printed in known rounds, unrolled, rather than as a loop over a running cell
+    /// index (see [`async_plane_copy`]).
+    pub rounds: bool,
 }
 
-/// Prints `c`: cells `t`, `t + n`, … by thread `t` of `n`, row by row, as a loop over a
-/// running cell index. A form with a known number of rounds, unrolled, each thread's row
-/// and column computed once, printed about 40% fewer instructions per z step (SASS of the
-/// radius-8 star) but ran slower on an H100 in four of six kernels, the same GPU
-/// alternating with this form: opt-3 + `pipeline` of the 27-point box in `f32` 231 against
-/// 261 GPts/s (it spilled), the radius-4 star in `f64` 146 against 151
-/// (`bench-results/h100-2026-11-25d/ab/`); these kernels are not bound by instruction
-/// issue.
+/// Prints `c`: cells `t`, `t + n`, … by thread `t` of `n` (`t` in `0 .. n`), row by row.
+///
+/// As a loop over a running cell index, unless `c.rounds`: then as a known number of
+/// rounds (`⌈cells / n⌉`), unrolled, and where `n` is a multiple of a row's cells each
+/// round keeps the thread's column and moves it `n / row` rows down, so its row and
+/// column are computed once. The rounds print about 40% fewer instructions per z step
+/// (SASS of the radius-8 star), but on an H100, the same GPU alternating the two forms,
+/// they ran slower in four of six kernels (`bench-results/h100-2026-11-25d/ab/`): opt-3 +
+/// `pipeline` of the 27-point box in `f32` at 231 against 261 GPts/s (it spilled), the
+/// radius-4 star in `f64` at 146 against 151, the ring path of the radius-8 star (one y
+/// row per thread) in `f64` at 98.7 against 101.2; they won for the ring path with two y
+/// rows per thread, whose 64 threads make 8 copies each per step: the radius-8 star in
+/// `f64` at 61.6% of copy against 59.0% (two runs on two H100s; the kernel as written,
+/// timed in each, 1% apart), so the ring path asks for them there (`vector::ring::fill`).
 pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
     let (per_row, helper) = if c.chunk > 1 {
         (c.cols / c.chunk, "mint_cp_async16")
     } else {
         (c.cols, "mint_cp_async")
     };
+    if c.rounds {
+        return plane_copy_rounds(p, c, per_row, helper);
+    }
     p.push_line(&format!(
         "// {} rows x {per_row} copies of {} element(s) over {} threads",
         c.rows, c.chunk, c.threads
@@ -576,6 +589,59 @@ pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
     } else {
         p.push_line(&format!("const int mint_lc = mint_le % {per_row};"));
     }
+    plane_copy_cell(p, c, helper);
+    p.indent -= 1;
+    p.push_line("}");
+}
+
+/// [`async_plane_copy`] in known rounds.
+fn plane_copy_rounds(p: &mut CPrinter, c: &PlaneCopy, per_row: u32, helper: &str) {
+    let cells = c.rows * per_row;
+    let rounds = cells.div_ceil(c.threads);
+    let tid = format!("(unsigned int)({})", c.tid);
+    p.push_line(&format!(
+        "// {} rows x {per_row} copies of {} element(s): {rounds} round(s) of {} threads",
+        c.rows, c.chunk, c.threads
+    ));
+    p.push_line("#pragma unroll");
+    p.push_line(&format!(
+        "for (int mint_le = 0; mint_le < {rounds}; ++mint_le) {{"
+    ));
+    p.indent += 1;
+    if !cells.is_multiple_of(c.threads) {
+        // the last round: only the threads whose cell is in the rectangle
+        p.push_line(&format!(
+            "if (mint_le == {} && {tid} + {}u * {} >= {cells}u) break;",
+            rounds - 1,
+            c.threads,
+            rounds - 1
+        ));
+    }
+    let col = |cell: &str| {
+        if c.chunk > 1 {
+            format!("(int)({cell} % {per_row}u) * {}", c.chunk)
+        } else {
+            format!("(int)({cell} % {per_row}u)")
+        }
+    };
+    if c.threads.is_multiple_of(per_row) {
+        p.push_line(&format!(
+            "const int mint_lr = (int)({tid} / {per_row}u) + {} * mint_le;",
+            c.threads / per_row
+        ));
+        p.push_line(&format!("const int mint_lc = {};", col(&tid)));
+    } else {
+        let cell = format!("({tid} + {}u * (unsigned int)mint_le)", c.threads);
+        p.push_line(&format!("const int mint_lr = (int)({cell} / {per_row}u);"));
+        p.push_line(&format!("const int mint_lc = {};", col(&cell)));
+    }
+    plane_copy_cell(p, c, helper);
+    p.indent -= 1;
+    p.push_line("}");
+}
+
+/// The copy of cell (`mint_lr`, `mint_lc`) of [`async_plane_copy`]'s rectangle.
+fn plane_copy_cell(p: &mut CPrinter, c: &PlaneCopy, helper: &str) {
     p.push_line(&format!("const idx_t mint_gx = {} + mint_lc;", c.x0));
     p.push_line(&format!("const idx_t mint_gy = {} + mint_lr;", c.y0));
     p.push_line(&format!("const bool mint_in = {};", c.inside));
@@ -583,8 +649,6 @@ pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
         "{helper}(&{}[mint_lr][mint_lc], mint_in ? &{}[{}] : {}, mint_in);",
         c.dst, c.array, c.offset, c.array
     ));
-    p.indent -= 1;
-    p.push_line("}");
 }
 
 /// With `pipeline`, before the first step: the copies of the planes the first step reads

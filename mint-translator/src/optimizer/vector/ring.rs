@@ -33,8 +33,10 @@
 //! two rows per thread reads 8 vectors per point from the ring instead of 12, holds two z
 //! queues (224 registers, 8 warps per SM) and keeps 4 planes in flight; a prototype of it
 //! ran at 60.1% of copy where one row per thread ran at 56.5%
-//! (`bench-results/h100-2026-11-25d/rows/`). Such a block takes the ring path only if all
-//! its rows are inside the loop.
+//! (`bench-results/h100-2026-11-25d/rows/`), translated 61.6% (`tune`). Such a block
+//! takes the ring path only if all its rows are inside the loop, and its plane copies run
+//! in known rounds (`chunk::async_plane_copy`): its 64 threads make 8 copies each per
+//! step.
 //!
 //! It applies to read-only arrays whose row vectors off the z queues are read at the
 //! step's own plane (`dz = 0`) and whose only z queues are the center vectors' of the
@@ -265,6 +267,8 @@ fn fill(p: &mut CPrinter, k: &Kernel, r: &Ring, v: u32, threads: u32, slot: &str
                 pitch_name(&a.name),
                 slice_name(&a.name)
             ),
+            // several y rows per thread: few threads, many copies each (`async_plane_copy`)
+            rounds: r.cy > 1,
         },
     );
 }
