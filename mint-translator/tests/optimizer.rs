@@ -768,6 +768,59 @@ const STAR_R8_VEC: &str = "arrays: u f32 3, v f32 3
      }
      v[z][y][x] = s * 0.041666668 - u[z][y][x];";
 
+/// `t` took the ring path with no reason against it, declaring the static shared array
+/// `decl` (its bytes, as the report says too).
+fn assert_ring_path(t: &Translation, decl: &str, bytes: usize) {
+    assert!(
+        t.report
+            .level
+            .contains("+ pipeline (x/y neighbours from shared-memory rings"),
+        "{} {:?}",
+        t.report.level,
+        t.report.notes
+    );
+    assert!(
+        !t.report.notes.iter().any(|n| n.contains("not applied")),
+        "{:?}",
+        t.report.notes
+    );
+    assert!(
+        t.source
+            .contains(&format!("__shared__ __align__(16) {decl};")),
+        "{}",
+        t.source
+    );
+    assert_eq!(t.static_shared_bytes as usize, bytes);
+    assert_eq!(t.report.shared_bytes as usize, bytes);
+}
+
+/// The lanes' sums and stores of ring-path kernel `ring` (before its edge path), asserted
+/// equal line by line to those of `vectorize` alone: `text` translated without
+/// `pipeline`.
+fn sums_match_vectorize(ring: &Translation, text: &str) -> Vec<String> {
+    let mut k = kernel(
+        "star_0",
+        &text.replace(
+            "options: vectorize, pipeline, unroll",
+            "options: vectorize, unroll",
+        ),
+    );
+    mint_translator::check(&mut k).unwrap();
+    let plain = translate(&k, &Target::default()).unwrap();
+    assert!(!plain.source.contains("mint_ring_u"));
+    let sums = |s: &str, edge: &str| -> Vec<String> {
+        s[..s.find(edge).unwrap()]
+            .lines()
+            .map(str::trim)
+            .filter(|l| (l.starts_with('s') && l.contains(" += ")) || l.starts_with("mint_w"))
+            .map(String::from)
+            .collect()
+    };
+    let a = sums(&ring.source, "// edge block");
+    assert_eq!(a, sums(&plain.source, "// edge thread"));
+    a
+}
+
 /// `vectorize` with `pipeline`: the radius-8 star's steps read their 16 y neighbour
 /// vectors and 4 x halo vectors from a shared-memory ring of the tile's plane with its 8
 /// ghost rows and 2 ghost vectors on each side, which `cp.async` fills ahead (4 slots:
@@ -782,28 +835,13 @@ fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
     };
     let t = tr(STAR_R8_VEC);
     let src = &t.source;
-    assert!(
-        t.report
-            .level
-            .contains("+ pipeline (x/y neighbours from shared-memory rings"),
-        "{}",
-        t.report.level
-    );
-    assert!(
-        !t.report.notes.iter().any(|n| n.contains("not applied")),
-        "{:?}",
-        t.report.notes
-    );
     // tile 32 x 16 with radius 8 on each side: 32 rows of 48 elements
     let (rows, cols) = (16 + 2 * 8, 32 + 2 * 8);
-    assert!(
-        src.contains(&format!(
-            "__shared__ __align__(16) float mint_ring_u[4][{rows}][{cols}];"
-        )),
-        "{src}"
+    assert_ring_path(
+        &t,
+        &format!("float mint_ring_u[4][{rows}][{cols}]"),
+        4 * rows * cols * 4,
     );
-    assert_eq!(t.static_shared_bytes as usize, 4 * rows * cols * 4);
-    assert_eq!(t.report.shared_bytes as usize, 4 * rows * cols * 4);
     // per step: 16 y neighbour vectors and 4 x halo vectors from the ring ...
     let step = &src[src.find("for (idx_t mint_s = 0;").unwrap()..];
     assert_eq!(
@@ -845,26 +883,8 @@ fn pipeline_with_vectorize_reads_x_and_y_neighbours_from_a_ring() {
     assert_eq!(prologue.matches("mint_vload(u,").count(), 17);
     assert_eq!(prologue.matches("mint_cp_async_commit()").count(), 3);
     // the same sums as the vector path's, line by line
-    let plain = tr(&STAR_R8_VEC.replace(
-        "options: vectorize, pipeline, unroll",
-        "options: vectorize, unroll",
-    ));
-    assert!(!plain.source.contains("mint_ring_u"));
-    let sums = |s: &str| -> Vec<String> {
-        s.lines()
-            .map(str::trim)
-            .filter(|l| (l.starts_with('s') && l.contains(" += ")) || l.starts_with("mint_w_v["))
-            .map(String::from)
-            .collect()
-    };
-    // the vector path's lanes and the ring path's, before each kernel's edge path
-    let vector_part = |s: &str, edge: &str| s[..s.find(edge).unwrap()].to_string();
-    let (a, b) = (
-        sums(&vector_part(src, "// edge block")),
-        sums(&vector_part(&plain.source, "// edge thread")),
-    );
+    let a = sums_match_vectorize(&t, STAR_R8_VEC);
     assert_eq!(a.len(), 4 * 8 + 4, "{a:?}");
-    assert_eq!(a, b);
     // the ring path's edge path is a loop over the lanes, not unrolled (one lane's loads
     // in flight): the body once, with `x = mint_x0 + mint_l`
     let edge = &src[src.find("// edge block").unwrap()..];
@@ -907,23 +927,13 @@ fn pipeline_with_vectorize_shares_ring_vectors_between_two_rows() {
         .replace("chunk: 1,1,32", "chunk: 1,2,64");
     let t = tr(&r8);
     let src = &t.source;
-    assert!(
-        t.report
-            .level
-            .contains("+ pipeline (x/y neighbours from shared-memory rings"),
-        "{} {:?}",
-        t.report.level,
-        t.report.notes
-    );
     // 16 + 2 x 8 rows of 16 + 2 x 8 doubles, 4 in flight and the step's
     let (rows, cols) = (16 + 2 * 8, 16 + 2 * 8);
-    assert!(
-        src.contains(&format!(
-            "__shared__ __align__(16) double mint_ring_u[5][{rows}][{cols}];"
-        )),
-        "{src}"
+    assert_ring_path(
+        &t,
+        &format!("double mint_ring_u[5][{rows}][{cols}]"),
+        5 * rows * cols * 8,
     );
-    assert_eq!(t.static_shared_bytes as usize, 5 * rows * cols * 8);
     assert!(src.contains("8x8x1 threads per block"), "{src}");
     let step =
         &src[src.find("for (idx_t mint_s = 0;").unwrap()..src.find("// edge block").unwrap()];
@@ -986,24 +996,8 @@ fn pipeline_with_vectorize_shares_ring_vectors_between_two_rows() {
         "{edge}"
     );
     // the same sums as `vectorize` with two rows per thread, line by line
-    let plain = tr(&r8.replace(
-        "options: vectorize, pipeline, unroll",
-        "options: vectorize, unroll",
-    ));
-    assert!(!plain.source.contains("mint_ring_u"));
-    let sums = |s: &str| -> Vec<String> {
-        s.lines()
-            .map(str::trim)
-            .filter(|l| (l.starts_with('s') && l.contains(" += ")) || l.starts_with("mint_w"))
-            .map(String::from)
-            .collect()
-    };
-    let (a, b) = (
-        sums(&src[..src.find("// edge block").unwrap()]),
-        sums(&plain.source[..plain.source.find("// edge thread").unwrap()]),
-    );
+    let a = sums_match_vectorize(&t, &r8);
     assert_eq!(a.len(), 2 * 2 * (8 + 1), "{a:?}");
-    assert_eq!(a, b);
     // one row per thread keeps 3 planes in flight and 4 slots
     let one = tr(&r8.replace("chunk: 1,2,64", "chunk: 1,1,64"));
     assert!(one.source.contains("double mint_ring_u[4][32][32];"));
@@ -1180,6 +1174,10 @@ fn plane_copies_cover_each_cell_once() {
         }
     };
     let r8_f64 = STAR_R8_VEC.replace("f32", "f64").replace("0.0f64", "0.0");
+    let r8 = |ty: u32, cy: u32, rows: u32, threads: u32| {
+        let t = tr(&r8_f64, &tiled([16, ty, 64], [1, cy, 64]));
+        (t, rows, 32, 2, threads, 8)
+    };
     // (kernel, rows, elements per row, elements per copy, block threads, threads in x)
     let cases: Vec<(Translation, u32, u32, u32, u32, u32)> = vec![
         // shared + register + pipeline, radius 4, tile 32 x 16 over 32 x 4 threads:
@@ -1188,52 +1186,18 @@ fn plane_copies_cover_each_cell_once() {
         (tr(STAR_R4, &|_| {}), 24, 40, 1, 128, 32),
         // vectorize + pipeline, radius 8, f32 tile 32 x 16: 12 copies a row, 3 per thread
         (tr(STAR_R8_VEC, &|_| {}), 32, 48, 4, 128, 8),
-        // f64 tile 16 x 16: 16 copies a row, 128 threads, 4 per thread
-        (
-            tr(&r8_f64, &tiled([16, 16, 64], [1, 1, 64])),
-            32,
-            32,
-            2,
-            128,
-            8,
-        ),
-        // f64 tile 16 x 6: 48 threads, 3 rows at a time, 22 rows: 352 copies
-        (
-            tr(&r8_f64, &tiled([16, 6, 64], [1, 1, 64])),
-            22,
-            32,
-            2,
-            48,
-            8,
-        ),
-        // two y rows per thread, copies in rounds: 16 x 16 over 8 x 8 threads, 512
-        // copies in 8 rounds, the column fixed per thread
-        (
-            tr(&r8_f64, &tiled([16, 16, 64], [1, 2, 64])),
-            32,
-            32,
-            2,
-            64,
-            8,
-        ),
+        // f64, tile 16 x `ty` with `cy` y rows per thread: 16 copies a row, 8 threads in x
+        // tile 16 x 16: 128 threads, 4 copies each
+        r8(16, 1, 32, 128),
+        // tile 16 x 6: 48 threads, 3 rows at a time, 22 rows: 352 copies
+        r8(6, 1, 22, 48),
+        // two y rows per thread, copies in rounds: 16 x 16 over 8 x 8 threads, 512 copies
+        // in 8 rounds, the column fixed per thread
+        r8(16, 2, 32, 64),
         // 16 x 12 over 8 x 6 threads: 448 copies, a last partial round of 16
-        (
-            tr(&r8_f64, &tiled([16, 12, 64], [1, 2, 64])),
-            28,
-            32,
-            2,
-            48,
-            8,
-        ),
+        r8(12, 2, 28, 48),
         // 16 x 6 over 8 x 3 threads, not a multiple of a row: 352 copies in 15 rounds
-        (
-            tr(&r8_f64, &tiled([16, 6, 64], [1, 2, 64])),
-            22,
-            32,
-            2,
-            24,
-            8,
-        ),
+        r8(6, 2, 22, 24),
     ];
     let mut program = String::from(
         r#"#include <stdio.h>
