@@ -49,9 +49,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// 3: register caps rise one occupancy step at a time (2026-11-25), which changes the
 /// fastest candidate of kernels that spill at 64 registers. 4: the search tries `roll_z`
 /// (2026-11-25). 5: and a rolled 64×4×16 (2026-11-25, the radius-8 star in f64). 6: and
-/// `vectorize` with `pipeline` at three tiles (2026-11-25, the radius-8 star). 7: its
-/// plane copies run known rounds, and a fourth tile with two y rows per thread
-/// (2026-11-25, the radius-8 star in f64).
+/// `vectorize` with `pipeline` at three tiles (2026-11-25, the radius-8 star). 7: and a
+/// fourth, with two y rows per thread (2026-11-25, the radius-8 star in f64).
 pub const VERSION: u32 = 7;
 
 /// What `MINT_TUNE` asks for.
