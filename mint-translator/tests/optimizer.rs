@@ -1198,6 +1198,8 @@ fn plane_copies_cover_each_cell_once() {
         r8(12, 2, 28, 48),
         // 16 x 6 over 8 x 3 threads, not a multiple of a row: 352 copies in 15 rounds
         r8(6, 2, 22, 24),
+        // four y rows per thread: 16 x 16 over 8 x 4 threads, 512 copies in 16 rounds
+        r8(16, 4, 32, 32),
     ];
     let mut program = String::from(
         r#"#include <stdio.h>
