@@ -1134,7 +1134,7 @@ pub fn emit(
                         g.rows,
                         g.cols,
                         g.bytes(es),
-                        g.depth
+                        g.depth()
                     )
                 })
             )

@@ -61,16 +61,11 @@ use crate::target::{GUARD_BYTES, Target};
 /// for `f64` by 0.6 points; with 3 the ring has 4 slots and the slot index is a mask.
 pub const DEPTH: i64 = 3;
 
-/// Planes in flight for threads of two or more y rows ([`depth`]): such a thread holds a
+/// Planes in flight for threads of two or more y rows ([`Ring::depth`]): such a thread holds a
 /// z queue per row, so at most 8 warps fit an SM, and each must keep more planes in
 /// flight. The prototype (`bench-results/h100-2026-11-25d/rows/`) ran the radius-8 star
 /// in `f64` with two rows per thread at 60.1% of copy 4 planes ahead and 55.9% 3 ahead.
 pub const DEPTH_ROWS: i64 = 4;
-
-/// The planes in flight ahead of the step's for threads of `cy` y rows.
-pub fn depth(cy: u32) -> i64 {
-    if cy > 1 { DEPTH_ROWS } else { DEPTH }
-}
 
 /// The z steps of the ring path are unrolled by this many (without `roll_z`), so the z
 /// queue's moves run once per four steps. In the prototype the radius-8 star in `f32`
@@ -92,10 +87,8 @@ pub struct Ring {
     /// vectors).
     pub rows: u32,
     pub cols: u32,
-    /// The y rows of a thread (`chunksize` y) and the planes in flight ([`depth`]); the
-    /// ring has `depth + 1` slots.
+    /// The y rows of a thread (`chunksize` y).
     pub cy: u32,
-    pub depth: i64,
 }
 
 impl Ring {
@@ -120,9 +113,15 @@ impl Ring {
         )
     }
 
-    /// The ring's slots: the plane a step reads and the `depth` in flight after it.
+    /// The planes in flight ahead of the step's: [`DEPTH`], or [`DEPTH_ROWS`] for threads
+    /// of several y rows.
+    pub fn depth(&self) -> i64 {
+        if self.cy > 1 { DEPTH_ROWS } else { DEPTH }
+    }
+
+    /// The ring's slots: the plane a step reads and the [`Ring::depth`] in flight after it.
     pub fn slots(&self) -> i64 {
-        self.depth + 1
+        self.depth() + 1
     }
 
     /// Bytes of shared memory of the ring's slots of `es`-byte elements.
@@ -185,10 +184,8 @@ pub fn plan(
                 }
             })
             .collect::<Result<_, _>>()?;
-        if off
-            .iter()
-            .all(|&(dy, h)| h == 0 && (0..cy as i64).contains(&dy))
-        {
+        // (the thread's own rows' centers are all in its z queues)
+        if off.is_empty() {
             continue;
         }
         let (y_lo, y_hi) = off
@@ -208,7 +205,6 @@ pub fn plan(
             rows: cfg.tile[1] + (y_hi - y_lo) as u32 + 1 - cy,
             cols: cfg.tile[0] + (h_hi - h_lo) as u32 * v,
             cy,
-            depth: depth(cy),
         });
     }
     if rings.is_empty() {
@@ -294,8 +290,7 @@ pub fn body(
     let z = nm.z.clone().expect("the ring path is 3-D");
     let (cy, cz) = (cfg.chunk[1], cfg.chunk[2]);
     let threads = cfg.tile[0] / v * (cfg.tile[1] / cy);
-    let depth = rings[0].depth;
-    let slots = depth + 1;
+    let (depth, slots) = (rings[0].depth(), rings[0].slots());
     p.use_helper(Helper::AsyncCopy);
     p.push_line(&format!(
         "// pipeline: the steps read their x and y neighbours from shared-memory rings of {slots} planes that cp.async fills {depth} planes ahead"
