@@ -69,9 +69,10 @@ pub use mint_runtime::slab::{self, SlabArray, SlabArray2, SlabArray3};
 pub use mint_runtime::stream;
 pub use mint_runtime::tune;
 pub use mint_runtime::{
-    Backend, Device, Error, GpuList, JitStats, KernelStats, Result, TransferStats, cuda_available,
-    cuda_device_count, cuda_required, jit_stats, kernel_stat, kernel_stats, reset_kernel_stats,
-    set_sync_each_launch, set_timing, sync_each_launch, transfer_stats, with_device,
+    Backend, Decomposition, Device, Error, GpuList, JitStats, KernelStats, Result, TransferStats,
+    check_reads, cuda_available, cuda_device_count, cuda_required, decomposition, jit_stats,
+    kernel_stat, kernel_stats, reset_kernel_stats, set_check_reads, set_sync_each_launch,
+    set_timing, sync_each_launch, transfer_stats, with_device,
 };
 
 /// Every kernel of the program (each annotated loop nest and `single` block linked into
@@ -229,7 +230,9 @@ pub mod __rt {
         Region, RegionInfo, ScalarValue, SiteRef, StreamSpec, bounds, clause, inventory, or_panic,
         scalar,
     };
-    pub use mint_runtime::{clause_values, compile_only, nvrtc_available};
+    pub use mint_runtime::{
+        clause_values, compile_only, nvrtc_available, override_ghost_planes, register_site,
+    };
 
     /// Compile-time check that array `a` holds `T`s (what the macro inferred).
     #[inline(always)]

@@ -137,6 +137,7 @@ fn on_gpu(
         file: "tests/fuzz.rs",
         line: 0,
         arrays: leak(infos.into_boxed_slice()),
+        swaps: &[],
         stream: None,
     }));
     let mut region = Region::enter(info)?;

@@ -181,6 +181,8 @@ pub struct RegionGen {
     /// The region's type parameters bounded by `mint::Real`, and the others (with spans).
     generics: Vec<String>,
     other_generics: Vec<(String, Span)>,
+    /// The slots `std::mem::swap` exchanges in the region, for the decomposition.
+    swaps: Vec<(usize, usize)>,
 }
 
 /// The type parameters of `g` bounded by `Real` (`T: mint::Real`, `T: Real`, or in a
@@ -333,6 +335,9 @@ impl RegionGen {
                 self.expr(&mut e);
                 out.push(Stmt::Expr(e, semi));
                 if let Some((a, b)) = swap {
+                    if !self.swaps.contains(&(a, b)) {
+                        self.swaps.push((a, b));
+                    }
                     out.push(parse_quote!(__mint_region.swap(#a, #b);));
                 }
             }
@@ -625,34 +630,54 @@ impl RegionGen {
             }
         };
         // CPU: the original loops, the outermost spread over threads, once on the host
-        // arrays or once per emulated device (`cpu:N`) on its part of them.
-        let body = statement_marks(&self.cpu_body(&k, body));
+        // arrays or once per emulated device (`cpu:N`) on its part of them; the rows the
+        // kernel's reaches prove inside the arrays run on unchecked views (`cpu::Guard`).
+        let fast_body = self.cpu_body(&k, body);
+        let body = statement_marks(&fast_body);
         let innermost = match &red {
-            None => quote!({ __mint_dev.point(); #body }),
+            None => quote!({ if __mint_owner { __mint_dev.point(); } #body }),
             Some(r) => {
                 let var = self.ident(&r.var);
                 quote!({
                     let __mint_saved = #var;
-                    __mint_dev.point();
+                    if __mint_owner { __mint_dev.point(); }
                     #body
-                    if !__mint_dev.counts() {
+                    if __mint_owner && !__mint_dev.counts() {
                         #var = __mint_saved;
                     }
                 })
             }
         };
-        let mut inner = innermost;
-        for d in (1..depth).rev() {
-            let (v, r) = (&vars[d], &ranges[d]);
-            inner = quote!(for #v in #r { #inner });
-        }
+        let fast_shadows = self.fast_shadows(&k);
+        let inner = cpu_rows(&vars, &ranges, innermost, &fast_shadows, &fast_body);
         let (v0, r0) = (&vars[0], &ranges[0]);
-        if depth == 1 {
-            inner = quote! {
-                #[allow(clippy::single_element_loop)]
-                for #v0 in ::core::iter::once(#v0) { #inner }
-            };
-        }
+        let views = {
+            let n = k.arrays.len();
+            let bounds = (0..n).map(|i| {
+                let v = format_ident!("__mint_view_{}", i);
+                quote!(#v.bounds())
+            });
+            let fasts = (0..n).map(|i| {
+                let (v, f) = (
+                    format_ident!("__mint_view_{}", i),
+                    format_ident!("__mint_fast_{}", i),
+                );
+                quote!(#[allow(unused_variables)] let #f = #v.fast();)
+            });
+            let inner_ranges = ranges[1..].iter().enumerate().map(|(i, r)| {
+                let id = format_ident!("__mint_range_{}", i + 1);
+                quote!(#[allow(unused_variables)] let #id = #r;)
+            });
+            quote! {
+                #(#views)*
+                #[allow(unused_variables)]
+                let __mint_owner = __mint_dev.is_owner();
+                #[allow(unused_variables)]
+                let __mint_guard = __mint_dev.guard(&__MINT_KERNEL, &[#(#bounds),*]);
+                #(#fasts)*
+                #(#inner_ranges)*
+            }
+        };
         let note = self.note_types(&k, &scalars);
         let stmt: Stmt = match red {
             None => {
@@ -660,7 +685,7 @@ impl RegionGen {
                     self.try_(quote!(__mint_region.launch(&__MINT_KERNEL, #args, #nowait)));
                 let cpu = self.try_(quote! {
                     __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &::mint::__rt::cpu::CpuDev| {
-                        #(#views)*
+                        #views
                         __mint_dev.par_for(#r0, |#v0| {
                             #(#shadows)*
                             #inner
@@ -691,7 +716,7 @@ impl RegionGen {
                 let cpu = self.try_(quote! {
                     __mint_region.cpu_reduce::<#ty>(&__MINT_KERNEL, &[#(#arrays_gpu),*], #op, |__mint_dev: &::mint::__rt::cpu::CpuDev| {
                         let __mint_identity = ::mint::__rt::cpu::identity_like(&#var, #op);
-                        #(#views)*
+                        #views
                         __mint_dev.par_reduce(#r0, #op, |#v0| {
                             #(#shadows)*
                             #[allow(unused_mut)]
@@ -754,6 +779,8 @@ impl RegionGen {
             __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &::mint::__rt::cpu::CpuDev| {
                 #(#views)*
                 #(#shadows)*
+                #[allow(unused_variables)]
+                let __mint_owner = __mint_dev.is_owner();
                 __mint_dev.point();
                 #(#cpu_stmts)*
             })
@@ -1158,6 +1185,27 @@ impl RegionGen {
         (slots, views, shadows, checks)
     }
 
+    /// The shadows of the kernel's arrays by their unchecked views (`__mint_fast_<i>`), as
+    /// [`RegionGen::array_code`]'s by the checked ones.
+    fn fast_shadows(&self, k: &Kernel) -> Vec<TokenStream> {
+        k.arrays
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let f = format_ident!("__mint_fast_{}", i);
+                let local = match self.paths.get(&a.name) {
+                    Some(_) => path_local(i),
+                    None => self.ident(&a.name),
+                };
+                if a.written {
+                    quote!(#[allow(unused_mut)] let mut #local = #f;)
+                } else {
+                    quote!(let #local = #f;)
+                }
+            })
+            .collect()
+    }
+
     /// `mint::__rt::scalar::<T>(x)` for each of the kernel's host scalars: rustc checks
     /// the inferred type.
     fn scalar_args(&self, k: &Kernel, captures: &[Capture], spans: &[Span]) -> Vec<TokenStream> {
@@ -1229,6 +1277,52 @@ impl RegionGen {
     }
 }
 
+/// The loops inside the outermost parallel loop of a kernel's CPU version: with two or
+/// three parallel loops, each row of the innermost runs its checked prefix, the part
+/// `__mint_guard.span` proves inside every array on the unchecked views (`fast_shadows`,
+/// the body without owner-computes marks), and its checked suffix, in order; with one, the
+/// checked body. The inner ranges are the locals `__mint_range_1`, `__mint_range_2`.
+fn cpu_rows(
+    vars: &[Ident],
+    ranges: &[Expr],
+    innermost: TokenStream,
+    fast_shadows: &[TokenStream],
+    fast_body: &syn::Block,
+) -> TokenStream {
+    let depth = vars.len();
+    if depth == 1 {
+        let v0 = &vars[0];
+        return quote! {
+            #[allow(clippy::single_element_loop)]
+            for #v0 in ::core::iter::once(#v0) { #innermost }
+        };
+    }
+    let _ = ranges;
+    let last = &vars[depth - 1];
+    let rl = format_ident!("__mint_range_{}", depth - 1);
+    let outer: Vec<&Ident> = vars[..depth - 1].iter().collect();
+    let clip = quote!(::mint::__rt::cpu::ClipRange);
+    let row = quote! {
+        let __mint_span = __mint_guard.span(&[#(#outer as i64),*], #clip::bounds(&#rl));
+        let (__mint_lo, __mint_hi) = #clip::bounds(&#rl);
+        if __mint_span.0 < __mint_span.1 {
+            for #last in #clip::clip(#rl.clone(), __mint_lo, __mint_span.0) #innermost
+            {
+                #(#fast_shadows)*
+                for #last in #clip::clip(#rl.clone(), __mint_span.0, __mint_span.1) #fast_body
+            }
+            for #last in #clip::clip(#rl.clone(), __mint_span.1, __mint_hi) #innermost
+        } else {
+            for #last in #rl.clone() #innermost
+        }
+    };
+    if depth == 2 {
+        return row;
+    }
+    let (v1, r1) = (&vars[1], format_ident!("__mint_range_1"));
+    quote!(for #v1 in #r1.clone() { #row })
+}
+
 /// The body with `__mint_dev.statement();` before each statement after the first that
 /// uses no local an earlier statement binds or assigns: under owner-computes such a
 /// statement starts unpoisoned (see `mint_runtime::decomp`), while one that uses an
@@ -1285,7 +1379,9 @@ fn statement_marks(b: &syn::Block) -> syn::Block {
     let mut stmts = Vec::with_capacity(b.stmts.len() * 2);
     for (i, st) in b.stmts.iter().enumerate() {
         if i > 0 && !uses(st.to_token_stream(), &bound.0) {
-            stmts.push(parse_quote!(__mint_dev.statement();));
+            stmts.push(parse_quote!(if __mint_owner {
+                __mint_dev.statement();
+            }));
         }
         bound.visit_stmt(st);
         stmts.push(st.clone());
@@ -1451,6 +1547,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         calls: Vec::new(),
         generics,
         other_generics,
+        swaps: Vec::new(),
     };
     let stream = stream.map(|(slabs, outputs, errs)| {
         g.errors.extend(errs);
@@ -1493,6 +1590,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         let a = a.unwrap_or(0);
         quote!(::mint::__rt::ArrayInfo { name: #n, align_x: #a })
     });
+    let swaps = g.swaps.iter().map(|(a, b)| quote!((#a, #b)));
     let enter = g.try_(quote!(::mint::__rt::Region::enter(&__MINT_REGION)));
     let prelude: Vec<Stmt> = vec![
         parse_quote! {
@@ -1501,6 +1599,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 file: ::core::file!(),
                 line: #line,
                 arrays: &[#(#arrays),*],
+                swaps: &[#(#swaps),*],
                 stream: #stream,
             };
         },

@@ -5,15 +5,21 @@
 //! shareable raw view indexed exactly like the `ndarray` array (`a[[z, y, x]]`, `a[i]`),
 //! so the body runs unchanged on every thread. Iterations of a Mint parallel loop are
 //! independent by definition, so threads write disjoint elements, as on the GPU.
+//!
+//! An index outside the array, or outside the planes an emulated device holds, does not
+//! panic: the view records it in the run's [`Faults`], reads a zero or writes nowhere,
+//! and the region returns it as a [`crate::Error`] once the kernel has run.
 
 use crate::host::{Element, HostArray, HostArrayMut};
 use mint_translator::ir::RedOp;
 use rayon::prelude::*;
 use std::marker::PhantomData;
 use std::ops::{Index, IndexMut};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A view of a host array of `N` dimensions that threads of the CPU backend share.
-/// Indexing is bounds-checked and panics like `ndarray` on an out-of-bounds index.
+/// Indexing is bounds-checked; a fault is recorded (see the module's doc), not raised.
 pub struct CpuView<'a, T, const N: usize> {
     /// Address of the element at index 0 along every axis. For a slab of an emulated
     /// device (`MINT_DEVICE=cpu:N`) that plane is not held, so the pointer is only ever
@@ -28,6 +34,13 @@ pub struct CpuView<'a, T, const N: usize> {
     extent0: usize,
     /// The slab this view reads, on an emulated device.
     slab: Option<&'a SlabInfo>,
+    /// The kernel runs under owner-computes (`slab`'s `owner`, held by value so that the
+    /// test of it is a register's and the compiler can take it out of loops).
+    owner: bool,
+    /// The kernel's array this is a view of (its index in the kernel's arrays).
+    array: usize,
+    /// Where a fault is recorded.
+    faults: &'a Faults,
     _borrow: PhantomData<&'a T>,
 }
 
@@ -44,59 +57,179 @@ impl<T, const N: usize> Copy for CpuView<'_, T, N> {}
 unsafe impl<T: Send, const N: usize> Send for CpuView<'_, T, N> {}
 unsafe impl<T: Sync, const N: usize> Sync for CpuView<'_, T, N> {}
 
-impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
-    fn from_raw(r: crate::host::RawArray<T>) -> Self {
-        assert!(
-            r.is_whole(),
-            "a SlabArray holding planes {:?} of {} runs kernels only in a region split over MPI ranks, where each rank's devices hold their own planes",
-            r.planes(),
-            r.shape[3 - r.ndim]
-        );
-        assert!(
-            r.ndim == N,
-            "array indexed with {N} indices but it has {} dimensions",
-            r.ndim
-        );
-        let mut shape = [0; N];
-        let mut strides = [0; N];
-        shape.copy_from_slice(&r.shape[3 - N..]);
-        strides.copy_from_slice(&r.strides[3 - N..]);
-        CpuView {
-            ptr: r.ptr,
-            shape,
-            strides,
-            lo0: 0,
-            extent0: shape[0],
-            slab: None,
-            _borrow: PhantomData,
+/// What a kernel's CPU version did that it may not, recorded by the views instead of a
+/// panic; the region turns the first into an error ([`Faults::error`]).
+#[derive(Clone, Debug)]
+pub(crate) enum Fault {
+    /// Outside what an emulated device holds ([`crate::Error::OutsideSlab`]).
+    Slab(SlabFault),
+    /// Outside the array ([`crate::Error::IndexOutOfBounds`]): the kernel's array, the
+    /// index and the shape, slowest first.
+    OutOfBounds {
+        array: usize,
+        index: Vec<usize>,
+        shape: Vec<usize>,
+    },
+    /// A view that could not be made (an array of another rank or element type).
+    View { array: usize, message: String },
+}
+
+/// The faults of one kernel run on one (emulated) device: the first is kept.
+#[derive(Debug, Default)]
+pub struct Faults {
+    any: AtomicBool,
+    first: Mutex<Option<Fault>>,
+}
+
+impl Faults {
+    #[cold]
+    #[inline(never)]
+    fn record(&self, f: Fault) {
+        if !self.any.swap(true, Ordering::Relaxed) {
+            *self.first.lock().unwrap_or_else(|p| p.into_inner()) = Some(f);
         }
     }
 
+    /// Whether a fault was recorded.
+    pub fn any(&self) -> bool {
+        self.any.load(Ordering::Relaxed)
+    }
+
+    /// The first fault recorded, as an error of `site`'s kernel.
+    pub(crate) fn error(&self, site: &crate::launch::KernelSite) -> Option<crate::Error> {
+        if !self.any() {
+            return None;
+        }
+        let f = self
+            .first
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()?;
+        let name = |i: usize| {
+            site.kernel()
+                .ok()
+                .and_then(|k| k.arrays.get(i))
+                .map_or_else(|| format!("#{i}"), |a| a.name.clone())
+        };
+        Some(match f {
+            Fault::Slab(s) => crate::split::fault_error(&s, site),
+            Fault::OutOfBounds {
+                array,
+                index,
+                shape,
+            } => crate::Error::IndexOutOfBounds {
+                kernel: site.name.into(),
+                location: site.location(),
+                array: name(array),
+                index,
+                shape,
+            },
+            Fault::View { array, message } => crate::Error::Translate {
+                kernel: site.name.into(),
+                location: site.location(),
+                message: format!("array `{}`: {message}", name(array)),
+            },
+        })
+    }
+}
+
+impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
+    /// A view of the whole array `r`, the kernel's array `array`.
+    fn from_raw(r: crate::host::RawArray<T>, array: usize, faults: &'a Faults) -> Self {
+        let mut v = CpuView {
+            ptr: r.ptr,
+            shape: [0; N],
+            strides: [0; N],
+            lo0: 0,
+            extent0: 0,
+            slab: None,
+            owner: false,
+            array,
+            faults,
+            _borrow: PhantomData,
+        };
+        let wrong = if !r.is_whole() {
+            Some(format!(
+                "a SlabArray holding planes {:?} of {} runs kernels only in a region split over MPI ranks, where each rank's devices hold their own planes",
+                r.planes(),
+                r.shape[3 - r.ndim]
+            ))
+        } else if r.ndim != N {
+            Some(format!(
+                "indexed with {N} indices but it has {} dimensions",
+                r.ndim
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = wrong {
+            // every access of this empty view is a fault too; the first is this one
+            faults.record(Fault::View { array, message });
+            return v;
+        }
+        v.shape.copy_from_slice(&r.shape[3 - N..]);
+        v.strides.copy_from_slice(&r.strides[3 - N..]);
+        v.extent0 = v.shape[0];
+        v
+    }
+
+    /// The element at `i`: checked against the shape (and, on a slab, the planes held).
     #[inline(always)]
-    fn offset(&self, i: [usize; N]) -> isize {
+    fn elem(&self, i: [usize; N], write: bool) -> *mut T {
         let mut ok = i[0] >= self.lo0;
         let mut off = 0isize;
         for ((&i, &n), &s) in i.iter().zip(&self.shape).zip(&self.strides) {
             ok &= i < n;
             off += i as isize * s;
         }
-        if !ok {
-            self.outside(i);
+        if ok {
+            self.ptr.wrapping_offset(off)
+        } else {
+            // by value: a call that took the view's address would keep every field of it
+            // in memory in the loop around
+            Self::outside(
+                Outside {
+                    ptr: self.ptr,
+                    shape: self.shape,
+                    strides: self.strides,
+                    extent0: self.extent0,
+                    slab: self.slab,
+                    array: self.array,
+                    faults: self.faults,
+                },
+                i,
+                write,
+            )
         }
-        off
     }
 
+    /// An index outside the planes of the view's main run: a ring's wrapped ghost planes
+    /// ([`SlabInfo::wrap`]), or a fault.
     #[cold]
     #[inline(never)]
-    fn outside(&self, i: [usize; N]) -> ! {
-        let mut global = self.shape;
-        global[0] = self.extent0;
-        match self.slab {
-            Some(s) if i.iter().zip(&global).all(|(i, n)| i < n) => {
-                std::panic::panic_any(SlabFault::new(s, i.to_vec(), None))
+    fn outside(v: Outside<'_, T, N>, i: [usize; N], write: bool) -> *mut T {
+        let mut global = v.shape;
+        global[0] = v.extent0;
+        let inside = i.iter().zip(&global).all(|(i, n)| i < n);
+        match v.slab {
+            Some(s) if inside && s.wrap.0 <= i[0] && i[0] < s.wrap.1 => {
+                let off: isize = i
+                    .iter()
+                    .zip(&v.strides)
+                    .map(|(&i, &s)| i as isize * s)
+                    .sum();
+                return v.ptr.wrapping_offset(off);
             }
-            _ => out_of_bounds(i, global),
+            Some(s) if inside => v
+                .faults
+                .record(Fault::Slab(SlabFault::new(s, i.to_vec(), None))),
+            _ => v.faults.record(Fault::OutOfBounds {
+                array: v.array,
+                index: i.to_vec(),
+                shape: global.to_vec(),
+            }),
         }
+        dummy(write)
     }
 
     /// The element at `i` under owner-computes (see [`crate::decomp::Mode::Owner`]): the
@@ -107,15 +240,15 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
     fn owner_elem(&self, s: &SlabInfo, i: [usize; N], write: bool) -> *mut T {
         let z = i[0];
         let fault = |st: &PointState| SlabFault::new(s, i.to_vec(), Some(st.read_at));
-        let sink = POINT.with(|p| {
+        let (sink, fault) = POINT.with(|p| {
             let mut st = p.get();
             let owned = s.owned.0 <= z && z < s.owned.1;
             if s.distributed && st.first.is_none() {
                 st.first = Some(owned);
             }
+            let mut f = None;
             let sink = if !write {
-                let held = s.held.0 <= z && z < s.held.1;
-                if s.distributed && !held && z < self.extent0 {
+                if s.distributed && !s.holds(z) && z < self.extent0 {
                     st.poisoned = true;
                     st.any = true;
                     st.read_at.get_or_insert(z);
@@ -127,7 +260,8 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
                 if !owned {
                     true
                 } else if st.poisoned {
-                    std::panic::panic_any(fault(&st))
+                    f = Some(fault(&st));
+                    true
                 } else {
                     false
                 }
@@ -135,24 +269,216 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
                 // A replicated array: another device, holding what this statement reads,
                 // writes it; unless this device is the iteration's owner.
                 if st.first == Some(true) {
-                    std::panic::panic_any(fault(&st))
+                    f = Some(fault(&st));
                 }
                 true
             } else {
                 false
             };
             p.set(st);
-            sink
+            (sink, f)
         });
-        if sink {
-            return if write {
-                SINK.with(|c| c.get() as *mut T)
-            } else {
-                ZERO.as_ptr() as *mut T
-            };
+        if let Some(f) = fault {
+            self.faults.record(Fault::Slab(f));
         }
-        let off = self.offset(i);
+        if sink {
+            return dummy(write);
+        }
+        self.elem(i, write)
+    }
+}
+
+impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
+    /// What the view allows, for [`CpuDev::guard`]: per axis (`[z, y, x]`, the view's
+    /// own `N`), the indices `lo..hi` it holds, and whether it may be read without checks
+    /// ([`FastView`]: not owner-computes, unit stride along its last axis).
+    pub fn bounds(&self) -> ViewBounds {
+        let mut b = ViewBounds {
+            ndim: N,
+            lo: [0; 3],
+            hi: [0; 3],
+            fast: !self.owner && N > 0 && self.strides[N - 1] == 1 && !self.faults.any(),
+        };
+        for d in 0..N {
+            b.hi[d] = self.shape[d] as i64;
+        }
+        b.lo[0] = self.lo0 as i64;
+        b
+    }
+
+    /// The view without checks, for the rows [`Guard::span`] proves inside
+    /// [`CpuView::bounds`]; only used where `bounds().fast`.
+    #[inline(always)]
+    pub fn fast(&self) -> FastView<'a, T, N> {
+        FastView {
+            ptr: self.ptr,
+            strides: self.strides,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+/// A [`CpuView`] without checks, for the iterations the kernel's reaches prove inside the
+/// array (and inside the planes an emulated device holds): the innermost loop of such rows
+/// is straight-line code the compiler vectorizes. Its last axis has unit stride.
+pub struct FastView<'a, T, const N: usize> {
+    ptr: *mut T,
+    strides: [isize; N],
+    _borrow: PhantomData<&'a T>,
+}
+
+impl<T, const N: usize> Clone for FastView<'_, T, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, const N: usize> Copy for FastView<'_, T, N> {}
+// SAFETY: as for `CpuView`.
+unsafe impl<T: Send, const N: usize> Send for FastView<'_, T, N> {}
+unsafe impl<T: Sync, const N: usize> Sync for FastView<'_, T, N> {}
+
+impl<T, const N: usize> FastView<'_, T, N> {
+    #[inline(always)]
+    fn at(&self, i: [usize; N]) -> *mut T {
+        let mut off = i[N - 1] as isize;
+        for (&i, &s) in i.iter().zip(&self.strides).take(N - 1) {
+            off += i as isize * s;
+        }
         self.ptr.wrapping_offset(off)
+    }
+}
+
+impl<T: Element, const N: usize> Index<[usize; N]> for FastView<'_, T, N> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, i: [usize; N]) -> &T {
+        // SAFETY: the generated code uses a fast view only for iterations whose every
+        // access [`Guard::span`] proved inside the view's bounds.
+        unsafe { &*self.at(i) }
+    }
+}
+
+impl<T: Element, const N: usize> IndexMut<[usize; N]> for FastView<'_, T, N> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: [usize; N]) -> &mut T {
+        // SAFETY: as for `index`; made from a writable view.
+        unsafe { &mut *self.at(i) }
+    }
+}
+
+impl<T: Element> Index<usize> for FastView<'_, T, 1> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        &self[[i]]
+    }
+}
+
+impl<T: Element> IndexMut<usize> for FastView<'_, T, 1> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self[[i]]
+    }
+}
+
+/// Per axis of a view (slowest first, as many as it has): the indices `lo..hi` it holds,
+/// and whether it may be read without checks.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewBounds {
+    pub ndim: usize,
+    pub lo: [i64; 3],
+    pub hi: [i64; 3],
+    pub fast: bool,
+}
+
+/// Where a kernel's CPU version may run without checks: per parallel loop (outermost
+/// first), the indices `lo..hi` for which every reference of the kernel, at its reach
+/// ([`mint_translator::analyzer::reach`]), stays inside its view's bounds. The generated
+/// code checks this once per row of the innermost loop ([`Guard::span`]) and runs the
+/// row's middle on [`FastView`]s, its ends (and rows outside) on the checked views, so
+/// every error the checked views would find is still found.
+#[derive(Clone, Copy, Debug)]
+pub struct Guard {
+    on: bool,
+    allowed: [(i64, i64); 3],
+}
+
+impl Guard {
+    /// No unchecked rows.
+    pub const OFF: Guard = Guard {
+        on: false,
+        allowed: [(0, 0); 3],
+    };
+
+    /// The part `a..b` of the innermost loop's `lo..hi` that runs unchecked, given the
+    /// indices `outer` of the enclosing parallel loops (outermost first); empty (`b <= a`)
+    /// when none does.
+    #[inline(always)]
+    pub fn span(&self, outer: &[i64], (lo, hi): (i64, i64)) -> (i64, i64) {
+        let n = outer.len();
+        let mut ok = self.on;
+        for (d, &v) in outer.iter().enumerate() {
+            ok &= self.allowed[d].0 <= v && v < self.allowed[d].1;
+        }
+        if !ok {
+            return (lo, lo);
+        }
+        let (a, b) = self.allowed[n];
+        let a = a.max(lo);
+        (a, b.min(hi).max(a))
+    }
+
+    /// The guard of a kernel whose references are `plan` over views of `bounds` (in the
+    /// kernel's array order).
+    fn new(plan: &crate::launch::FastPlan, bounds: &[ViewBounds]) -> Guard {
+        let mut g = Guard {
+            on: true,
+            allowed: [(i64::MIN, i64::MAX); 3],
+        };
+        for r in &plan.refs {
+            let Some(b) = bounds
+                .get(r.array)
+                .filter(|b| b.fast && b.ndim == r.subs.len())
+            else {
+                return Guard::OFF;
+            };
+            for (d, sub) in r.subs.iter().enumerate() {
+                match *sub {
+                    crate::launch::FastSub::Rel { par, lo, hi } => {
+                        let a = &mut g.allowed[par];
+                        a.0 = a.0.max(b.lo[d] - lo);
+                        a.1 = a.1.min(b.hi[d] - hi);
+                    }
+                    crate::launch::FastSub::Abs { lo, hi } => {
+                        if lo < b.lo[d] || hi >= b.hi[d] {
+                            return Guard::OFF;
+                        }
+                    }
+                }
+            }
+        }
+        g
+    }
+}
+
+/// What [`CpuView::outside`] needs of the view.
+struct Outside<'a, T, const N: usize> {
+    ptr: *mut T,
+    shape: [usize; N],
+    strides: [isize; N],
+    extent0: usize,
+    slab: Option<&'a SlabInfo>,
+    array: usize,
+    faults: &'a Faults,
+}
+
+/// What a skipped or faulting access touches: the shared zero for a read, this thread's
+/// sink for a write.
+fn dummy<T>(write: bool) -> *mut T {
+    if write {
+        SINK.with(|c| c.get() as *mut T)
+    } else {
+        ZERO.as_ptr() as *mut T
     }
 }
 
@@ -165,15 +491,25 @@ pub struct SlabInfo {
     /// `[lo, hi)` of the planes the device holds, and of those it owns.
     pub held: (usize, usize),
     pub owned: (usize, usize),
+    /// `[lo, hi)` of more planes the device holds: a ring's ghost planes wrapped around
+    /// the extent's end ([`crate::decomp::Slabs::ring`]); empty otherwise.
+    pub wrap: (usize, usize),
     /// The array is distributed (otherwise replicated).
     pub distributed: bool,
     /// The kernel runs under owner-computes.
     pub owner: bool,
 }
 
-/// The panic payload of an access outside what an emulated device holds; the region
-/// turns it into [`crate::Error::OutsideSlab`]. `write`: the device owns what it
-/// writes at `index`, but the statement read plane `read_at`, which it does not hold.
+impl SlabInfo {
+    /// Whether the device holds plane `z`.
+    pub fn holds(&self, z: usize) -> bool {
+        (self.held.0 <= z && z < self.held.1) || (self.wrap.0 <= z && z < self.wrap.1)
+    }
+}
+
+/// An access outside what an emulated device holds; the region turns it into
+/// [`crate::Error::OutsideSlab`]. `write`: the device owns what it writes at `index`,
+/// but the statement read plane `read_at`, which it does not hold.
 #[derive(Clone, Debug)]
 pub struct SlabFault {
     pub array: &'static str,
@@ -225,36 +561,19 @@ thread_local! {
 /// What a skipped iteration reads from a plane its device does not hold.
 static ZERO: [u64; 1] = [0];
 
-#[cold]
-#[inline(never)]
-fn out_of_bounds<const N: usize>(i: [usize; N], shape: [usize; N]) -> ! {
-    panic!("ndarray: index {i:?} is out of bounds for array of shape {shape:?}")
-}
-
-/// A read-only view for the CPU backend.
-pub fn view<const N: usize, A: HostArray + ?Sized>(a: &A) -> CpuView<'_, A::Elem, N> {
-    CpuView::from_raw(a.raw())
-}
-
-/// A writable view for the CPU backend.
-pub fn view_mut<const N: usize, A: HostArrayMut + ?Sized>(a: &mut A) -> CpuView<'_, A::Elem, N> {
-    CpuView::from_raw(a.raw_mut())
-}
-
 impl<T: Element, const N: usize> Index<[usize; N]> for CpuView<'_, T, N> {
     type Output = T;
     #[inline(always)]
     fn index(&self, i: [usize; N]) -> &T {
-        if let Some(s) = self.slab
-            && s.owner
+        if self.owner
+            && let Some(s) = self.slab
         {
             // SAFETY: a checked element of the slab, or the shared zero.
             return unsafe { &*self.owner_elem(s, i, false) };
         }
-        let off = self.offset(i);
-        // SAFETY: `offset` checked every index against the shape of the borrowed array
-        // (for a slab: against the planes held, so the element is inside the slab).
-        unsafe { &*self.ptr.wrapping_offset(off) }
+        // SAFETY: `elem` checked every index against the shape of the borrowed array
+        // (for a slab: against the planes held), or gave the shared zero.
+        unsafe { &*self.elem(i, false) }
     }
 }
 
@@ -266,14 +585,12 @@ pub trait AutoView {
     type View<'a>
     where
         Self: 'a;
-    fn auto_view(&self) -> Self::View<'_>;
     /// The view on `dev` of the kernel's array `i` (see [`CpuDev::view`]).
     fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> Self::View<'a>;
 }
 
 /// [`AutoView`] for arrays written through the view.
 pub trait AutoViewMut: AutoView {
-    fn auto_view_mut(&mut self) -> Self::View<'_>;
     /// The writable view on `dev` of the kernel's array `i`.
     fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> Self::View<'a>;
 }
@@ -285,17 +602,11 @@ macro_rules! auto_view {
         impl<$($g)*> AutoView for $t {
             type Elem = T;
             type View<'a> = CpuView<'a, T, $n> where Self: 'a;
-            fn auto_view(&self) -> CpuView<'_, T, $n> {
-                CpuView::from_raw(self.raw())
-            }
             fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, $n> {
                 dev.view::<$n, _>(i, self)
             }
         }
         impl<$($gm)*> AutoViewMut for $t {
-            fn auto_view_mut(&mut self) -> CpuView<'_, T, $n> {
-                CpuView::from_raw(self.raw_mut())
-            }
             fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> CpuView<'a, T, $n> {
                 dev.view_mut::<$n, _>(i, self)
             }
@@ -324,9 +635,6 @@ impl<A: AutoView + ?Sized> AutoView for &A {
         = A::View<'a>
     where
         Self: 'a;
-    fn auto_view(&self) -> A::View<'_> {
-        (**self).auto_view()
-    }
     fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> A::View<'a> {
         (**self).auto_view_on(dev, i)
     }
@@ -337,33 +645,18 @@ impl<A: AutoView + ?Sized> AutoView for &mut A {
         = A::View<'a>
     where
         Self: 'a;
-    fn auto_view(&self) -> A::View<'_> {
-        (**self).auto_view()
-    }
     fn auto_view_on<'a>(&'a self, dev: &'a CpuDev<'_>, i: usize) -> A::View<'a> {
         (**self).auto_view_on(dev, i)
     }
 }
 impl<A: AutoViewMut + ?Sized> AutoViewMut for &mut A {
-    fn auto_view_mut(&mut self) -> A::View<'_> {
-        (**self).auto_view_mut()
-    }
     fn auto_view_mut_on<'a>(&'a mut self, dev: &'a CpuDev<'_>, i: usize) -> A::View<'a> {
         (**self).auto_view_mut_on(dev, i)
     }
 }
 
-/// A read-only view whose number of dimensions follows the array's type.
-pub fn auto_view<A: AutoView + ?Sized>(a: &A) -> A::View<'_> {
-    a.auto_view()
-}
-
-/// A writable view whose number of dimensions follows the array's type.
-pub fn auto_view_mut<A: AutoViewMut + ?Sized>(a: &mut A) -> A::View<'_> {
-    a.auto_view_mut()
-}
-
-/// [`auto_view`] on an emulated device: the view of the kernel's array `i` on `dev`.
+/// The view of the kernel's array `i` on `dev`, its number of dimensions following the
+/// array's type.
 pub fn auto_view_on<'a, A: AutoView + ?Sized>(
     dev: &'a CpuDev<'_>,
     i: usize,
@@ -372,7 +665,7 @@ pub fn auto_view_on<'a, A: AutoView + ?Sized>(
     a.auto_view_on(dev, i)
 }
 
-/// [`auto_view_mut`] on an emulated device.
+/// The writable view of the kernel's array `i` on `dev` (see [`auto_view_on`]).
 pub fn auto_view_mut_on<'a, A: AutoViewMut + ?Sized>(
     dev: &'a CpuDev<'_>,
     i: usize,
@@ -384,15 +677,15 @@ pub fn auto_view_mut_on<'a, A: AutoViewMut + ?Sized>(
 impl<T: Element, const N: usize> IndexMut<[usize; N]> for CpuView<'_, T, N> {
     #[inline(always)]
     fn index_mut(&mut self, i: [usize; N]) -> &mut T {
-        if let Some(s) = self.slab
-            && s.owner
+        if self.owner
+            && let Some(s) = self.slab
         {
             // SAFETY: a checked element of the slab, or this thread's sink.
             return unsafe { &mut *self.owner_elem(s, i, true) };
         }
-        let off = self.offset(i);
-        // SAFETY: as for `index`; the view was made from a mutable borrow.
-        unsafe { &mut *self.ptr.wrapping_offset(off) }
+        // SAFETY: as for `index`; the view was made from a mutable borrow (or this
+        // thread's sink).
+        unsafe { &mut *self.elem(i, true) }
     }
 }
 
@@ -417,6 +710,8 @@ impl<T: Element> IndexMut<usize> for CpuView<'_, T, 1> {
 /// iterations it owns.
 pub struct CpuDev<'r> {
     pub(crate) split: Option<DevSplit<'r>>,
+    /// What the kernel's views found wrong ([`Faults`]).
+    pub(crate) faults: Faults,
 }
 
 /// An emulated device running one kernel.
@@ -431,8 +726,11 @@ pub(crate) struct DevSplit<'r> {
 
 /// One array's storage on an emulated device.
 pub(crate) struct PartView {
-    /// The first element held.
+    /// The element at index 0 of the first plane stored (`info.held.0`; for a ring, plane
+    /// 0: [`crate::decomp::Slabs::held`]).
     pub ptr: *mut u8,
+    /// The first plane stored.
+    pub stored: usize,
     pub elem: mint_translator::ir::ScalarTy,
     /// The whole array's shape, `[z, y, x]` padded to three axes.
     pub shape: [usize; 3],
@@ -447,7 +745,12 @@ unsafe impl Send for DevSplit<'_> {}
 
 impl CpuDev<'static> {
     /// The plain CPU backend: kernels run on the host arrays.
-    pub const HOST: CpuDev<'static> = CpuDev { split: None };
+    pub fn host() -> CpuDev<'static> {
+        CpuDev {
+            split: None,
+            faults: Faults::default(),
+        }
+    }
 }
 
 impl<'r> CpuDev<'r> {
@@ -458,8 +761,8 @@ impl<'r> CpuDev<'r> {
         host: &'a A,
     ) -> CpuView<'a, A::Elem, N> {
         match &self.split {
-            None => CpuView::from_raw(host.raw()),
-            Some(s) => s.view(i),
+            None => CpuView::from_raw(host.raw(), i, &self.faults),
+            Some(s) => s.view(i, &self.faults),
         }
     }
 
@@ -470,8 +773,8 @@ impl<'r> CpuDev<'r> {
         host: &'a mut A,
     ) -> CpuView<'a, A::Elem, N> {
         match &self.split {
-            None => CpuView::from_raw(host.raw_mut()),
-            Some(s) => s.view(i),
+            None => CpuView::from_raw(host.raw_mut(), i, &self.faults),
+            Some(s) => s.view(i, &self.faults),
         }
     }
 
@@ -489,6 +792,26 @@ impl<'r> CpuDev<'r> {
             }
             _ => range,
         }
+    }
+
+    /// Where the kernel of `site` may run without checks over views of `bounds` (in the
+    /// kernel's array order): never under owner-computes, nor when its reaches are not
+    /// all bounded.
+    pub fn guard(&self, site: &crate::launch::KernelSite, bounds: &[ViewBounds]) -> Guard {
+        if self.owner() {
+            return Guard::OFF;
+        }
+        match site.fast_plan() {
+            Some(p) => Guard::new(p, bounds),
+            None => Guard::OFF,
+        }
+    }
+
+    /// Whether kernels run under owner-computes on this device (the generated code reads
+    /// it once per kernel run and calls [`CpuDev::point`] and [`CpuDev::statement`] only
+    /// then).
+    pub fn is_owner(&self) -> bool {
+        self.owner()
     }
 
     /// Whether kernels run under owner-computes on this device.
@@ -526,11 +849,8 @@ impl<'r> CpuDev<'r> {
     /// Whether the iteration just run counts on this device, for a reduction: always,
     /// except under owner-computes, where it counts on the device that owns the plane of
     /// its first distributed reference (a device owning no distributed plane it
-    /// references counts it if it is device 0).
-    ///
-    /// # Panics
-    /// With a [`SlabFault`] (which the region turns into an error) when the device that
-    /// counts the iteration could not read all of it.
+    /// references counts it if it is device 0). When the device that counts the
+    /// iteration could not read all of it, a [`SlabFault`] is recorded.
     #[inline(always)]
     pub fn counts(&self) -> bool {
         let Some(s) = self.split.as_ref().filter(|_| self.owner()) else {
@@ -542,7 +862,11 @@ impl<'r> CpuDev<'r> {
             && st.any
             && let Some(a) = s.arrays.iter().find(|a| a.info.distributed)
         {
-            std::panic::panic_any(SlabFault::new(&a.info, Vec::new(), Some(st.read_at)))
+            self.faults.record(Fault::Slab(SlabFault::new(
+                &a.info,
+                Vec::new(),
+                Some(st.read_at),
+            )));
         }
         mine
     }
@@ -571,36 +895,48 @@ impl<'r> CpuDev<'r> {
 }
 
 impl DevSplit<'_> {
-    fn view<'a, T: Element, const N: usize>(&'a self, i: usize) -> CpuView<'a, T, N> {
+    fn view<'a, T: Element, const N: usize>(
+        &'a self,
+        i: usize,
+        faults: &'a Faults,
+    ) -> CpuView<'a, T, N> {
         let p = &self.arrays[i];
-        assert!(
-            p.ndim == N && p.elem == T::TY,
-            "array `{}`: the emulated device holds {} of {} dimensions, the kernel indexes {} of {N}",
-            p.info.array,
-            p.elem,
-            p.ndim,
-            T::TY
-        );
-        let mut shape = [0; N];
-        shape.copy_from_slice(&p.shape[3 - N..]);
-        let mut strides = [0isize; N];
+        let mut v = CpuView {
+            ptr: p.ptr as *mut T,
+            shape: [0; N],
+            strides: [0; N],
+            lo0: 0,
+            extent0: 0,
+            slab: Some(&p.info),
+            owner: p.info.owner,
+            array: i,
+            faults,
+            _borrow: PhantomData,
+        };
+        if p.ndim != N || p.elem != T::TY {
+            faults.record(Fault::View {
+                array: i,
+                message: format!(
+                    "the emulated device holds {} of {} dimensions, the kernel indexes {} of {N}",
+                    p.elem,
+                    p.ndim,
+                    T::TY
+                ),
+            });
+            return v;
+        }
+        v.shape.copy_from_slice(&p.shape[3 - N..]);
         let mut st = 1isize;
         for d in (0..N).rev() {
-            strides[d] = st;
-            st *= shape[d] as isize;
+            v.strides[d] = st;
+            st *= v.shape[d] as isize;
         }
-        let extent0 = shape[0];
+        v.extent0 = v.shape[0];
         let (lo0, hi0) = p.info.held;
-        shape[0] = hi0;
-        CpuView {
-            ptr: (p.ptr as *mut T).wrapping_offset(-(lo0 as isize) * strides[0]),
-            shape,
-            strides,
-            lo0,
-            extent0,
-            slab: Some(&p.info),
-            _borrow: PhantomData,
-        }
+        v.shape[0] = hi0;
+        v.lo0 = lo0;
+        v.ptr = v.ptr.wrapping_offset(-(p.stored as isize) * v.strides[0]);
+        v
     }
 }
 
@@ -733,26 +1069,44 @@ mod tests {
     fn views_index_like_ndarray() {
         let mut a =
             Array3::<f64>::from_shape_fn((3, 4, 5), |(z, y, x)| (100 * z + 10 * y + x) as f64);
-        let v = view::<3, _>(&a);
+        let dev = CpuDev::host();
+        let v = dev.view::<3, _>(0, &a);
         assert_eq!(v[[2, 3, 4]], 234.0);
-        let mut w = view_mut::<3, _>(&mut a);
+        let dev = CpuDev::host();
+        let mut w = dev.view_mut::<3, _>(0, &mut a);
         w[[1, 1, 1]] = -1.0;
         assert_eq!(a[[1, 1, 1]], -1.0);
     }
 
     #[test]
-    #[should_panic(expected = "out of bounds")]
-    fn views_check_bounds() {
-        let a = Array3::<f64>::zeros((2, 2, 2));
-        let v = view::<3, _>(&a);
-        let _ = v[[0, 0, 2]];
+    fn an_index_out_of_bounds_is_recorded_not_raised() {
+        let mut a = Array3::<f64>::zeros((2, 2, 2));
+        let dev = CpuDev::host();
+        let mut w = dev.view_mut::<3, _>(0, &mut a);
+        assert_eq!(w[[0, 0, 2]], 0.0, "a read outside reads zero");
+        w[[2, 0, 0]] = 5.0;
+        assert!(dev.faults.any());
+        let f = dev.faults.first.lock().unwrap().clone();
+        let Some(Fault::OutOfBounds { index, shape, .. }) = f else {
+            panic!("{f:?}")
+        };
+        assert_eq!(
+            (index, shape),
+            (vec![0, 0, 2], vec![2, 2, 2]),
+            "the first fault"
+        );
+        assert!(
+            a.iter().all(|&x| x == 0.0),
+            "the write outside went nowhere"
+        );
     }
 
     #[test]
     fn non_standard_layouts_index_correctly_on_the_cpu() {
         let a = Array3::<f64>::from_shape_fn((3, 4, 5), |(z, y, x)| (100 * z + 10 * y + x) as f64);
         let t = a.view().reversed_axes();
-        let v = view::<3, _>(&t);
+        let dev = CpuDev::host();
+        let v = dev.view::<3, _>(0, &t);
         assert_eq!(v[[4, 3, 2]], 234.0);
     }
 

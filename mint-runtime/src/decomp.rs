@@ -25,6 +25,12 @@
 //!   that owns the plane of its first distributed reference.
 //! - A kernel that touches no distributed array runs on every device alike
 //!   ([`Mode::Everywhere`]), which keeps the replicas equal.
+//! - The reaches come from [`mint_translator::analyzer::reach`]: a clamped face
+//!   (`if z == 0 { z } else { z - 1 }`) needs the ghost planes of its interior reach and
+//!   nothing more; a periodic wrap (`(z + 1) % nz`) makes the array's slabs a **ring**
+//!   ([`Slabs::ring`]): the first and last devices exchange ghost planes too. A split
+//!   kernel that reads a distributed array at a plane no reach bounds is refused
+//!   ([`Refusal`]), never run on trust.
 
 use mint_translator::analyzer::slabs::{SlabRef, Slow};
 use mint_translator::ir::Kernel;
@@ -38,6 +44,12 @@ pub struct Slabs {
     pub ghost: usize,
     /// `[lo, hi)` of the planes each device owns, in device order; they tile `0..extent`.
     pub owned: Vec<(usize, usize)>,
+    /// A ring: the ghost planes wrap around the extent's ends (a kernel reads the array
+    /// periodically, `(z + 1) % nz`), so the first and last devices exchange halos. Each
+    /// device then stores the whole extent (its storage is addressed by global plane, as
+    /// the kernels' wrapped subscripts are), of which only the owned and ghost planes are
+    /// current ([`Slabs::valid`]).
+    pub ring: bool,
 }
 
 impl Slabs {
@@ -59,6 +71,15 @@ impl Slabs {
             extent,
             ghost,
             owned,
+            ring: false,
+        }
+    }
+
+    /// [`Slabs::new`] as a ring ([`Slabs::ring`]).
+    pub fn ring(extent: usize, devices: usize, ghost: usize) -> Slabs {
+        Slabs {
+            ring: true,
+            ..Slabs::new(extent, devices, ghost)
         }
     }
 
@@ -72,14 +93,45 @@ impl Slabs {
         (self.owned[devices.start].0, self.owned[devices.end - 1].1)
     }
 
-    /// `[lo, hi)` of the planes device `d` holds: the planes it owns and its ghost planes,
-    /// within `0..extent`.
+    /// `[lo, hi)` of the planes device `d` stores: the planes it owns and its ghost
+    /// planes, within `0..extent`; for a ring, the whole extent.
     pub fn held(&self, d: usize) -> (usize, usize) {
+        if self.ring {
+            return (0, self.extent);
+        }
         let (lo, hi) = self.owned[d];
         (
             lo.saturating_sub(self.ghost),
             (hi + self.ghost).min(self.extent),
         )
+    }
+
+    /// The runs `[lo, hi)` of planes device `d` has current: its owned and ghost planes
+    /// ([`Slabs::held`], except that a ring's ghost planes wrap around the ends).
+    pub fn valid(&self, d: usize) -> Vec<(usize, usize)> {
+        if !self.ring {
+            return vec![self.held(d)];
+        }
+        let mut planes: Vec<usize> = self.ring_planes(d).collect();
+        planes.sort_unstable();
+        planes.dedup();
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for p in planes {
+            match runs.last_mut() {
+                Some(r) if r.1 == p => r.1 = p + 1,
+                _ => runs.push((p, p + 1)),
+            }
+        }
+        runs
+    }
+
+    /// A ring's planes of device `d`: its ghost planes below, its own, its ghost planes
+    /// above, each taken modulo the extent.
+    fn ring_planes(&self, d: usize) -> impl Iterator<Item = usize> + '_ {
+        let (lo, hi) = self.owned[d];
+        let n = self.extent as i64;
+        let g = (self.ghost as i64).min(n);
+        (lo as i64 - g..hi as i64 + g).map(move |p| p.rem_euclid(n.max(1)) as usize)
     }
 
     /// The device that owns plane `p` (`p < extent`).
@@ -94,8 +146,17 @@ impl Slabs {
     pub fn ghost_sources(&self, d: usize) -> Vec<(usize, usize, usize)> {
         let (own_lo, own_hi) = self.owned[d];
         let (held_lo, held_hi) = self.held(d);
+        let ghosts: Vec<usize> = if self.ring {
+            // below, then above, each once, never the device's own planes
+            let mut seen = std::collections::BTreeSet::new();
+            self.ring_planes(d)
+                .filter(|&p| !(own_lo..own_hi).contains(&p) && seen.insert(p))
+                .collect()
+        } else {
+            (held_lo..own_lo).chain(own_hi..held_hi).collect()
+        };
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-        for p in (held_lo..own_lo).chain(own_hi..held_hi) {
+        for p in ghosts {
             let from = self.owner(p);
             match runs.last_mut() {
                 Some(r) if r.0 == from && r.2 == p => r.2 = p + 1,
@@ -131,13 +192,30 @@ pub struct KernelPlan {
     pub writes: Vec<bool>,
     /// Why a kernel that touches distributed arrays runs owner-computes.
     pub why: Option<String>,
+    /// Per kernel array: the scalar a split kernel's periodic wrap takes the slowest
+    /// subscript modulo (`nz` of `(z + 1) % nz`), which must be the array's extent.
+    pub wraps: Vec<Option<String>>,
+}
+
+/// Why a kernel cannot run split: it reads a distributed array at planes that no ghost
+/// width bounds. The region stops at the kernel's first launch with this, rather than
+/// run a split it cannot justify.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub array: String,
+    /// The slowest subscript as written.
+    pub subscript: String,
+    pub why: String,
 }
 
 /// How a kernel whose distributed references are `dist` runs: `Some(clip)` when it can
 /// be split (some reference follows the outermost parallel index, and every write to a
 /// distributed array is at that index plus one constant `clip`), or why not.
 fn split_clip(dist: &[&SlabRef]) -> std::result::Result<i64, String> {
-    if !dist.iter().any(|r| matches!(r.slow, Slow::Outer { .. })) {
+    if !dist
+        .iter()
+        .any(|r| matches!(r.slow, Slow::Outer { .. } | Slow::Wrap { .. }))
+    {
         return Err(
             "no reference to a distributed array follows its outermost parallel index".into(),
         );
@@ -182,7 +260,7 @@ pub fn region_ghost(kernels: &[Vec<SlabRef>], rank: u8) -> usize {
         match split_clip(&dist) {
             Ok(clip) => {
                 for r in &dist {
-                    if let Slow::Outer { lo, hi } = r.slow
+                    if let Slow::Outer { lo, hi } | Slow::Wrap { lo, hi, .. } = r.slow
                         && !r.write
                     {
                         g = g.max((lo - clip).abs()).max((hi - clip).abs());
@@ -197,7 +275,7 @@ pub fn region_ghost(kernels: &[Vec<SlabRef>], rank: u8) -> usize {
                         .filter(move |r| r.write == w)
                         .filter_map(|r| match r.slow {
                             Slow::Outer { lo, hi } => Some((lo, hi)),
-                            Slow::Other { .. } => None,
+                            Slow::Wrap { .. } | Slow::Other { .. } => None,
                         })
                 };
                 for (wl, wh) in outer(true) {
@@ -226,7 +304,15 @@ pub fn region_ghost(kernels: &[Vec<SlabRef>], rank: u8) -> usize {
 
 /// Plans `kernel` (device functions inlined) on a split region. `distributed[i]` says
 /// whether the kernel's array `i` is distributed.
-pub fn plan_kernel(kernel: &Kernel, refs: &[SlabRef], distributed: &[bool]) -> KernelPlan {
+///
+/// # Errors
+/// A [`Refusal`] when the kernel would run split but reads a distributed array at a plane
+/// that no ghost width bounds (a constant plane, a subscript the analysis cannot bound).
+pub fn plan_kernel(
+    kernel: &Kernel,
+    refs: &[SlabRef],
+    distributed: &[bool],
+) -> std::result::Result<KernelPlan, Refusal> {
     let is_dist = |name: &str| {
         kernel
             .array_index(name)
@@ -235,6 +321,7 @@ pub fn plan_kernel(kernel: &Kernel, refs: &[SlabRef], distributed: &[bool]) -> K
     let dist: Vec<&SlabRef> = refs.iter().filter(|r| is_dist(&r.array)).collect();
     let n = kernel.arrays.len();
     let mut reads_ghosts = vec![false; n];
+    let mut wraps = vec![None; n];
     let writes: Vec<bool> = kernel.arrays.iter().map(|a| a.written).collect();
     let mut why = None;
     let mode = if dist.is_empty() {
@@ -243,12 +330,14 @@ pub fn plan_kernel(kernel: &Kernel, refs: &[SlabRef], distributed: &[bool]) -> K
         match split_clip(&dist) {
             Ok(clip) => {
                 for r in dist.iter().filter(|r| !r.write) {
-                    let beyond = match r.slow {
-                        Slow::Outer { lo, hi } => lo != clip || hi != clip,
-                        Slow::Other { .. } => true,
-                    };
-                    if beyond && let Some(i) = kernel.array_index(&r.array) {
-                        reads_ghosts[i] = true;
+                    let i = kernel.array_index(&r.array).expect("a kernel array");
+                    match &r.slow {
+                        Slow::Outer { lo, hi } => reads_ghosts[i] |= *lo != clip || *hi != clip,
+                        Slow::Wrap { modulus, .. } => {
+                            reads_ghosts[i] = true;
+                            wraps[i] = Some(modulus.clone());
+                        }
+                        Slow::Other { .. } => return Err(refusal(r)),
                     }
                 }
                 Mode::Split { clip }
@@ -264,10 +353,32 @@ pub fn plan_kernel(kernel: &Kernel, refs: &[SlabRef], distributed: &[bool]) -> K
             }
         }
     };
-    KernelPlan {
+    Ok(KernelPlan {
         mode,
         reads_ghosts,
         writes,
+        why,
+        wraps,
+    })
+}
+
+/// Why the read `r` of a distributed array stops a split kernel.
+fn refusal(r: &SlabRef) -> Refusal {
+    use mint_translator::analyzer::reach::Reach;
+    let why = match &r.reach {
+        Reach::Unbounded(w) => format!("no ghost width bounds the planes it reads: {w}"),
+        Reach::Abs { lo, hi } if lo == hi => format!(
+            "it reads plane {lo} from every iteration, which only the devices holding that plane have"
+        ),
+        Reach::Abs { lo, hi } => format!(
+            "it reads planes {lo}..={hi} from every iteration, which only the devices holding them have"
+        ),
+        Reach::Rel { var, .. } => format!("it follows `{var}`, not the loop index the slabs split"),
+        Reach::Never => "it reads no plane".into(),
+    };
+    Refusal {
+        array: r.array.clone(),
+        subscript: r.text.clone(),
         why,
     }
 }
@@ -314,11 +425,11 @@ mod tests {
         );
         let refs = slab_refs(&k);
         assert_eq!(region_ghost(std::slice::from_ref(&refs), 3), 1);
-        let p = plan_kernel(&k, &refs, &[true, true]);
+        let p = plan_kernel(&k, &refs, &[true, true]).unwrap();
         assert_eq!(p.mode, Mode::Split { clip: 0 });
         assert_eq!(p.reads_ghosts, vec![true, false]);
         // Replicated arrays only: every device runs it.
-        let p = plan_kernel(&k, &refs, &[false, false]);
+        let p = plan_kernel(&k, &refs, &[false, false]).unwrap();
         assert_eq!(p.mode, Mode::Everywhere);
     }
 
@@ -332,7 +443,7 @@ mod tests {
         );
         let refs = slab_refs(&k);
         assert_eq!(region_ghost(std::slice::from_ref(&refs), 3), 1);
-        let p = plan_kernel(&k, &refs, &[true]);
+        let p = plan_kernel(&k, &refs, &[true]).unwrap();
         assert_eq!(p.mode, Mode::Split { clip: 1 });
         assert_eq!(clip_range(0, 9, (4, 7), 1), (3, 6));
         assert_eq!(clip_range(0, 2, (4, 7), 1), (3, 3), "empty");
@@ -343,7 +454,7 @@ mod tests {
              u[z+1][y][x] = 1.0;
              u[z][y][x] = 2.0;",
         );
-        let p = plan_kernel(&two, &slab_refs(&two), &[true]);
+        let p = plan_kernel(&two, &slab_refs(&two), &[true]).unwrap();
         assert_eq!(p.mode, Mode::Owner);
         assert!(p.why.unwrap().contains("two offsets"));
     }
@@ -359,7 +470,7 @@ mod tests {
         );
         let refs = slab_refs(&k);
         assert_eq!(region_ghost(std::slice::from_ref(&refs), 3), 1);
-        let p = plan_kernel(&k, &refs, &[true, false, false]);
+        let p = plan_kernel(&k, &refs, &[true, false, false]).unwrap();
         assert_eq!(p.mode, Mode::Owner);
         assert_eq!(p.reads_ghosts, vec![true, false, false]);
     }

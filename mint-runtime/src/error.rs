@@ -128,6 +128,36 @@ pub enum Error {
         message: String,
     },
 
+    /// A kernel's CPU version indexed an array outside its shape (on a GPU such an access
+    /// reads or writes memory that is not the array's).
+    #[error(
+        "kernel `{kernel}` from {location}: index {index:?} of `{array}` is outside its shape {shape:?}"
+    )]
+    IndexOutOfBounds {
+        kernel: String,
+        location: String,
+        array: String,
+        /// Slowest first.
+        index: Vec<usize>,
+        shape: Vec<usize>,
+    },
+
+    /// A region over several devices (`cpu:N`, `cuda:0,1`, MPI ranks) cannot split a
+    /// kernel along the slowest axis: it reads a distributed array at planes that no ghost
+    /// width bounds (issue #41). Raised at the kernel's first launch, before it runs; the
+    /// region runs on one device as written.
+    #[error(
+        "kernel `{kernel}` from {location} cannot be split over devices: it reads `{array}` {why}. Run the region on one device, or write the subscript as the loop index plus a constant, a clamp of it (`if z == 0 {{ z }} else {{ z - 1 }}`, `min`, `max`, `clamp`, `saturating_sub`) or a periodic wrap (`(z + 1) % nz`)"
+    )]
+    Unsplittable {
+        kernel: String,
+        location: String,
+        array: String,
+        /// The slowest subscript as written, and why no ghost width bounds it:
+        /// ``at `(nz - 1) - z` along the slowest axis, and no ghost width bounds..``.
+        why: String,
+    },
+
     /// Some other CUDA driver call failed.
     #[error("CUDA driver call `{call}` failed: {message}")]
     Driver { call: String, message: String },

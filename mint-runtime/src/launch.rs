@@ -58,6 +58,34 @@ pub struct KernelSite {
     inlined: OnceLock<std::result::Result<(Kernel, Vec<SlabRef>), String>>,
     /// The autotuner's choices in this process, by launch signature ([`crate::tune`]).
     pub(crate) tuned: Mutex<Vec<(crate::tune::Sig, Option<Candidate>)>>,
+    /// [`KernelSite::fast_plan`], computed once.
+    fast: OnceLock<Option<FastPlan>>,
+}
+
+/// The reach of every reference of a kernel as the CPU backend's [`crate::cpu::Guard`]
+/// uses it: per reference, its array and per subscript a parallel loop plus a constant
+/// range, or a constant range.
+#[derive(Clone, Debug)]
+pub struct FastPlan {
+    pub refs: Vec<FastRef>,
+}
+
+/// One reference of a [`FastPlan`].
+#[derive(Clone, Debug)]
+pub struct FastRef {
+    /// The kernel's array.
+    pub array: usize,
+    /// Per subscript, slowest first.
+    pub subs: Vec<FastSub>,
+}
+
+/// One subscript of a [`FastRef`].
+#[derive(Clone, Copy, Debug)]
+pub enum FastSub {
+    /// The parallel loop `par` (outermost first) plus `lo..=hi`.
+    Rel { par: usize, lo: i64, hi: i64 },
+    /// A constant in `lo..=hi`.
+    Abs { lo: i64, hi: i64 },
 }
 
 /// The types a launch binds in a kernel whose types are bound at launch
@@ -117,6 +145,7 @@ impl KernelSite {
             slots: &[],
             inlined: OnceLock::new(),
             tuned: Mutex::new(Vec::new()),
+            fast: OnceLock::new(),
         }
     }
 
@@ -168,6 +197,58 @@ impl KernelSite {
                 .map(|a| a.name.clone())
                 .unwrap_or_default(),
             when: format!("kernel `{}` at {} is launched", self.name, self.location()),
+        }
+    }
+
+    /// The reaches of the kernel's references for the CPU backend's unchecked rows, or
+    /// `None` when some reference's reach is not bounded (then every access is checked).
+    pub fn fast_plan(&self) -> Option<&FastPlan> {
+        self.fast
+            .get_or_init(|| {
+                use mint_translator::analyzer::reach::{Reach, reaches};
+                let k = self.inlined().ok()?;
+                if k.is_single() {
+                    return None;
+                }
+                let refs = reaches(k)
+                    .into_iter()
+                    .map(|r| {
+                        let subs = r
+                            .reach
+                            .iter()
+                            .map(|x| match x {
+                                Reach::Rel {
+                                    var,
+                                    lo,
+                                    hi,
+                                    wrap: None,
+                                } => Some(FastSub::Rel {
+                                    par: k.nest.iter().position(|l| &l.var == var)?,
+                                    lo: *lo,
+                                    hi: *hi,
+                                }),
+                                Reach::Abs { lo, hi } => Some(FastSub::Abs { lo: *lo, hi: *hi }),
+                                _ => None,
+                            })
+                            .collect::<Option<Vec<_>>>()?;
+                        Some(FastRef {
+                            array: k.array_index(&r.array)?,
+                            subs,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(FastPlan { refs })
+            })
+            .as_ref()
+    }
+
+    /// [`Error::Unsplittable`] for this kernel.
+    pub(crate) fn unsplittable(&self, r: crate::decomp::Refusal) -> Error {
+        Error::Unsplittable {
+            kernel: self.name.into(),
+            location: self.location(),
+            array: r.array,
+            why: format!("at `{}` along the slowest axis, and {}", r.subscript, r.why),
         }
     }
 
@@ -353,7 +434,7 @@ impl KernelSite {
         &self,
         target: &Target,
         types: Option<&Bound>,
-        owner: Option<&[bool]>,
+        owner: Option<&(Vec<bool>, bool)>,
         config: Option<&Candidate>,
     ) -> Result<Translation> {
         let k = self.bound_kernel(types)?;
@@ -362,7 +443,10 @@ impl KernelSite {
             None => k,
         };
         let k = match owner {
-            Some(dist) => std::borrow::Cow::Owned(mint_translator::owner::lower(&k, dist)),
+            Some((dist, false)) => std::borrow::Cow::Owned(mint_translator::owner::lower(&k, dist)),
+            Some((dist, true)) => {
+                std::borrow::Cow::Owned(mint_translator::owner::lower_check(&k, dist))
+            }
             None => k,
         };
         mint_translator::translate(k.as_ref(), target).map_err(|d| self.translate_err(d))
@@ -374,10 +458,27 @@ pub struct SiteRef(pub &'static KernelSite);
 
 inventory::collect!(SiteRef);
 
+/// Kernel sites made while the program runs ([`register_site`]).
+static REGISTERED: Mutex<Vec<&'static KernelSite>> = Mutex::new(Vec::new());
+
+/// Adds a kernel site made at run time (a generated kernel of a fuzzer, with its region)
+/// to [`kernel_sites`], so that a region split over several devices plans its slabs from
+/// it as from the sites the macros register.
+pub fn register_site(site: &'static KernelSite) {
+    REGISTERED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(site);
+}
+
 /// Every kernel site of the program (all annotated loop nests and `single` blocks linked
-/// into it), whether or not it has run.
+/// into it, and those registered with [`register_site`]), whether or not it has run.
 pub fn kernel_sites() -> impl Iterator<Item = &'static KernelSite> {
-    inventory::iter::<SiteRef>.into_iter().map(|s| s.0)
+    let registered = REGISTERED.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    inventory::iter::<SiteRef>
+        .into_iter()
+        .map(|s| s.0)
+        .chain(registered)
 }
 
 /// The `tile`/`chunksize` values (in the order the kernel numbers its expression entries)
@@ -422,9 +523,10 @@ struct VariantKey {
     param_limit: u32,
     /// For a kernel whose types are bound at launch, the types this launch binds.
     types: Option<Bound>,
-    /// Lowered for owner-computes on one of several GPUs ([`mint_translator::owner`]):
+    /// Lowered for owner-computes on one of several GPUs ([`mint_translator::owner`]), or
+    /// (with `true`) checked ([`mint_translator::owner::lower_check`], `MINT_CHECK`):
     /// whether each of the kernel's arrays is distributed.
-    owner: Option<Vec<bool>>,
+    owner: Option<(Vec<bool>, bool)>,
     /// A configuration the autotuner chose or is trying ([`crate::tune`]), in place of
     /// the kernel's own options and clauses.
     config: Option<Candidate>,
@@ -559,7 +661,7 @@ fn compile_variant(
     let t = site.translate_bound(
         &target_of(gpu, key, max_registers),
         key.types.as_ref(),
-        key.owner.as_deref(),
+        key.owner.as_ref(),
         key.config.as_ref(),
     )?;
     let image = jit::compile(gpu, &site.qualified().replace("::", "."), &t.source)?;
@@ -951,9 +1053,11 @@ pub(crate) struct LaunchCtx<'a> {
     pub batch: Option<&'a mut crate::graph::Batch>,
 }
 
-/// The arguments [`mint_translator::owner::lower`] adds to a kernel.
+/// The arguments [`mint_translator::owner::lower`] (or, with `check`,
+/// [`mint_translator::owner::lower_check`]) adds to a kernel.
 pub(crate) struct OwnerArgs<'a> {
     pub distributed: Vec<bool>,
+    pub check: bool,
     pub fault: &'a DeviceArray,
     pub scalars: Vec<ScalarValue>,
 }
@@ -1133,7 +1237,7 @@ fn launch_key<'a>(
         clauses: args.clauses.to_vec(),
         param_limit: param_limit(),
         types,
-        owner: cx.owner.as_ref().map(|o| o.distributed.clone()),
+        owner: cx.owner.as_ref().map(|o| (o.distributed.clone(), o.check)),
         config: None,
     };
     Ok((arrays, key))

@@ -41,11 +41,15 @@ pub use inventory;
 pub use jit::{JitStats, compile_only, jit_stats, nvrtc_available};
 pub use launch::{
     DeviceFnSite, KernelAttrs, KernelSite, LaunchArgs, SiteRef, clause_values, kernel_sites,
+    register_site,
 };
 pub use mint_translator;
 pub use mint_translator::Target;
 pub use mint_translator::ir::RedOp;
 pub use region::{ArrayInfo, Region, RegionInfo, set_sync_each_launch, sync_each_launch};
+pub use split::{
+    Decomposition, check_reads, decomposition, override_ghost_planes, set_check_reads,
+};
 pub use stats::{
     KernelStats, TransferStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing,
     transfer_stats,

@@ -85,6 +85,9 @@ pub struct RegionInfo {
     pub line: u32,
     /// One entry per slot of the host-to-device table.
     pub arrays: &'static [ArrayInfo],
+    /// The pairs of slots `std::mem::swap` exchanges in the region: a decomposition stores
+    /// both alike ([`crate::split`]'s `Layout`).
+    pub swaps: &'static [(usize, usize)],
     /// `#[mint::parallel(stream)]` ([`crate::stream`]).
     pub stream: Option<StreamSpec>,
 }
@@ -393,8 +396,9 @@ impl Region {
         self.stream_on_cpu()?;
         match &mut self.split {
             None => {
-                f(&CpuDev::HOST);
-                Ok(())
+                let dev = CpuDev::host();
+                f(&dev);
+                dev.faults.error(site).map_or(Ok(()), Err)
             }
             Some(s) => s.run(site, slots, f).map(|_| ()),
         }
@@ -414,7 +418,11 @@ impl Region {
     ) -> Result<T> {
         self.stream_on_cpu()?;
         match &mut self.split {
-            None => Ok(f(&CpuDev::HOST)),
+            None => {
+                let dev = CpuDev::host();
+                let v = f(&dev);
+                dev.faults.error(site).map_or(Ok(v), Err)
+            }
             Some(s) => s.reduce(site, slots, op, f),
         }
     }

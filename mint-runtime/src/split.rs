@@ -20,6 +20,7 @@ use crate::host::{Element, RawArray};
 use crate::launch::{KernelSite, LaunchArgs, LaunchCtx, OwnerArgs};
 use crate::region::RegionInfo;
 use cudarc::driver::sys;
+use mint_translator::analyzer::slabs::Slow;
 use mint_translator::ir::{RedOp, ScalarTy};
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -118,6 +119,13 @@ impl SplitArray {
         match &self.slabs {
             Some(s) => s.owned[d],
             None => (0, self.user_shape()[0]),
+        }
+    }
+    /// The planes device `d` has current ([`valid_runs`]).
+    fn valid(&self, d: usize) -> ((usize, usize), (usize, usize)) {
+        match &self.slabs {
+            Some(s) => valid_runs(Some(s), d),
+            None => (self.held(d), (0, 0)),
         }
     }
 }
@@ -268,45 +276,83 @@ pub(crate) struct Layout {
     /// Per region slot: why the array is replicated whatever its shape (no kernel writes
     /// it, and some kernel reads it at planes no ghost width bounds).
     replicate: Vec<Option<String>>,
+    /// Per region slot: its slabs are a ring ([`Slabs::ring`]): some kernel of the region
+    /// reads an array with a periodic wrap along the slowest axis.
+    pub ring: Vec<bool>,
 }
 
 impl Layout {
     /// # Errors
     /// [`Error::Translate`] when a kernel's IR cannot be read or inlined.
     pub fn of(info: &'static RegionInfo) -> Result<Layout> {
+        use mint_translator::analyzer::slabs::Slow;
         let mut refs = Vec::new();
         let n = info.arrays.len();
         let mut written = vec![false; n];
-        let mut unbounded: Vec<Option<&'static str>> = vec![None; n];
+        let mut unbounded: Vec<Option<String>> = vec![None; n];
         let mut follows = vec![false; n];
+        let mut ring = vec![false; n];
         for site in region_kernels(info) {
             let kernel = site.inlined()?;
             let r = site.slab_refs()?;
+            // a kernel some reference of which follows its outermost parallel index: a
+            // candidate for a split, whose reads must then be bounded
+            let splits = r
+                .iter()
+                .any(|r| matches!(r.slow, Slow::Outer { .. } | Slow::Wrap { .. }));
             for (i, &slot) in site.slots.iter().enumerate() {
                 let (Some(a), true) = (kernel.arrays.get(i), slot < n) else {
                     continue;
                 };
                 written[slot] |= a.written;
-                follows[slot] |= r.iter().any(|r| {
-                    r.array == a.name
-                        && matches!(r.slow, mint_translator::analyzer::slabs::Slow::Outer { .. })
-                });
-                if r.iter().any(|r| {
-                    r.array == a.name
-                        && r.varying
-                        && !r.write
-                        && matches!(r.slow, mint_translator::analyzer::slabs::Slow::Other { .. })
-                }) {
-                    unbounded[slot].get_or_insert(site.name);
+                let mine = || r.iter().filter(|r| r.array == a.name);
+                follows[slot] |= mine().any(|r| matches!(r.slow, Slow::Outer { .. }));
+                ring[slot] |= mine().any(|r| matches!(r.slow, Slow::Wrap { .. }));
+                if unbounded[slot].is_none()
+                    && let Some(r) = mine().find(|r| {
+                        !r.write && matches!(r.slow, Slow::Other { .. }) && (r.varying || splits)
+                    })
+                {
+                    unbounded[slot] = Some(if r.varying {
+                        format!(
+                            "no kernel writes it, and kernel {} reads it along the slowest axis with an index that changes within an iteration (a serial loop), which no ghost width bounds",
+                            site.name
+                        )
+                    } else {
+                        format!(
+                            "no kernel writes it, and kernel {} reads it at `{}` along the slowest axis, which no ghost width bounds ({})",
+                            site.name,
+                            r.text,
+                            r.reach.describe()
+                        )
+                    });
                 }
             }
             refs.push(r.clone());
         }
+        // Arrays that swap places (`std::mem::swap(u, unew)`) trade their storage, so
+        // they are stored alike: what one is (written, read beyond any ghost width, a
+        // ring), its partners are.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &(a, b) in info.swaps.iter().filter(|&&(a, b)| a < n && b < n) {
+                for v in [&mut written, &mut follows, &mut ring] {
+                    if v[a] != v[b] {
+                        (v[a], v[b]) = (true, true);
+                        changed = true;
+                    }
+                }
+                if unbounded[a].is_some() != unbounded[b].is_some() {
+                    let why = unbounded[a].clone().or_else(|| unbounded[b].clone());
+                    (unbounded[a], unbounded[b]) = (why.clone(), why);
+                    changed = true;
+                }
+            }
+        }
         let replicate = (0..n)
-            .map(|s| match unbounded[s] {
-                Some(k) if !written[s] => Some(format!(
-                    "no kernel writes it, and kernel {k} reads it along the slowest axis with an index that changes within an iteration (a serial loop), which no ghost width bounds"
-                )),
+            .map(|s| match &unbounded[s] {
+                Some(why) if !written[s] => Some(why.clone()),
                 _ if !follows[s] => Some(
                     "no kernel indexes its slowest axis with the outermost parallel index (plus a constant)".to_string(),
                 ),
@@ -323,10 +369,15 @@ impl Layout {
         } else {
             0
         };
+        let ghost = match *GHOST_OVERRIDE.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(g) => g,
+            None => ghost,
+        };
         Ok(Layout {
             rank,
             ghost,
             replicate,
+            ring,
         })
     }
 
@@ -366,6 +417,49 @@ impl Layout {
         }
         Ok(())
     }
+}
+
+/// How a region would be decomposed over several devices, as `MINT_REPORT=1` states it:
+/// what its kernels' reaches give, before any array is copied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decomposition {
+    /// The number of subscripts of the arrays the slabs split (3 for `[z, y, x]`); below
+    /// 2, nothing is split.
+    pub rank: u8,
+    /// Ghost planes each slab carries on each side along the slowest axis.
+    pub ghost: usize,
+    /// Per array of the region, in the order of the region's table: its name, whether its
+    /// slabs are a ring (a periodic wrap along the slowest axis), and why it is replicated
+    /// whatever its shape (`None`: distributed if its shape is the region's).
+    pub arrays: Vec<(&'static str, bool, Option<String>)>,
+}
+
+/// The decomposition of the region `region` (the function's name; `module::name` when
+/// several regions share it).
+///
+/// # Errors
+/// [`Error::Translate`] when no region of the program has that name, or a kernel's IR
+/// cannot be read or inlined.
+pub fn decomposition(region: &str) -> Result<Decomposition> {
+    let info = crate::launch::kernel_sites()
+        .filter_map(|s| s.region)
+        .find(|r| r.name == region || format!("{}::{}", r.file, r.name) == region)
+        .ok_or_else(|| Error::Translate {
+            kernel: String::new(),
+            location: region.into(),
+            message: format!("no region named `{region}` has kernels in this program"),
+        })?;
+    let l = Layout::of(info)?;
+    Ok(Decomposition {
+        rank: l.rank,
+        ghost: l.ghost,
+        arrays: info
+            .arrays
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.name, l.ring[i], l.replicate[i].clone()))
+            .collect(),
+    })
 }
 
 impl Split {
@@ -431,7 +525,11 @@ impl Split {
         shape: &[usize],
     ) -> std::result::Result<Slabs, String> {
         self.layout.classify(slot, ndim, shape, &mut self.extent)?;
-        Ok(Slabs::new(shape[0], self.devices, self.ghost))
+        Ok(if self.layout.ring[slot] {
+            Slabs::ring(shape[0], self.devices, self.ghost)
+        } else {
+            Slabs::new(shape[0], self.devices, self.ghost)
+        })
     }
 
     /// `copy!(x, to_device)`: allocates the devices' parts on first use and copies the
@@ -1135,12 +1233,20 @@ impl Split {
         let plan = match self.plans.get(&key) {
             Some(p) => p.clone(),
             None => {
-                let p = decomp::plan_kernel(kernel, site.slab_refs()?, &dist);
+                let p = decomp::plan_kernel(kernel, site.slab_refs()?, &dist)
+                    .map_err(|r| site.unsplittable(r))?;
                 if crate::stats::report_enabled()
                     && once_per_process(format!("{:p} {dist:?}", site))
                 {
+                    let mut reach: Vec<String> = site
+                        .slab_refs()?
+                        .iter()
+                        .filter(|r| !matches!(r.slow, Slow::Outer { lo, hi } if lo == hi))
+                        .map(|r| format!("{}[{}..] {}", r.array, r.text, r.reach.describe()))
+                        .collect();
+                    reach.dedup();
                     eprintln!(
-                        "mint report: decomposition: kernel {} ({}) runs {}",
+                        "mint report: decomposition: kernel {} ({}) runs {}{}",
                         site.name,
                         site.location(),
                         match p.mode {
@@ -1155,6 +1261,11 @@ impl Split {
                             ),
                             Mode::Everywhere =>
                                 "on every device alike (no distributed array)".to_string(),
+                        },
+                        if reach.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; reaches along the slowest axis: {}", reach.join(", "))
                         }
                     );
                 }
@@ -1245,11 +1356,13 @@ impl Split {
             if a.slabs.is_some() {
                 owned = a.owned(d);
             }
+            let ((held, wrap), stored) = (a.valid(d), a.held(d).0);
             let Parts::Host(parts) = &mut a.parts else {
                 unreachable!("CPU kernels run on emulated devices only")
             };
             arrays.push(PartView {
                 ptr: parts[i].as_mut_ptr() as *mut u8,
+                stored,
                 elem: a.elem,
                 shape: a.shape,
                 ndim: a.ndim,
@@ -1257,8 +1370,9 @@ impl Split {
                     array: a.name,
                     kernel: site.name,
                     device: d,
-                    held: a.held(d),
+                    held,
                     owned: a.owned(d),
+                    wrap,
                     distributed: a.slabs.is_some(),
                     owner,
                 },
@@ -1272,6 +1386,7 @@ impl Split {
                 arrays,
                 _region: PhantomData,
             }),
+            faults: Default::default(),
         }
     }
 
@@ -1312,17 +1427,12 @@ impl Split {
         let mut fault = None;
         for d in self.local.clone() {
             let dev = self.dev(site, &plan, slots, d);
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&dev)));
-            match r {
-                Ok(v) => out.push(v),
-                Err(p) => match p.downcast::<SlabFault>() {
-                    Ok(f) => {
-                        fault = Some(fault_error(&f, site));
-                        break;
-                    }
-                    Err(p) => std::panic::resume_unwind(p),
-                },
+            let v = f(&dev);
+            if let Some(e) = dev.faults.error(site) {
+                fault = Some(e);
+                break;
             }
+            out.push(v);
         }
         crate::ranks::agree(
             || format!("kernel {} ({})", site.name, site.location()),
@@ -1439,6 +1549,7 @@ impl Split {
         // exchange to the end of its slowest device (events cannot span GPUs).
         let t0 = (!nowait && crate::stats::timing_enabled()).then(std::time::Instant::now);
         let plan = self.prepare(site, args.arrays)?;
+        self.check_wraps(site, args, &plan)?;
         let values = self.launch_local(site, args, nowait, &plan);
         let mut values = crate::ranks::agree(
             || format!("kernel {} ({})", site.name, site.location()),
@@ -1471,6 +1582,53 @@ impl Split {
         })
     }
 
+    /// [`Error::Unsplittable`] unless every periodic wrap of the kernel is modulo its
+    /// array's slowest extent: the ring's ghost planes hold the planes `(z + c) % extent`,
+    /// and a wrap by another modulus reads planes no ghost width bounds. (On emulated
+    /// devices every read is checked as it happens.)
+    fn check_wraps(
+        &self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+        plan: &KernelPlan,
+    ) -> Result<()> {
+        let kernel = site.inlined()?;
+        for (i, wrap) in plan.wraps.iter().enumerate() {
+            let (Some(m), Some(a)) = (
+                wrap,
+                args.arrays.get(i).and_then(|&s| self.slots[s].as_ref()),
+            ) else {
+                continue;
+            };
+            let value = kernel
+                .scalars
+                .iter()
+                .position(|s| &s.name == m)
+                .and_then(|j| args.scalars.get(j))
+                .and_then(|v| v.as_i128());
+            let extent = a.user_shape()[0] as i128;
+            if value != Some(extent) {
+                let r = site
+                    .slab_refs()?
+                    .iter()
+                    .find(|r| {
+                        r.array == kernel.arrays[i].name
+                            && matches!(r.slow, mint_translator::analyzer::slabs::Slow::Wrap { .. })
+                    })
+                    .map_or_else(String::new, |r| r.text.clone());
+                return Err(site.unsplittable(decomp::Refusal {
+                    array: a.name.into(),
+                    subscript: r,
+                    why: format!(
+                        "it wraps modulo `{m}` = {}, not the array's {extent} planes along the slowest axis, which the ring of ghost planes holds",
+                        value.map_or("?".to_string(), |v| v.to_string())
+                    ),
+                }));
+            }
+        }
+        Ok(())
+    }
+
     /// [`Split::launch`] on this rank's GPUs: their reduced values, in device order.
     fn launch_local(
         &mut self,
@@ -1482,7 +1640,8 @@ impl Split {
         let gpus = self.gpus.as_deref().expect("a split over GPUs");
         let slabs = self.slabs();
         let owner = plan.mode == Mode::Owner;
-        if owner && self.faults.is_empty() {
+        let check = matches!(plan.mode, Mode::Split { .. }) && check_reads();
+        if (owner || check) && self.faults.is_empty() {
             for (g, d) in gpus.iter().zip(self.local.clone()) {
                 let f = DeviceArray::alloc(
                     g,
@@ -1496,7 +1655,7 @@ impl Split {
                 self.faults.push(f);
             }
         }
-        let distributed: Vec<bool> = if owner {
+        let distributed: Vec<bool> = if owner || check {
             args.arrays
                 .iter()
                 .map(|&s| self.slots[s].as_ref().is_some_and(|a| a.slabs.is_some()))
@@ -1538,17 +1697,32 @@ impl Split {
                     }
                     b
                 };
-                let owner_args = owner.then(|| OwnerArgs {
-                    distributed: distributed.clone(),
-                    fault: &self.faults[i],
-                    scalars: vec![
-                        ScalarValue::of(held.0 as i64),
-                        ScalarValue::of(held.1 as i64),
-                        ScalarValue::of(owned.0 as i64),
-                        ScalarValue::of(owned.1 as i64),
-                        ScalarValue::of(d == 0),
-                    ],
-                });
+                let owner_args = if owner {
+                    Some(OwnerArgs {
+                        distributed: distributed.clone(),
+                        check: false,
+                        fault: &self.faults[i],
+                        scalars: vec![
+                            ScalarValue::of(held.0 as i64),
+                            ScalarValue::of(held.1 as i64),
+                            ScalarValue::of(owned.0 as i64),
+                            ScalarValue::of(owned.1 as i64),
+                            ScalarValue::of(d == 0),
+                        ],
+                    })
+                } else if check {
+                    let (main, wrap) = valid_runs(slabs.as_ref(), d);
+                    Some(OwnerArgs {
+                        distributed: distributed.clone(),
+                        check: true,
+                        fault: &self.faults[i],
+                        scalars: [main.0, main.1, wrap.0, wrap.1]
+                            .map(|p| ScalarValue::of(p as i64))
+                            .to_vec(),
+                    })
+                } else {
+                    None
+                };
                 let (mut events, mut pending) = (Vec::new(), Vec::new());
                 let mut cx = LaunchCtx::quiet(g, &slot, &mut events, &mut pending);
                 cx.owner = owner_args;
@@ -1595,7 +1769,7 @@ impl Split {
             unsafe { cudarc::driver::result::event::destroy(e) }.ok();
         }
         exchanged?;
-        if owner {
+        if owner || check {
             self.synchronize().map_err(|e| launch_error(site, e))?;
             self.check_faults(site, args.arrays)?;
         } else if !nowait {
@@ -1604,10 +1778,10 @@ impl Split {
         Ok(values.into_iter().flatten().collect())
     }
 
-    /// Reads each GPU's owner-computes fault record, in device order; the first fault is
-    /// an error (and every record is cleared).
+    /// Reads each GPU's fault record (owner-computes, or `MINT_CHECK`), in device order;
+    /// the first fault is an error (and every record is cleared).
     fn check_faults(&self, site: &'static KernelSite, slots: &[usize]) -> Result<()> {
-        use mint_translator::owner::{FAULT_REDUCTION, FAULT_WORDS};
+        use mint_translator::owner::{FAULT_REDUCTION, FAULT_SPLIT_READ, FAULT_WORDS};
         let mut first = None;
         for (f, d) in self.faults.iter().zip(self.local.clone()) {
             let mut w = vec![0u8; FAULT_WORDS * 8];
@@ -1643,20 +1817,84 @@ impl Split {
             } else {
                 kernel.arrays.get(ai).map_or(0, |a| a.ndim as usize)
             };
+            let split_read = word(0) == FAULT_SPLIT_READ;
             let fault = SlabFault {
                 array: name,
                 kernel: site.name,
                 device: d,
                 index: (0..ndim.min(3)).map(|k| word(3 + k) as usize).collect(),
-                held: slab.held(d),
+                held: if split_read {
+                    valid_runs(Some(&slab), d).0
+                } else {
+                    slab.held(d)
+                },
                 owned: slab.owned[d],
-                write: true,
-                read_at: (word(2) >= 0).then(|| word(2) as usize),
+                write: !split_read,
+                read_at: (word(2) >= 0 && !split_read).then(|| word(2) as usize),
             };
-            first = Some(fault_error(&fault, site));
+            first = Some(match fault_error(&fault, site) {
+                Error::OutsideSlab {
+                    array,
+                    kernel,
+                    index,
+                    device,
+                    message,
+                } if split_read => Error::OutsideSlab {
+                    array,
+                    kernel,
+                    index,
+                    device,
+                    message: format!(
+                        "{message}; found by MINT_CHECK: the split kernel reads beyond the ghost planes the decomposition gave it"
+                    ),
+                },
+                e => e,
+            });
         }
         first.map_or(Ok(()), Err)
     }
+}
+
+static GHOST_OVERRIDE: std::sync::Mutex<Option<usize>> = std::sync::Mutex::new(None);
+
+/// Gives every region decomposed from now on `ghost` ghost planes, whatever its kernels
+/// reach (`None`: what they reach). For tests of the checks that catch a decomposition
+/// holding too few planes (the CPU backend's views, `MINT_CHECK` on GPUs); never for use.
+#[doc(hidden)]
+pub fn override_ghost_planes(ghost: Option<usize>) {
+    *GHOST_OVERRIDE.lock().unwrap_or_else(|p| p.into_inner()) = ghost;
+}
+
+static CHECK: crate::flag::EnvFlag = crate::flag::EnvFlag::new("MINT_CHECK", false);
+
+/// Whether split kernels on GPUs check every read of a distributed array against the
+/// planes their device holds (`MINT_CHECK=1`, off by default): the GPU's counterpart of the
+/// CPU backend's checked views. It costs a wait after every such kernel and the on-chip
+/// optimizations, which it turns off.
+pub fn check_reads() -> bool {
+    CHECK.get()
+}
+
+/// Turns [`check_reads`] on or off (`None`: `MINT_CHECK` again).
+pub fn set_check_reads(on: Option<bool>) {
+    CHECK.set_or_reset(on);
+}
+
+/// The planes device `d` has current: the run holding its own planes, and a ring's run
+/// wrapped around the extent's other end (empty when none).
+fn valid_runs(s: Option<&Slabs>, d: usize) -> ((usize, usize), (usize, usize)) {
+    let Some(s) = s else {
+        return ((0, usize::MAX >> 1), (0, 0));
+    };
+    let runs = s.valid(d);
+    let own = s.owned[d].0;
+    let main = runs
+        .iter()
+        .copied()
+        .find(|r| r.0 <= own && own < r.1)
+        .unwrap_or(runs[0]);
+    let wrap = runs.iter().copied().find(|&r| r != main).unwrap_or((0, 0));
+    (main, wrap)
 }
 
 /// A failure found while waiting for a kernel, as a launch error of `site`.
@@ -1671,7 +1909,7 @@ fn launch_error(site: &KernelSite, e: Error) -> Error {
     }
 }
 
-fn fault_error(f: &SlabFault, site: &KernelSite) -> Error {
+pub(crate) fn fault_error(f: &SlabFault, site: &KernelSite) -> Error {
     let message = if f.write {
         format!(
             "device {} must write {} (it owns planes {}..{}), but the statement computing it reads plane {}, outside the planes {}..{} the device holds; a kernel that is not split may reach only as far from its first distributed reference as the region's ghost planes",
@@ -1721,11 +1959,16 @@ fn report_distributed(info: &'static RegionInfo, name: &str, s: &Slabs) {
             .map(|(d, (lo, hi))| format!("device {d}: planes {lo}..{hi}"))
             .collect();
         eprintln!(
-            "mint report: decomposition of {}: `{name}` distributed in {} slabs along its slowest axis ({}), {} ghost plane(s) each side",
+            "mint report: decomposition of {}: `{name}` distributed in {} slabs along its slowest axis ({}), {} ghost plane(s) each side{}",
             info.name,
             s.devices(),
             slabs.join(", "),
-            s.ghost
+            s.ghost,
+            if s.ring {
+                " as a ring (a kernel wraps around the extent: the first and last devices exchange ghost planes, and each device stores the whole extent)"
+            } else {
+                ""
+            }
         );
     }
 }

@@ -78,6 +78,12 @@ pub struct Case {
     /// `tile` and `chunksize` (x, y, z).
     pub tile: [u32; 3],
     pub chunk: [u32; 3],
+    /// A [`boundary_case`] with a read of `a0` whose slowest subscript no ghost width
+    /// bounds: a region that also writes `a0` (it swaps it with `out`) must refuse to split.
+    pub unbounded_slowest: bool,
+    /// The reads of a [`boundary_case`] (of any array) whose slowest subscript no ghost
+    /// width bounds.
+    pub unbounded_reads: usize,
 }
 
 const HALO: i64 = 4;
@@ -594,5 +600,334 @@ pub fn case(seed: u64) -> Case {
         reduction: reduction.map(|_| Value::zero(ty)),
         tile,
         chunk,
+        unbounded_slowest: false,
+        unbounded_reads: 0,
+    }
+}
+
+/// A subscript along one axis of a boundary case, and whether the analysis can bound it
+/// relative to that axis's loop index.
+struct Subscript {
+    expr: Expr,
+    bounded: bool,
+}
+
+/// The extent scalar of axis `a` of a `dims`-D case (`nz`, `ny`, `nx`).
+fn extent_var(dims: usize, a: usize) -> Expr {
+    var(&format!("n{}", AXES[3 - dims + a]))
+}
+
+impl Gen {
+    /// A subscript along axis `a` as real codes write boundaries: the index, the index
+    /// plus a constant (interior loops only), clamped, mirrored and periodic faces in
+    /// their usual spellings, and now and then one no ghost width bounds.
+    fn boundary_subscript(&mut self, a: usize, interior: bool) -> Subscript {
+        let v = var(AXES[3 - self.dims + a]);
+        let n = extent_var(self.dims, a);
+        let one = || int_lit(1);
+        let sub = |x: Expr, y: Expr| bin(BinOp::Sub, x, y);
+        let add = |x: Expr, y: Expr| bin(BinOp::Add, x, y);
+        let eq = |x: Expr, y: Expr| bin(BinOp::Eq, x, y);
+        let select = |c: Expr, t: Expr, f: Expr| {
+            e(ExprKind::Select {
+                cond: Box::new(c),
+                then: Box::new(t),
+                els: Box::new(f),
+            })
+        };
+        let as_i64 = |x: Expr| {
+            e(ExprKind::Cast {
+                expr: Box::new(x),
+                to: ScalarTy::I64,
+            })
+        };
+        let as_usize = |x: Expr| {
+            e(ExprKind::Cast {
+                expr: Box::new(x),
+                to: ScalarTy::Usize,
+            })
+        };
+        let bounded = |expr| Subscript {
+            expr,
+            bounded: true,
+        };
+        match self.rng.below(17) {
+            0..=2 => bounded(v),
+            3 if interior => bounded(add(v, one())),
+            4 if interior => bounded(sub(v, one())),
+            // clamped below: the thermal benchmark's spellings
+            3 | 5 => bounded(select(eq(v.clone(), int_lit(0)), v.clone(), sub(v, one()))),
+            6 => bounded(sub(call(MathFn::Max, vec![v, one()]), one())),
+            7 => bounded(call(MathFn::SaturatingSub, vec![v, one()])),
+            8 => {
+                let c = self.rng.range(1, 2);
+                bounded(as_usize(call(
+                    MathFn::Clamp,
+                    vec![
+                        sub(as_i64(v), int_lit(c)),
+                        int_lit(0),
+                        sub(as_i64(n), int_lit(1)),
+                    ],
+                )))
+            }
+            // clamped above
+            4 | 9 => bounded(select(
+                eq(v.clone(), sub(n.clone(), one())),
+                v.clone(),
+                add(v, one()),
+            )),
+            10 => bounded(call(MathFn::Min, vec![add(v, one()), sub(n, one())])),
+            // mirrored faces
+            11 => bounded(select(eq(v.clone(), int_lit(0)), one(), sub(v, one()))),
+            12 => bounded(select(
+                eq(v.clone(), sub(n.clone(), one())),
+                sub(n, int_lit(2)),
+                add(v, one()),
+            )),
+            // periodic
+            13 => {
+                let c = self.rng.range(1, 2);
+                bounded(bin(BinOp::Rem, add(v, int_lit(c)), n))
+            }
+            14 => {
+                let c = self.rng.range(1, 2);
+                bounded(bin(BinOp::Rem, sub(add(v, n.clone()), int_lit(c)), n))
+            }
+            // reflected across the whole axis, and a fixed plane: no ghost width bounds
+            // them relative to the index
+            15 => Subscript {
+                expr: sub(sub(n, one()), v),
+                bounded: false,
+            },
+            _ => Subscript {
+                expr: int_lit(0),
+                bounded: false,
+            },
+        }
+    }
+}
+
+/// A case for the decomposition fuzz (issue #41): a 2- or 3-D kernel whose reads have
+/// the subscripts of [`Gen::boundary_subscript`] along every axis, some through `let`-bound
+/// index locals, over loops that cover the whole extent (or all but its faces, where the
+/// index plus a constant stays inside). The arrays `a0` (read) and `out` (written at the
+/// centre) have one shape, so that a region can swap them and run the kernel again. The
+/// host scalars `nz`, `ny`, `nx` hold the extents. [`Case::unbounded_slowest`] says
+/// whether some read's slowest subscript is one no ghost width bounds.
+pub fn boundary_case(seed: u64) -> Case {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xB0_0DA5);
+    let dims = 2 + rng.below(2) as usize;
+    let ty = *rng.pick(&[ScalarTy::F64, ScalarTy::F64, ScalarTy::F32, ScalarTy::I32]);
+    let shape: Vec<usize> = (0..dims)
+        .map(|d| {
+            if d == 0 {
+                rng.range(5, 17) as usize
+            } else {
+                rng.range(3, 8) as usize
+            }
+        })
+        .collect();
+    let nreads = 1 + rng.below(3) as usize;
+    let mut g = Gen {
+        rng,
+        ty,
+        dims,
+        reads: (0..nreads).map(|i| format!("a{i}")).collect(),
+        scalars: Vec::new(),
+        locals: Vec::new(),
+        serial: Vec::new(),
+        uses_rw: false,
+    };
+    let interior: Vec<bool> = (0..dims).map(|_| g.rng.chance(0.3)).collect();
+    let mut body = Vec::new();
+    let mut terms = Vec::new();
+    let mut unbounded_slowest = false;
+    let mut unbounded_reads = 0;
+    let nterms = 1 + g.rng.below(4) as usize;
+    let mut locals = 0;
+    for _ in 0..nterms {
+        let array = g.rng.pick(&g.reads.clone()).clone();
+        let mut index = Vec::new();
+        for (a, &inner) in interior.iter().enumerate() {
+            let s = g.boundary_subscript(a, inner);
+            if a == 0 && !s.bounded {
+                unbounded_slowest |= array == "a0";
+                unbounded_reads += 1;
+            }
+            if g.rng.chance(0.35) {
+                let name = format!("i{locals}");
+                locals += 1;
+                body.push(stmt(StmtKind::Let {
+                    name: name.clone(),
+                    mutable: false,
+                    ty: None,
+                    init: Some(s.expr),
+                }));
+                index.push(var(&name));
+            } else {
+                index.push(s.expr);
+            }
+        }
+        let coef = g.lit();
+        terms.push(bin(BinOp::Mul, coef, e(ExprKind::Elem { array, index })));
+    }
+    let value = terms
+        .into_iter()
+        .reduce(|a, b| bin(BinOp::Add, a, b))
+        .expect("a term");
+    let center = g.center();
+    let out = |value: Expr| {
+        stmt(StmtKind::Assign {
+            place: Place::Elem {
+                array: "out".into(),
+                index: center.clone(),
+            },
+            op: None,
+            value,
+        })
+    };
+    if g.rng.chance(0.25) {
+        // a statement on the face: the first plane of the slowest axis
+        let c = bin(BinOp::Eq, var(AXES[3 - dims]), int_lit(0));
+        let other = g.lit();
+        body.push(stmt(StmtKind::If {
+            cond: c,
+            then: Block {
+                stmts: vec![out(other)],
+            },
+            els: Some(Block {
+                stmts: vec![out(value)],
+            }),
+        }));
+    } else {
+        body.push(out(value));
+    }
+    let bound: Vec<&str> = AXES[3 - dims..].to_vec();
+    let block = Block { stmts: body };
+    let (uses, _) = crate::baseline::outline::arguments(&block, &bound);
+    // `a0` and `out` always (a region swaps them), the other reads as used
+    let mut names: Vec<String> = vec!["a0".into()];
+    names.extend(
+        uses.iter()
+            .map(|u| u.name.clone())
+            .filter(|n| n != "a0" && n != "out"),
+    );
+    names.push("out".into());
+    let mut params = Vec::new();
+    let mut arrays = Vec::new();
+    let n: usize = shape.iter().product();
+    for name in &names {
+        params.push(ArrayParam {
+            name: name.clone(),
+            elem: ty,
+            elem_at_launch: false,
+            ndim: dims as u8,
+            read: name != "out",
+            written: name == "out",
+            span: 0,
+        });
+        let data = (0..n)
+            .map(|_| {
+                if ty.is_float() {
+                    Value::from_f64(2.0 * g.rng.unit() - 1.0, ty)
+                } else {
+                    Value::Int(g.rng.range(-50, 50) as i128, ty)
+                }
+            })
+            .collect();
+        arrays.push(Array {
+            elem: ty,
+            shape: shape.clone(),
+            data,
+        });
+    }
+    let scalar_params: Vec<ScalarParam> = (0..dims)
+        .map(|a| ScalarParam {
+            name: format!("n{}", AXES[3 - dims + a]),
+            ty: Some(ScalarTy::Usize),
+            span: 0,
+        })
+        .collect();
+    let scalars: Vec<Value> = shape
+        .iter()
+        .map(|&n| Value::Int(n as i128, ScalarTy::Usize))
+        .collect();
+    let bounds: Vec<(i64, i64)> = shape
+        .iter()
+        .zip(&interior)
+        .map(|(&n, &i)| if i { (1, n as i64 - 1) } else { (0, n as i64) })
+        .collect();
+    let nest = (0..dims)
+        .map(|d| {
+            let (lo, hi) = if interior[d] {
+                (int_lit(1), bin(BinOp::Sub, extent_var(dims, d), int_lit(1)))
+            } else {
+                (int_lit(0), extent_var(dims, d))
+            };
+            ParLoop {
+                var: AXES[3 - dims + d].into(),
+                ty: Some(ScalarTy::Usize),
+                lo: Some(lo),
+                hi: Some(hi),
+                inclusive: false,
+                span: 0,
+            }
+        })
+        .collect();
+    let tx = *g.rng.pick(&[8u32, 16, 32]);
+    let ty_ = *g.rng.pick(&[1u32, 2, 4]);
+    let tz = if dims == 3 {
+        *g.rng.pick(&[1u32, 2, 4])
+    } else {
+        1
+    };
+    let tile = [tx, ty_, tz];
+    let chunk = [1, 1, 1];
+    let options = OptOptions {
+        register: g.rng.chance(0.5),
+        shared: if g.rng.chance(0.5) {
+            g.rng.range(1, 8) as u8
+        } else {
+            0
+        },
+        prefer_l1: false,
+        unroll: false,
+        same_index: g.rng.chance(0.3),
+        vectorize: g.rng.chance(0.2),
+        tune: false,
+        pipeline: g.rng.chance(0.2),
+        swizzle: false,
+        roll_z: false,
+    };
+    let c = |v: [u32; 3]| v.map(ClauseValue::Const);
+    let kernel = Kernel {
+        name: format!("bcase_{seed}"),
+        region: "bcase".into(),
+        origin: Origin::default(),
+        nest,
+        body: block,
+        arrays: params,
+        scalars: scalar_params,
+        reduction: None,
+        clauses: Clauses {
+            tile: Some(c(tile)),
+            chunk: Some(c(chunk)),
+            nowait: false,
+            span: 0,
+        },
+        options,
+    };
+    Case {
+        seed,
+        kernel,
+        shape,
+        bounds,
+        arrays,
+        scalars,
+        reduction: None,
+        tile,
+        chunk,
+        unbounded_slowest,
+        unbounded_reads,
     }
 }

@@ -80,6 +80,22 @@ fn wrap(v: i128, t: ScalarTy) -> i128 {
     }
 }
 
+/// `v` clamped to the range of `t` (saturating arithmetic).
+fn saturate(v: i128, t: ScalarTy) -> i128 {
+    let (lo, hi): (i128, i128) = match t {
+        ScalarTy::I8 => (i8::MIN.into(), i8::MAX.into()),
+        ScalarTy::I16 => (i16::MIN.into(), i16::MAX.into()),
+        ScalarTy::I32 => (i32::MIN.into(), i32::MAX.into()),
+        ScalarTy::I64 | ScalarTy::Isize => (i64::MIN.into(), i64::MAX.into()),
+        ScalarTy::U8 => (0, u8::MAX.into()),
+        ScalarTy::U16 => (0, u16::MAX.into()),
+        ScalarTy::U32 => (0, u32::MAX.into()),
+        ScalarTy::U64 | ScalarTy::Usize => (0, u64::MAX.into()),
+        _ => return v,
+    };
+    v.clamp(lo, hi)
+}
+
 /// A host array for the interpreter, `shape` slowest-varying first, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Array {
@@ -124,8 +140,52 @@ enum Flow {
     Continue,
 }
 
+/// Where the interpreter's arrays live: host [`Array`]s, or (for the decomposition fuzz)
+/// one emulated device's views of them. The hooks follow owner-computes as the CPU
+/// backend's generated code calls them (`mint_runtime::cpu::CpuDev`).
+pub trait Store {
+    /// The element at `index` (slowest first) of the kernel's array `a`.
+    ///
+    /// # Errors
+    /// An index outside the array, with the array's name.
+    fn load(&mut self, a: usize, index: &[usize]) -> Result<Value, String>;
+    /// Stores `v` (already converted to the element type) at `index` of array `a`.
+    ///
+    /// # Errors
+    /// As [`Store::load`].
+    fn store(&mut self, a: usize, index: &[usize], v: Value) -> Result<(), String>;
+    /// The element type of array `a`.
+    fn elem(&self, a: usize) -> ScalarTy;
+    /// A point (an iteration of the parallel loops) starts.
+    fn point(&mut self) {}
+    /// A top-level statement starts that uses no local an earlier one binds.
+    fn statement(&mut self) {}
+    /// Whether the point just run counts towards the reduction.
+    fn counts(&mut self) -> bool {
+        true
+    }
+}
+
+/// Host arrays as a [`Store`].
+pub struct HostStore<'a>(pub &'a mut [Array]);
+
+impl Store for HostStore<'_> {
+    fn load(&mut self, a: usize, index: &[usize]) -> Result<Value, String> {
+        let off = self.0[a].offset(index)?;
+        Ok(self.0[a].data[off])
+    }
+    fn store(&mut self, a: usize, index: &[usize], v: Value) -> Result<(), String> {
+        let off = self.0[a].offset(index)?;
+        self.0[a].data[off] = v;
+        Ok(())
+    }
+    fn elem(&self, a: usize) -> ScalarTy {
+        self.0[a].elem
+    }
+}
+
 struct Interp<'k, 'a> {
-    arrays: &'a mut [Array],
+    arrays: &'a mut dyn Store,
     array_index: HashMap<&'k str, usize>,
     scopes: Vec<HashMap<String, Value>>,
     steps: u64,
@@ -143,6 +203,34 @@ const STEP_LIMIT: u64 = 10_000_000;
 /// An out-of-bounds index, an integer division by zero, a variable with no value, or a
 /// point that runs more than ten million statements, each with the kernel's name.
 pub fn run(kernel: &Kernel, l: Launch) -> Result<Option<Value>, String> {
+    run_on(
+        kernel,
+        &mut HostStore(l.arrays),
+        l.scalars,
+        l.bounds,
+        l.reduction,
+    )
+}
+
+/// [`run`] on arrays that live in `store`, calling its owner-computes hooks as the CPU
+/// backend's generated code does.
+///
+/// # Errors
+/// As [`run`], and what `store` refuses.
+pub fn run_on(
+    kernel: &Kernel,
+    store: &mut dyn Store,
+    scalars: &[Value],
+    bounds: &[(i64, i64)],
+    reduction: Option<Value>,
+) -> Result<Option<Value>, String> {
+    let l = Launch {
+        arrays: &mut [],
+        scalars,
+        bounds,
+        reduction,
+    };
+    let marks = statement_marks(&kernel.body);
     let mut it = Interp {
         array_index: kernel
             .arrays
@@ -150,7 +238,7 @@ pub fn run(kernel: &Kernel, l: Launch) -> Result<Option<Value>, String> {
             .enumerate()
             .map(|(i, a)| (a.name.as_str(), i))
             .collect(),
-        arrays: l.arrays,
+        arrays: store,
         scopes: Vec::new(),
         steps: 0,
     };
@@ -164,7 +252,8 @@ pub fn run(kernel: &Kernel, l: Launch) -> Result<Option<Value>, String> {
     let err = |e: String| format!("kernel `{}`: {e}", kernel.name);
     if kernel.is_single() {
         it.scopes.push(globals);
-        it.block(&kernel.body).map_err(err)?;
+        it.arrays.point();
+        it.top(&kernel.body, &marks).map_err(err)?;
         return Ok(None);
     }
     let n = kernel.nest.len();
@@ -185,8 +274,11 @@ pub fn run(kernel: &Kernel, l: Launch) -> Result<Option<Value>, String> {
         }
         it.scopes = vec![scope];
         it.steps = 0;
-        it.block(&kernel.body).map_err(err)?;
-        if let Some(r) = red {
+        it.arrays.point();
+        it.top(&kernel.body, &marks).map_err(err)?;
+        if let Some(r) = red
+            && it.arrays.counts()
+        {
             let v = it.scopes[0][&r.var];
             acc = Some(match acc {
                 Some(a) => combine(r.op, a, v),
@@ -215,7 +307,7 @@ pub fn run(kernel: &Kernel, l: Launch) -> Result<Option<Value>, String> {
 /// # Errors
 /// A variable `env` does not hold, or an operation the interpreter refuses.
 pub fn eval(e: &Expr, env: &HashMap<String, Value>) -> Result<Value, String> {
-    let mut none: [Array; 0] = [];
+    let mut none = HostStore(&mut []);
     let mut it = Interp {
         array_index: HashMap::new(),
         arrays: &mut none,
@@ -270,7 +362,72 @@ pub fn combine(op: RedOp, a: Value, b: Value) -> Value {
     }
 }
 
+/// Per top-level statement of `b`: whether it starts unpoisoned under owner-computes (it
+/// is not the first, and uses no local an earlier statement binds or assigns): the marks
+/// the macros insert in the CPU backend's code (`mint-macros`' `statement_marks`).
+fn statement_marks(b: &Block) -> Vec<bool> {
+    let mut bound: std::collections::HashSet<String> = Default::default();
+    let mut marks = Vec::with_capacity(b.stmts.len());
+    for (i, st) in b.stmts.iter().enumerate() {
+        let mut uses = false;
+        let one = Block {
+            stmts: vec![st.clone()],
+        };
+        one.walk_exprs(&mut |e| {
+            if let ExprKind::Var(v) = &e.kind {
+                uses |= bound.contains(v);
+            }
+        });
+        one.walk_stmts(&mut |s| match &s.kind {
+            StmtKind::Assign {
+                place: Place::Var(v),
+                ..
+            } => uses |= bound.contains(v),
+            StmtKind::For { var, .. } => uses |= bound.contains(var),
+            _ => {}
+        });
+        marks.push(i > 0 && !uses);
+        one.walk_stmts(&mut |s| match &s.kind {
+            StmtKind::Let { name, .. } => {
+                bound.insert(name.clone());
+            }
+            StmtKind::Assign {
+                place: Place::Var(v),
+                ..
+            } => {
+                bound.insert(v.clone());
+            }
+            StmtKind::For { var, .. } => {
+                bound.insert(var.clone());
+            }
+            _ => {}
+        });
+    }
+    marks
+}
+
 impl Interp<'_, '_> {
+    /// The body's top-level statements, with the owner-computes marks.
+    fn top(&mut self, b: &Block, marks: &[bool]) -> Result<Flow, String> {
+        self.scopes.push(HashMap::new());
+        let mut r = Ok(Flow::Next);
+        for (s, &m) in b.stmts.iter().zip(marks) {
+            if m {
+                self.arrays.statement();
+            }
+            self.steps += 1;
+            match self.stmt(s) {
+                Ok(Flow::Next) => {}
+                other => {
+                    r = other;
+                    break;
+                }
+            }
+        }
+        self.scopes.pop();
+        r
+    }
+
     fn get(&self, name: &str) -> Result<Value, String> {
         self.scopes
             .iter()
@@ -289,7 +446,7 @@ impl Interp<'_, '_> {
         Err(format!("`{name}` is assigned but not bound"))
     }
 
-    fn index(&mut self, array: &str, index: &[Expr]) -> Result<(usize, usize), String> {
+    fn index(&mut self, array: &str, index: &[Expr]) -> Result<(usize, Vec<usize>), String> {
         let a = *self
             .array_index
             .get(array)
@@ -303,10 +460,7 @@ impl Interp<'_, '_> {
             };
             ix.push(i);
         }
-        let off = self.arrays[a]
-            .offset(&ix)
-            .map_err(|e| format!("`{array}` {e}"))?;
-        Ok((a, off))
+        Ok((a, ix))
     }
 
     fn block(&mut self, b: &Block) -> Result<Flow, String> {
@@ -353,15 +507,22 @@ impl Interp<'_, '_> {
                         self.set(n, nv)?;
                     }
                     Place::Elem { array, index } => {
-                        let (a, off) = self.index(array, index)?;
-                        let old = self.arrays[a].data[off];
+                        let (a, ix) = self.index(array, index)?;
                         let nv = match op {
-                            Some(o) => binary(*o, old, v)?,
+                            Some(o) => {
+                                let old = self
+                                    .arrays
+                                    .load(a, &ix)
+                                    .map_err(|e| format!("`{array}` {e}"))?;
+                                binary(*o, old, v)?
+                            }
                             None => v,
                         };
                         // a store converts to the element type as the C store does
-                        let t = self.arrays[a].elem;
-                        self.arrays[a].data[off] = convert(nv, t);
+                        let t = self.arrays.elem(a);
+                        self.arrays
+                            .store(a, &ix, convert(nv, t))
+                            .map_err(|e| format!("`{array}` {e}"))?;
                     }
                 }
             }
@@ -455,8 +616,10 @@ impl Interp<'_, '_> {
             }
             ExprKind::Var(n) => self.get(n)?,
             ExprKind::Elem { array, index } => {
-                let (a, off) = self.index(array, index)?;
-                self.arrays[a].data[off]
+                let (a, ix) = self.index(array, index)?;
+                self.arrays
+                    .load(a, &ix)
+                    .map_err(|e| format!("`{array}` {e}"))?
             }
             ExprKind::Unary { op, expr } => {
                 let v = self.expr(expr)?;
@@ -646,7 +809,7 @@ pub fn math(f: MathFn, a: &[Value]) -> Value {
                 Signum => x.signum(),
                 Min => x.min(y(1)),
                 Max => x.max(y(1)),
-                Powf | Pow => x.powf(y(1)),
+                Powf | Pow | SaturatingSub => x.powf(y(1)),
                 Atan2 => x.atan2(y(1)),
                 Hypot => x.hypot(y(1)),
                 Copysign => x.copysign(y(1)),
@@ -685,6 +848,7 @@ pub fn math(f: MathFn, a: &[Value]) -> Value {
                 Pow => w(x.wrapping_pow(y(1) as u32)),
                 Clamp => w(x.clamp(y(1), y(2).max(y(1)))),
                 RemEuclid if y(1) != 0 => w(x.rem_euclid(y(1))),
+                SaturatingSub => Value::Int(saturate(x - y(1), t), t),
                 _ => Value::Int(x, t),
             }
         }

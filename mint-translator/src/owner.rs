@@ -37,6 +37,18 @@ pub const FAULT_WORDS: usize = 6;
 pub const FAULT_OWNED_WRITE: i64 = 1;
 pub const FAULT_REPLICATED_WRITE: i64 = 2;
 pub const FAULT_REDUCTION: i64 = 3;
+/// A split kernel checked by [`lower_check`] read a plane its device does not hold.
+pub const FAULT_SPLIT_READ: i64 = 4;
+
+/// Names of the scalars [`lower_check`] adds, in order: the planes the device holds
+/// (`[lo, hi)`) and a ring's planes wrapped around the extent's other end (`[lo, hi)`,
+/// empty when there are none).
+pub const CHECK_SCALARS: [&str; 4] = [
+    "mint_ck_held_lo",
+    "mint_ck_held_hi",
+    "mint_ck_wrap_lo",
+    "mint_ck_wrap_hi",
+];
 
 /// Names of the added scalars, in the order they are appended to [`Kernel::scalars`].
 pub const SCALARS: [&str; 5] = [
@@ -134,6 +146,9 @@ fn within(z: &Expr, lo: &str, hi: &str) -> Expr {
 struct Lower<'a> {
     /// Whether each array (by name) is distributed.
     distributed: &'a HashSet<String>,
+    /// [`lower_check`]'s lowering: reads of planes not held are recorded as faults; no
+    /// owner-computes.
+    check: bool,
     /// Kernel array index by name.
     index_of: Vec<String>,
     elem_of: std::collections::HashMap<String, ScalarTy>,
@@ -160,13 +175,26 @@ impl Lower<'_> {
                 });
                 let el = n.clone();
                 *n = e(ExprKind::Select {
-                    cond: Box::new(within(&z, SCALARS[0], SCALARS[1])),
+                    cond: Box::new(self.holds(&z)),
                     then: Box::new(el),
                     els: Box::new(zero),
                 });
             }
         });
         y
+    }
+
+    /// Whether the device holds plane `z`.
+    fn holds(&self, z: &Expr) -> Expr {
+        if self.check {
+            bin(
+                BinOp::Or,
+                within(z, CHECK_SCALARS[0], CHECK_SCALARS[1]),
+                within(z, CHECK_SCALARS[2], CHECK_SCALARS[3]),
+            )
+        } else {
+            within(z, SCALARS[0], SCALARS[1])
+        }
     }
 
     /// Records the iteration's first distributed reference (at plane `z`).
@@ -191,7 +219,23 @@ impl Lower<'_> {
             ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::ArrayRef { .. } => {}
             ExprKind::Elem { array, index } => {
                 index.iter().for_each(|i| self.checks(i, out));
-                if self.is_dist(array) && !index.is_empty() {
+                if self.is_dist(array) && !index.is_empty() && self.check {
+                    let z = i64_of(self.guard(&index[0]));
+                    // the first fault only
+                    let none = bin(
+                        BinOp::Eq,
+                        e(ExprKind::Elem {
+                            array: FAULT.into(),
+                            index: vec![int(0, ScalarTy::Usize)],
+                        }),
+                        int(0, ScalarTy::I64),
+                    );
+                    out.push(when(
+                        bin(BinOp::And, not(self.holds(&z)), none),
+                        vec![self.fault(FAULT_SPLIT_READ, array, index)],
+                        None,
+                    ));
+                } else if self.is_dist(array) && !index.is_empty() {
                     let z = i64_of(self.guard(&index[0]));
                     self.first(&z, out);
                     out.push(when(
@@ -253,7 +297,16 @@ impl Lower<'_> {
         stmts.push(put(0, int(kind, ScalarTy::I64)));
         let ai = self.index_of.iter().position(|n| n == array).unwrap_or(0);
         stmts.push(put(1, int(ai as i64, ScalarTy::I64)));
-        stmts.push(put(2, var(READ_AT)));
+        stmts.push(put(
+            2,
+            if self.check {
+                index
+                    .first()
+                    .map_or(int(-1, ScalarTy::I64), |z| i64_of(self.guard(z)))
+            } else {
+                var(READ_AT)
+            },
+        ));
         for (k, i) in index.iter().take(3).enumerate() {
             stmts.push(put(3 + k as i64, i64_of(self.guard(i))));
         }
@@ -306,6 +359,21 @@ impl Lower<'_> {
                     Place::Elem { array, index } => (array, index),
                 };
                 index.iter().for_each(|i| self.checks(i, out));
+                if self.check {
+                    // a split kernel's writes land in owned planes (the loop is clipped)
+                    out.push(Stmt {
+                        kind: StmtKind::Assign {
+                            place: Place::Elem {
+                                array: array.clone(),
+                                index: index.iter().map(|i| self.guard(i)).collect(),
+                            },
+                            op: *op,
+                            value: self.guard(value),
+                        },
+                        span: st.span,
+                    });
+                    return;
+                }
                 let write = Stmt {
                     kind: StmtKind::Assign {
                         place: Place::Elem {
@@ -444,6 +512,7 @@ pub fn lower(k: &Kernel, distributed: &[bool]) -> Kernel {
         .collect();
     let l = Lower {
         distributed: &dist,
+        check: false,
         index_of: k.arrays.iter().map(|a| a.name.clone()).collect(),
         elem_of: k.arrays.iter().map(|a| (a.name.clone(), a.elem)).collect(),
     };
@@ -508,6 +577,49 @@ pub fn lower(k: &Kernel, distributed: &[bool]) -> Kernel {
         elem_at_launch: false,
         ndim: 1,
         read: false,
+        written: true,
+        span: 0,
+    });
+    out.options = OptOptions::default();
+    out
+}
+
+/// Lowers a kernel that runs split on one of several devices (`MINT_CHECK=1`): every read
+/// of a distributed array checks its plane against those the device holds
+/// ([`CHECK_SCALARS`]); the first read outside them is recorded in the fault record
+/// ([`FAULT`], kind [`FAULT_SPLIT_READ`]: array, plane, index) and reads zero instead of
+/// memory the device does not hold. Everything else is the kernel as written, so a
+/// decomposition that holds what its kernels read computes the same results. This is the
+/// GPU's counterpart of the CPU backend's checked views (`mint_runtime::cpu`).
+pub fn lower_check(k: &Kernel, distributed: &[bool]) -> Kernel {
+    let dist: HashSet<String> = k
+        .arrays
+        .iter()
+        .zip(distributed)
+        .filter(|(_, d)| **d)
+        .map(|(a, _)| a.name.clone())
+        .collect();
+    let l = Lower {
+        distributed: &dist,
+        check: true,
+        index_of: k.arrays.iter().map(|a| a.name.clone()).collect(),
+        elem_of: k.arrays.iter().map(|a| (a.name.clone(), a.elem)).collect(),
+    };
+    let mut out = k.clone();
+    out.body = l.block(&k.body);
+    for n in CHECK_SCALARS {
+        out.scalars.push(ScalarParam {
+            name: n.into(),
+            ty: Some(ScalarTy::I64),
+            span: 0,
+        });
+    }
+    out.arrays.push(ArrayParam {
+        name: FAULT.into(),
+        elem: ScalarTy::I64,
+        elem_at_launch: false,
+        ndim: 1,
+        read: true,
         written: true,
         span: 0,
     });

@@ -42,6 +42,11 @@ pub struct Report {
     pub shared_bytes: u32,
     pub arrays: Vec<ArrayReport>,
     pub notes: Vec<String>,
+    /// The reach of each reference whose subscripts are not all a loop index plus a
+    /// constant as written (clamped, mirrored, wrapped, indirect):
+    /// [`crate::analyzer::reach::report_lines`].
+    #[serde(default)]
+    pub reaches: Vec<String>,
 }
 
 impl Report {
@@ -73,6 +78,7 @@ impl Report {
                 })
                 .collect(),
             notes: Vec::new(),
+            reaches: Vec::new(),
         }
     }
 }
@@ -121,6 +127,9 @@ impl fmt::Display for Report {
                 if a.register { ", register" } else { "" },
                 a.why
             )?;
+        }
+        for r in &self.reaches {
+            writeln!(f, "  reach: {r}")?;
         }
         for n in &self.notes {
             writeln!(f, "  note: {n}")?;

@@ -504,6 +504,26 @@ impl P {
                 self.expect(")");
                 e
             }
+            Some(Tok::Ident(n)) if n == "if" => {
+                // `if c { a } else { b }` as a value
+                self.i += 1;
+                let cond = self.expr(0);
+                self.expect("{");
+                let then = self.expr(0);
+                self.expect("}");
+                self.expect("else");
+                self.expect("{");
+                let els = self.expr(0);
+                self.expect("}");
+                Expr::new(
+                    ExprKind::Select {
+                        cond: Box::new(cond),
+                        then: Box::new(then),
+                        els: Box::new(els),
+                    },
+                    0,
+                )
+            }
             Some(Tok::Ident(n)) if n == "true" || n == "false" => {
                 self.i += 1;
                 Expr::new(ExprKind::Lit(Lit::Bool(n == "true")), 0)

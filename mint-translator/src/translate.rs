@@ -110,6 +110,7 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
         }
         baseline(&k, &cfg, target, report)
     };
+    t.report.reaches = crate::analyzer::reach::report_lines(&k);
     if k.options.swizzle {
         t.report.notes.push(if cuda::swizzled(&k) {
             format!(

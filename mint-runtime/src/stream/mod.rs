@@ -514,7 +514,8 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
                 None => return Err(l.site.not_on_device(i)),
             }
         }
-        let plan = decomp::plan_kernel(kernel, l.site.slab_refs()?, &kd);
+        let plan = decomp::plan_kernel(kernel, l.site.slab_refs()?, &kd)
+            .map_err(|r| l.site.unsplittable(r))?;
         let arrays: Vec<(&str, bool, bool)> = l
             .arrays
             .iter()

@@ -2,6 +2,7 @@
 //! frequencies, shared-memory slots, variable selection and offset (halo) analysis.
 
 pub mod categories;
+pub mod reach;
 pub mod refs;
 pub mod select;
 pub mod slabs;

@@ -3,13 +3,15 @@
 //! its slowest subscript (`z` of `a[[z, y, x]]`, `y` of `a[[y, x]]`) relates to the
 //! kernel's outermost parallel index.
 //!
-//! This is the offset analysis of thesis Sec. 5.3.6 restricted to the slowest axis and
-//! extended to indirect subscripts: a subscript `e + c` whose base `e` is not a parallel
-//! index (a source position read from a table, `sz[i]`) is kept as its base's text and the
-//! constant, so that two references `a[[k, ..]]` and `a[[k + 1, ..]]` are known to be one
-//! plane apart. The runtime (`mint-runtime`'s `decomp`) turns these facts into ghost widths,
-//! loop clipping and halo exchanges once it knows which arrays are distributed.
+//! The reach of each slowest subscript is [`super::reach`]'s (clamped, mirrored and
+//! periodic faces included). A subscript that does not follow the outermost parallel
+//! index is kept as its base's text and a constant (`e + c`, `e` a source position read
+//! from a table, `sz[i]`), so that two references `a[[k, ..]]` and `a[[k + 1, ..]]` are
+//! known to be one plane apart. The runtime (`mint-runtime`'s `decomp`) turns these facts
+//! into ghost widths, loop clipping and halo exchanges once it knows which arrays are
+//! distributed, and refuses a split that they cannot justify.
 
+use super::reach::{Reach, reaches};
 use super::refs::linear;
 use crate::ir::*;
 
@@ -19,8 +21,12 @@ pub enum Slow {
     /// `v + c` with `lo <= c <= hi`, `v` the kernel's outermost parallel index: the
     /// reference moves with the parallel loop that a slab decomposition clips. `lo < hi`
     /// when the subscript also has serial loop indices of constant bounds
-    /// (`u[[z - d, ..]]` for `d` in `1..=4` reaches `z - 4 ..= z - 1`).
+    /// (`u[[z - d, ..]]` for `d` in `1..=4` reaches `z - 4 ..= z - 1`) or a clamped face
+    /// (`if z == 0 { z } else { z - 1 }` reaches `z - 1 ..= z`).
     Outer { lo: i64, hi: i64 },
+    /// `(v + c) % modulus` with `lo <= c <= hi`: a periodic wrap, the plane `v + c` taken
+    /// cyclically where the scalar `modulus` is the array's slowest extent.
+    Wrap { lo: i64, hi: i64, modulus: String },
     /// `base + c` for any other base (a constant plane has the base `""`): the reference
     /// does not move with the outermost parallel loop.
     Other { base: String, offset: i64 },
@@ -37,6 +43,10 @@ pub struct SlabRef {
     /// The slowest subscript uses a variable that changes during one iteration (a serial
     /// loop's index or a reassigned local): no constant ghost width bounds what it reaches.
     pub varying: bool,
+    /// The slowest subscript as written, and its reach ([`super::reach`]), for reports and
+    /// errors.
+    pub text: String,
+    pub reach: Reach,
 }
 
 /// Every element reference of `k` with its slowest subscript classified, in the order the
@@ -82,8 +92,11 @@ pub fn slab_refs(k: &Kernel) -> Vec<SlabRef> {
         }
         _ => {}
     });
+    let mut reach = reaches(k).into_iter();
     let mut out = Vec::new();
     visit_elems(&k.body, &mut |array, index, write| {
+        let r = reach.next().expect("one reach per element reference");
+        debug_assert!(r.array == array && r.write == write);
         let Some(first) = index.first() else { return };
         let mut uses = false;
         first.walk(&mut |e| {
@@ -91,12 +104,25 @@ pub fn slab_refs(k: &Kernel) -> Vec<SlabRef> {
                 uses |= varying.contains(v);
             }
         });
+        let slow = match (&r.reach[0], outer) {
+            (Reach::Rel { var, lo, hi, wrap }, Some(o)) if var == o => match wrap {
+                None => Slow::Outer { lo: *lo, hi: *hi },
+                Some(m) => Slow::Wrap {
+                    lo: *lo,
+                    hi: *hi,
+                    modulus: m.clone(),
+                },
+            },
+            _ => classify(outer, &bounded, first),
+        };
         out.push(SlabRef {
             array: array.to_string(),
             subscripts: index.len() as u8,
             write,
-            slow: classify(outer, &bounded, first),
+            slow,
             varying: uses,
+            text: r.text[0].clone(),
+            reach: r.reach[0].clone(),
         });
     });
     out

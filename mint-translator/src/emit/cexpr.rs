@@ -34,6 +34,7 @@ pub enum Helper {
     Signum,
     Fract,
     RemEuclid,
+    SatSub,
     VolatileLoad,
     /// `cp.async` into shared memory of one 4- or 8-byte element (`mint_cp_async`) or of a
     /// 16-byte chunk (`mint_cp_async16`), zero-filled when the source is outside the
@@ -427,7 +428,7 @@ impl<'a> CPrinter<'a> {
                     self.use_helper(Helper::RemEuclid);
                     format!("mint_rem_euclid({}, {})", a[0], a[1])
                 }
-                Pow => format!("/* pow on float */ {}({}, {})", fname("pow"), a[0], a[1]),
+                Pow | SaturatingSub => format!("/* {} on float */ 0", func.rust_name()),
             }
         } else {
             let c = t.cuda_name();
@@ -459,6 +460,10 @@ impl<'a> CPrinter<'a> {
                 RemEuclid => {
                     self.use_helper(Helper::RemEuclid);
                     format!("mint_rem_euclid<{c}>({}, {})", a[0], a[1])
+                }
+                SaturatingSub => {
+                    self.use_helper(Helper::SatSub);
+                    format!("mint_sat_sub<{c}>({}, {})", a[0], a[1])
                 }
                 other => format!("/* unsupported integer {} */ 0", other.rust_name()),
             }
@@ -668,6 +673,9 @@ pub fn helpers_source(used: &BTreeSet<Helper>) -> String {
             }
             Helper::AsyncCopy => {
                 "template <typename T> static __device__ __forceinline__ void mint_cp_async(T* dst, const T* src, bool inside) {\n    static_assert(sizeof(T) == 4 || sizeof(T) == 8, \"cp.async copies 4 or 8 bytes here\");\n    const unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);\n    asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" :: \"r\"(s), \"l\"(src), \"n\"(sizeof(T)), \"r\"(inside ? (int)sizeof(T) : 0) : \"memory\");\n}\nstatic __device__ __forceinline__ void mint_cp_async16(void* dst, const void* src, bool inside) {\n    const unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);\n    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(s), \"l\"(src), \"r\"(inside ? 16 : 0) : \"memory\");\n}\nstatic __device__ __forceinline__ void mint_cp_async_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\"); }\ntemplate <int N> static __device__ __forceinline__ void mint_cp_async_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\"); }\n"
+            }
+            Helper::SatSub => {
+                "template <typename T> static __device__ __forceinline__ T mint_sat_sub(T a, T b) {\n    if (T(-1) > T(0)) return a > b ? T(a - b) : T(0);\n    const T lo = T(1ULL << (sizeof(T) * 8 - 1)), hi = T(~lo);\n    if (b > 0 && a < lo + b) return lo;\n    if (b < 0 && a > hi + b) return hi;\n    return T(a - b);\n}\n"
             }
             Helper::RemEuclid => {
                 "static __device__ __forceinline__ float mint_rem_euclid(float a, float b) { float r = fmodf(a, b); return r < 0.0f ? r + fabsf(b) : r; }\nstatic __device__ __forceinline__ double mint_rem_euclid(double a, double b) { double r = fmod(a, b); return r < 0.0 ? r + fabs(b) : r; }\ntemplate <typename T> static __device__ __forceinline__ T mint_rem_euclid(T a, T b) { T r = a % b; return r < 0 ? (b < 0 ? T(r - b) : T(r + b)) : r; }\n"

@@ -214,6 +214,8 @@ pub enum MathFn {
     Powi,
     // (int, u32)
     Pow,
+    // (int, int): `a - b`, clamped at the type's bounds (0 for unsigned indices)
+    SaturatingSub,
     // (x, lo, hi)
     Clamp,
     // (a, b, c) = a * b + c
@@ -269,6 +271,7 @@ impl MathFn {
             RemEuclid => "rem_euclid",
             Powi => "powi",
             Pow => "pow",
+            SaturatingSub => "saturating_sub",
             Clamp => "clamp",
             MulAdd => "mul_add",
             IsNan => "is_nan",
@@ -277,13 +280,55 @@ impl MathFn {
         }
     }
 
-    pub const ALL: [MathFn; 45] = {
+    pub const ALL: [MathFn; 46] = {
         use MathFn::*;
         [
-            Sqrt, Cbrt, Exp, Exp2, ExpM1, Ln, Log2, Log10, Ln1p, Sin, Cos, Tan, Asin, Acos, Atan,
-            Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Floor, Ceil, Round, Trunc, Fract, Recip,
-            ToDegrees, ToRadians, Abs, Signum, Min, Max, Powf, Atan2, Hypot, Copysign, RemEuclid,
-            Powi, Pow, Clamp, MulAdd, IsNan, IsFinite, IsInfinite,
+            Sqrt,
+            Cbrt,
+            Exp,
+            Exp2,
+            ExpM1,
+            Ln,
+            Log2,
+            Log10,
+            Ln1p,
+            Sin,
+            Cos,
+            Tan,
+            Asin,
+            Acos,
+            Atan,
+            Sinh,
+            Cosh,
+            Tanh,
+            Asinh,
+            Acosh,
+            Atanh,
+            Floor,
+            Ceil,
+            Round,
+            Trunc,
+            Fract,
+            Recip,
+            ToDegrees,
+            ToRadians,
+            Abs,
+            Signum,
+            Min,
+            Max,
+            Powf,
+            Atan2,
+            Hypot,
+            Copysign,
+            RemEuclid,
+            Powi,
+            Pow,
+            SaturatingSub,
+            Clamp,
+            MulAdd,
+            IsNan,
+            IsFinite,
+            IsInfinite,
         ]
     };
 
@@ -296,7 +341,8 @@ impl MathFn {
     pub fn arity(self) -> usize {
         use MathFn::*;
         match self {
-            Min | Max | Powf | Atan2 | Hypot | Copysign | RemEuclid | Powi | Pow => 2,
+            Min | Max | Powf | Atan2 | Hypot | Copysign | RemEuclid | Powi | Pow
+            | SaturatingSub => 2,
             Clamp | MulAdd => 3,
             _ => 1,
         }
@@ -311,6 +357,7 @@ impl MathFn {
                 | MathFn::Min
                 | MathFn::Max
                 | MathFn::Pow
+                | MathFn::SaturatingSub
                 | MathFn::Clamp
                 | MathFn::RemEuclid
         )
@@ -318,7 +365,7 @@ impl MathFn {
 
     /// Whether the function accepts float receivers.
     pub fn accepts_float(self) -> bool {
-        self != MathFn::Pow
+        !matches!(self, MathFn::Pow | MathFn::SaturatingSub)
     }
 
     /// Whether the result is `bool` (the predicates).

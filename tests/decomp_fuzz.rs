@@ -1,0 +1,369 @@
+//! Fuzzing the decomposition (issue #41): generated kernels whose subscripts are clamped,
+//! `min`/`max`, mirrored and periodic along every axis, some through `let`-bound index
+//! locals (`mint_translator::generate::boundary_case`), run as a region of two steps
+//! (the kernel, `swap(a0, out)`, the kernel again) through the runtime's decomposition:
+//!
+//! - on 2 and 3 emulated devices (`cpu:2`, `cpu:3`), each device running the kernel in the
+//!   interpreter on its own views of the slabs, ghost planes and replicas, exactly as the
+//!   CPU backend's generated code runs it (owner-computes hooks included): bitwise equal to
+//!   the interpreter on whole arrays;
+//! - with a GPU, on `cuda:0,0` and `cuda:0,0,0`: bitwise equal to `cuda`.
+//!
+//! A case must either equal one device or, exactly when a read of `a0` (which the region
+//! writes, through the swap) has a slowest subscript no ghost width bounds, be refused with
+//! [`mint::Error::Unsplittable`]. Any other error (an access outside the planes a device
+//! holds, an index out of bounds) is a failure.
+//!
+//! `MINT_DECOMP_FUZZ_CASES` sets the number of cases (default 1000), `MINT_DECOMP_FUZZ_SEED`
+//! the first seed (default 1).
+
+mod common;
+
+use mint::__rt::cpu::CpuDev;
+use mint::__rt::{ArrayInfo, KernelSite, LaunchArgs, Region, RegionInfo, ScalarValue};
+use mint::Device;
+use mint_translator::generate::{self, Case};
+use mint_translator::interp::{self, Array, Store, Value};
+use mint_translator::ir::{Kernel, ScalarTy};
+use ndarray::ArrayD;
+use rayon::prelude::*;
+
+fn cases() -> (u64, u64) {
+    let var = |n: &str, d: u64| {
+        std::env::var(n)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    (
+        var("MINT_DECOMP_FUZZ_SEED", 1),
+        var("MINT_DECOMP_FUZZ_CASES", 1000),
+    )
+}
+
+fn leak<T: ?Sized>(b: Box<T>) -> &'static T {
+    Box::leak(b)
+}
+
+/// The interpreter's reference: the kernel, the swap of `a0` and `out`, the kernel.
+fn reference(k: &Kernel, c: &Case) -> Result<Vec<Array>, String> {
+    let mut arrays = c.arrays.clone();
+    let last = arrays.len() - 1;
+    for step in 0..2 {
+        if step == 1 {
+            arrays.swap(0, last);
+        }
+        interp::run(
+            k,
+            interp::Launch {
+                arrays: &mut arrays,
+                scalars: &c.scalars,
+                bounds: &c.bounds,
+                reduction: None,
+            },
+        )?;
+    }
+    arrays.swap(0, last);
+    arrays.swap(0, last);
+    Ok(arrays)
+}
+
+/// Element types of the generated cases, as host values.
+trait El: mint::__rt::Element + Copy + Send + Sync + 'static {
+    fn to_value(self) -> Value;
+    fn from_value(v: Value) -> Self;
+}
+impl El for f64 {
+    fn to_value(self) -> Value {
+        Value::F64(self)
+    }
+    fn from_value(v: Value) -> f64 {
+        v.as_f64()
+    }
+}
+impl El for f32 {
+    fn to_value(self) -> Value {
+        Value::F32(self)
+    }
+    fn from_value(v: Value) -> f32 {
+        v.as_f64() as f32
+    }
+}
+impl El for i32 {
+    fn to_value(self) -> Value {
+        Value::Int(self as i128, ScalarTy::I32)
+    }
+    fn from_value(v: Value) -> i32 {
+        match v {
+            Value::Int(x, _) => x as i32,
+            other => other.as_f64() as i32,
+        }
+    }
+}
+
+/// One emulated device's views of the kernel's arrays, for the interpreter.
+struct DevStore<'a, T: El, const N: usize> {
+    dev: &'a CpuDev<'a>,
+    views: Vec<mint::__rt::cpu::CpuView<'a, T, N>>,
+    elem: ScalarTy,
+}
+
+impl<T: El, const N: usize> Store for DevStore<'_, T, N> {
+    fn load(&mut self, a: usize, index: &[usize]) -> Result<Value, String> {
+        let i: [usize; N] = index.try_into().map_err(|_| "rank".to_string())?;
+        Ok(self.views[a][i].to_value())
+    }
+    fn store(&mut self, a: usize, index: &[usize], v: Value) -> Result<(), String> {
+        let i: [usize; N] = index.try_into().map_err(|_| "rank".to_string())?;
+        self.views[a][i] = T::from_value(v);
+        Ok(())
+    }
+    fn elem(&self, _: usize) -> ScalarTy {
+        self.elem
+    }
+    fn point(&mut self) {
+        self.dev.point();
+    }
+    fn statement(&mut self) {
+        self.dev.statement();
+    }
+    fn counts(&mut self) -> bool {
+        self.dev.counts()
+    }
+}
+
+/// The region of case `c` (its kernel `k`, type-checked) on the current device.
+fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case) -> mint::Result<Vec<Array>> {
+    let json = serde_json::to_string(k).expect("IR serializes");
+    let n = k.arrays.len();
+    let infos: Vec<ArrayInfo> = k
+        .arrays
+        .iter()
+        .map(|a| ArrayInfo {
+            name: leak(a.name.clone().into_boxed_str()),
+            align_x: 0,
+        })
+        .collect();
+    let info: &'static RegionInfo = leak(Box::new(RegionInfo {
+        name: leak(format!("bcase_{}", c.seed).into_boxed_str()),
+        file: "tests/decomp_fuzz.rs",
+        line: 0,
+        arrays: leak(infos.into_boxed_slice()),
+        swaps: leak(vec![(0, n - 1)].into_boxed_slice()),
+        stream: None,
+    }));
+    let slots: &'static [usize] = leak((0..n).collect::<Vec<_>>().into_boxed_slice());
+    let site: &'static KernelSite = leak(Box::new(
+        KernelSite::new(
+            leak(k.name.clone().into_boxed_str()),
+            "decomp_fuzz",
+            "tests/decomp_fuzz.rs",
+            c.seed as u32,
+            leak(json.into_boxed_str()),
+            &[],
+        )
+        .in_region(info, slots),
+    ));
+    mint::__rt::register_site(site);
+    let mut hosts: Vec<ArrayD<T>> = c
+        .arrays
+        .iter()
+        .map(|a| {
+            ArrayD::from_shape_vec(
+                a.shape.clone(),
+                a.data.iter().map(|&v| T::from_value(v)).collect(),
+            )
+            .expect("shape")
+        })
+        .collect();
+    let mut region = Region::enter(info)?;
+    for (i, h) in hosts.iter().enumerate() {
+        region.copy_to_device(i, h, None)?;
+    }
+    let scalars: Vec<ScalarValue> = c
+        .scalars
+        .iter()
+        .map(|v| ScalarValue::of(v.as_f64() as usize))
+        .collect();
+    let elem = k.arrays[0].elem;
+    for step in 0..2 {
+        if step == 1 {
+            region.swap(0, n - 1);
+        }
+        if region.is_cpu() {
+            let (hosts, c) = (&mut hosts, &c);
+            region.cpu_run(site, slots, |dev: &CpuDev| {
+                let mut views = Vec::with_capacity(n);
+                let mut rest: &mut [ArrayD<T>] = hosts;
+                for i in 0..n {
+                    let (h, tail) = std::mem::take(&mut rest).split_at_mut(1);
+                    rest = tail;
+                    views.push(dev.view_mut::<N, _>(i, &mut h[0]));
+                }
+                let mut store = DevStore { dev, views, elem };
+                let (lo, hi) = c.bounds[0];
+                let outer = dev.range(lo..hi);
+                let mut bounds = c.bounds.clone();
+                bounds[0] = (outer.start, outer.end);
+                interp::run_on(k, &mut store, &c.scalars, &bounds, None)
+                    .expect("the interpreter runs the kernel");
+            })?;
+        } else {
+            region.launch(
+                site,
+                &LaunchArgs {
+                    arrays: slots,
+                    scalars: &scalars,
+                    bounds: &c.bounds,
+                    clauses: &[],
+                },
+                false,
+            )?;
+        }
+    }
+    // the swap again, so that the slots hold what the reference's arrays hold
+    region.swap(0, n - 1);
+    region.swap(0, n - 1);
+    let mut out = c.arrays.clone();
+    for (i, h) in hosts.iter_mut().enumerate() {
+        region.copy_from_device(i, h, None)?;
+        out[i].data = h.iter().map(|&v| v.to_value()).collect();
+    }
+    region.exit()?;
+    Ok(out)
+}
+
+fn run_case(k: &Kernel, c: &Case, dev: Device) -> mint::Result<Vec<Array>> {
+    mint::with_device(dev, || match (k.arrays[0].elem, c.shape.len()) {
+        (ScalarTy::F64, 2) => run_typed::<f64, 2>(k, c),
+        (ScalarTy::F64, _) => run_typed::<f64, 3>(k, c),
+        (ScalarTy::F32, 2) => run_typed::<f32, 2>(k, c),
+        (ScalarTy::F32, _) => run_typed::<f32, 3>(k, c),
+        (_, 2) => run_typed::<i32, 2>(k, c),
+        (_, _) => run_typed::<i32, 3>(k, c),
+    })
+}
+
+fn bits(arrays: &[Array]) -> Vec<Vec<u64>> {
+    arrays
+        .iter()
+        .map(|a| {
+            a.data
+                .iter()
+                .map(|v| match v {
+                    Value::F32(x) => x.to_bits() as u64,
+                    Value::F64(x) => x.to_bits(),
+                    other => other.as_f64().to_bits(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// What went wrong with case `seed` on `splits` against `single`, if anything; whether it
+/// was refused.
+fn check(seed: u64, single: Device, splits: &[Device]) -> (Option<String>, bool) {
+    let c = generate::boundary_case(seed);
+    let mut k = c.kernel.clone();
+    let text =
+        || mint_translator::emit::rust::region(&c.kernel, "bcase", &c.bounds, c.tile, c.chunk);
+    if let Err(d) = mint_translator::check(&mut k) {
+        return (
+            Some(format!("seed {seed}: type check: {d:?}\n{}", text())),
+            false,
+        );
+    }
+    let want = match single {
+        Device::Cpu => reference(&k, &c).map_err(|e| e.to_string()),
+        d => run_case(&k, &c, d).map_err(|e| e.to_string()),
+    };
+    let want = match want {
+        Ok(w) => bits(&w),
+        Err(e) => {
+            return (
+                Some(format!("seed {seed}: on {single:?}: {e}\n{}", text())),
+                false,
+            );
+        }
+    };
+    let mut refused = false;
+    for &d in splits {
+        match run_case(&k, &c, d) {
+            Ok(got) if bits(&got) == want => {}
+            Ok(_) => {
+                return (
+                    Some(format!(
+                        "seed {seed}: {d:?} differs from {single:?}\n{}",
+                        text()
+                    )),
+                    false,
+                );
+            }
+            Err(mint::Error::Unsplittable { .. }) if c.unbounded_slowest => refused = true,
+            Err(e) => {
+                return (
+                    Some(format!("seed {seed}: on {d:?}: {e}\n{}", text())),
+                    false,
+                );
+            }
+        }
+    }
+    (None, refused)
+}
+
+fn fuzz(single: Device, splits: &[Device], parallel: bool) {
+    let (first, n) = cases();
+    let seeds: Vec<u64> = (first..first + n).collect();
+    let run = |&seed: &u64| check(seed, single, splits);
+    let results: Vec<(Option<String>, bool)> = if parallel {
+        seeds.par_iter().map(run).collect()
+    } else {
+        seeds.iter().map(run).collect()
+    };
+    let failures: Vec<&String> = results.iter().filter_map(|r| r.0.as_ref()).collect();
+    let refused = results.iter().filter(|r| r.1).count();
+    assert!(
+        failures.is_empty(),
+        "{} of {n} decomposition cases failed on {splits:?}; the first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+    eprintln!(
+        "{n} decomposition cases on {splits:?}: {} equal {single:?} bitwise, {refused} refused (an unbounded slowest subscript of a written array)",
+        n as usize - refused
+    );
+}
+
+#[test]
+fn generated_boundary_kernels_split_bitwise_or_are_refused_on_the_cpu() {
+    fuzz(Device::Cpu, &[Device::Cpus(2), Device::Cpus(3)], true);
+}
+
+#[test]
+fn generated_boundary_kernels_split_bitwise_or_are_refused_on_the_gpu() {
+    let Some(gpu) = common::gpu() else { return };
+    fuzz(gpu, &common::gpu_splits(), false);
+}
+
+#[test]
+fn every_bounded_subscript_of_the_generator_is_bounded_by_the_analysis() {
+    use mint_translator::analyzer::reach::{Reach, reaches};
+    let (first, n) = cases();
+    for seed in first..first + n {
+        let c = generate::boundary_case(seed);
+        let r = reaches(&c.kernel);
+        let unbounded = r
+            .iter()
+            .filter(|r| !r.write)
+            .filter(|r| !matches!(r.reach[0], Reach::Rel { lo, hi, .. } if lo.abs() <= 2 && hi.abs() <= 2))
+            .count();
+        assert_eq!(
+            unbounded,
+            c.unbounded_reads,
+            "seed {seed}: {:?}",
+            r.iter()
+                .map(|r| (&r.array, &r.text[0], r.reach[0].describe()))
+                .collect::<Vec<_>>()
+        );
+    }
+}
