@@ -773,3 +773,82 @@ fn non_standard_layouts_are_refused_on_the_device() {
         }
     }
 }
+
+// ---------------------------------------------------------------- copy!(x, alloc)
+
+/// `b` lives on the device from `copy!(b, alloc)`: its contents are what the first
+/// kernel writes, not the host's.
+#[mint::parallel]
+fn scale_into(a: &Array2<f64>, b: &mut Array2<f64>, c: f64) -> mint::Result<()> {
+    let (ny, nx) = a.dim();
+    mint::copy!(a, to_device);
+    mint::copy!(b, alloc);
+    #[mint::r#for(nest(all), tile(16, 8))]
+    for y in 0..ny {
+        for x in 0..nx {
+            b[[y, x]] = c * a[[y, x]];
+        }
+    }
+    #[mint::r#for(nest(all), tile(16, 8))]
+    for y in 0..ny {
+        for x in 0..nx {
+            b[[y, x]] += 1.0;
+        }
+    }
+    mint::copy!(b, from_device);
+    Ok(())
+}
+
+#[test]
+fn allocated_arrays_take_what_kernels_write() {
+    let a = Array2::from_shape_fn((13, 21), |(y, x)| rnd(y * 21 + x, 4));
+    let want = a.mapv(|v| 0.75 * v + 1.0);
+    let mut devices = backends();
+    if common::gpu().is_some() {
+        devices.extend(common::gpu_splits());
+    }
+    for d in devices {
+        // the host's values must not reach the device
+        let mut b = Array2::from_elem((13, 21), f64::NAN);
+        mint::with_device(d, || scale_into(&a, &mut b, 0.75)).unwrap();
+        assert!(
+            b.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()),
+            "{d:?}"
+        );
+    }
+}
+
+/// Writes `b`, whose first `copy!` brings it back: it was never on the device.
+#[mint::parallel]
+fn write_never_copied(a: &Array2<f64>, b: &mut Array2<f64>) -> mint::Result<()> {
+    let (ny, nx) = a.dim();
+    mint::copy!(a, to_device);
+    #[mint::r#for(nest(all), tile(16, 8))]
+    for y in 0..ny {
+        for x in 0..nx {
+            b[[y, x]] = a[[y, x]];
+        }
+    }
+    mint::copy!(b, from_device);
+    Ok(())
+}
+
+#[test]
+fn every_backend_refuses_an_array_that_never_went_to_the_device() {
+    let a = Array2::from_shape_fn((9, 10), |(y, x)| rnd(y * 10 + x, 5));
+    let mut devices = backends();
+    if common::gpu().is_some() {
+        devices.extend(common::gpu_splits());
+    }
+    for d in devices {
+        let mut b = Array2::from_elem((9, 10), 7.0);
+        match mint::with_device(d, || write_never_copied(&a, &mut b)) {
+            Err(mint::Error::NotOnDevice { array, when }) => {
+                assert_eq!(array, "b", "{d:?}");
+                assert!(when.contains("write_never_copied"), "{d:?}: {when}");
+            }
+            other => panic!("{d:?}: expected NotOnDevice, got {other:?}"),
+        }
+        assert!(b.iter().all(|&v| v == 7.0), "{d:?}: the host array changed");
+    }
+}

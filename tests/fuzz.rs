@@ -36,10 +36,18 @@ fn generated_kernels_check_interpret_translate_and_compile() {
     if !nvrtc {
         eprintln!("NVRTC not found: the generated kernels are translated but not compiled");
     }
+    // the generator's cases, then as many with boundary subscripts (clamped, mirrored,
+    // periodic faces through `let`s: `generate::boundary_case`)
     let failures: Vec<String> = (first..first + n)
+        .flat_map(|seed| [(seed, false), (seed, true)])
+        .collect::<Vec<_>>()
         .into_par_iter()
-        .filter_map(|seed| {
-            let c = generate::case(seed);
+        .filter_map(|(seed, boundary)| {
+            let c = if boundary {
+                generate::boundary_case(seed)
+            } else {
+                generate::case(seed)
+            };
             let mut k = c.kernel.clone();
             let fail = |what: &str, e: String| {
                 Some(format!(
@@ -79,7 +87,7 @@ fn generated_kernels_check_interpret_translate_and_compile() {
         failures[0]
     );
     eprintln!(
-        "{n} generated kernels checked, interpreted, translated{}",
+        "{n} generated kernels and {n} with boundary subscripts checked, interpreted, translated{}",
         if nvrtc { " and compiled" } else { "" }
     );
 }
@@ -103,6 +111,8 @@ fn scalar(v: Value) -> ScalarValue {
     match v {
         Value::F32(x) => ScalarValue::of(x),
         Value::F64(x) => ScalarValue::of(x),
+        Value::Int(x, ScalarTy::Usize) => ScalarValue::of(x as usize),
+        Value::Int(x, ScalarTy::I64) => ScalarValue::of(x as i64),
         Value::Int(x, _) => ScalarValue::of(x as i32),
         Value::Bool(b) => ScalarValue::of(b),
     }
@@ -274,10 +284,23 @@ fn differs(gpu: mint::Device, c: &generate::Case, candidate: bool) -> Option<Str
 fn generated_kernels_on_the_gpu_equal_the_interpreter() {
     let Some(gpu) = common::gpu() else { return };
     let (first, n) = cases();
-    let failures: Vec<String> = (first..first + n)
+    let mut failures: Vec<String> = (first..first + n)
         .into_par_iter()
         .filter_map(|seed| differs(gpu, &generate::case(seed), false))
         .collect();
+    // the boundary subscripts (their faces split for staging: `optimizer::faces`)
+    let boundary: Vec<String> = (first..first + n)
+        .into_par_iter()
+        .filter_map(|seed| differs(gpu, &generate::boundary_case(seed), false))
+        .map(|f| format!("boundary case {f}"))
+        .collect();
+    assert!(
+        boundary.is_empty(),
+        "{} of {n} generated boundary kernels differ on the GPU; the first:\n{}",
+        boundary.len(),
+        boundary[0]
+    );
+    failures.retain(|f| !f.is_empty());
     let seeds: Vec<&str> = failures
         .iter()
         .map(|f| f.lines().next().unwrap_or(""))

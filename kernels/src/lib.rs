@@ -25,6 +25,7 @@ pub mod harness;
 pub mod box27;
 pub mod heat2d;
 pub mod heat3d;
+pub mod heatclamped;
 pub mod heat7var;
 pub mod miniamr;
 pub mod poisson19;

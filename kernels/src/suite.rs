@@ -61,6 +61,9 @@ pub enum Kernel {
     Star3d(u32),
     /// miniAMR 7-point average.
     MiniAmr,
+    /// 3-D heat 7-point with zero-flux faces written as `if`/`else` on the index (a
+    /// thermal benchmark's boundaries, issue #41): every point is updated.
+    HeatClamped,
 }
 
 /// A problem instance: arrays, coefficients, and how to run it.
@@ -93,7 +96,7 @@ pub trait Instance {
 
 impl Kernel {
     /// Every kernel of the suite.
-    pub const ALL: [Kernel; 16] = [
+    pub const ALL: [Kernel; 17] = [
         Kernel::Heat2d,
         Kernel::Heat3d,
         Kernel::Poisson7,
@@ -110,6 +113,7 @@ impl Kernel {
         Kernel::Star3d(4),
         Kernel::Star3d(8),
         Kernel::MiniAmr,
+        Kernel::HeatClamped,
     ];
 
     pub fn name(self) -> String {
@@ -124,6 +128,7 @@ impl Kernel {
             Kernel::Star2d(r) => format!("star2d-r{r}"),
             Kernel::Star3d(r) => format!("star3d-r{r}"),
             Kernel::MiniAmr => "miniamr-7pt".into(),
+            Kernel::HeatClamped => "heat3d-7pt-clamped".into(),
         }
     }
 
@@ -143,6 +148,7 @@ impl Kernel {
         match self {
             Kernel::Star13 => 2,
             Kernel::Star2d(r) | Kernel::Star3d(r) => r as usize,
+            Kernel::HeatClamped => 0,
             _ => 1,
         }
     }
@@ -161,6 +167,7 @@ impl Kernel {
             Kernel::Star2d(r) => crate::star::flops_per_point(2, r),
             Kernel::Star3d(r) => crate::star::flops_per_point(3, r),
             Kernel::MiniAmr => crate::miniamr::FLOPS_PER_POINT,
+            Kernel::HeatClamped => crate::heatclamped::FLOPS_PER_POINT,
         }
     }
 
@@ -222,6 +229,12 @@ impl Kernel {
             }
             (Kernel::MiniAmr, Precision::F64) => {
                 Box::new(crate::miniamr::f64::Inst::new(s3(), seed))
+            }
+            (Kernel::HeatClamped, Precision::F32) => {
+                Box::new(crate::heatclamped::f32::Inst::new(s3(), seed))
+            }
+            (Kernel::HeatClamped, Precision::F64) => {
+                Box::new(crate::heatclamped::f64::Inst::new(s3(), seed))
             }
         }
     }

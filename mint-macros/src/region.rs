@@ -104,18 +104,21 @@ impl<'ast> Visit<'ast> for CopyNames {
     }
 }
 
-/// `copy!(x, to_device|from_device [, shape])`; `x` is a variable or a field path.
+/// `copy!(x, to_device|from_device|alloc [, shape])`; `x` is a variable or a field path.
 pub(crate) struct CopyArgs {
     array: Expr,
     /// The dotted name of `array` (`u`, `self.u`, `w.vel.u1`): its slot's key.
     name: String,
     pub(crate) to_device: bool,
+    /// `copy!(x, alloc)`: the device array is allocated, its contents undefined until a
+    /// kernel writes it (OpenACC's `create`).
+    pub(crate) alloc: bool,
     shape: Option<Expr>,
 }
 
 impl syn::parse::Parse for CopyArgs {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<CopyArgs> {
-        const FORM: &str = "write `copy!(array, to_device)` or `copy!(array, from_device)`, with an optional shape `[nz, ny, nx]`; the array is a variable or a field path (`u`, `self.u`, `w.vel.u1`)";
+        const FORM: &str = "write `copy!(array, to_device)`, `copy!(array, from_device)` or `copy!(array, alloc)`, with an optional shape `[nz, ny, nx]`; the array is a variable or a field path (`u`, `self.u`, `w.vel.u1`)";
         let array: Expr = input
             .call(Expr::parse_without_eager_brace)
             .map_err(|e| syn::Error::new(e.span(), FORM))?;
@@ -125,13 +128,16 @@ impl syn::parse::Parse for CopyArgs {
         };
         input.parse::<syn::Token![,]>()?;
         let dir: Ident = input.parse()?;
-        let to_device = match dir.to_string().as_str() {
-            "to_device" | "toDevice" => true,
-            "from_device" | "fromDevice" => false,
+        let (to_device, alloc) = match dir.to_string().as_str() {
+            "to_device" | "toDevice" => (true, false),
+            "from_device" | "fromDevice" => (false, false),
+            "alloc" | "create" => (false, true),
             other => {
                 return Err(syn::Error::new(
                     dir.span(),
-                    format!("unknown copy direction `{other}`; use `to_device` or `from_device`"),
+                    format!(
+                        "unknown copy direction `{other}`; use `to_device`, `from_device` or `alloc`"
+                    ),
                 ));
             }
         };
@@ -147,6 +153,7 @@ impl syn::parse::Parse for CopyArgs {
             array,
             name,
             to_device,
+            alloc,
             shape,
         })
     }
@@ -183,6 +190,10 @@ pub struct RegionGen {
     other_generics: Vec<(String, Span)>,
     /// The slots `std::mem::swap` exchanges in the region, for the decomposition.
     swaps: Vec<(usize, usize)>,
+    /// Arrays `copy!(x, alloc)` left undefined that no kernel has written yet, in the
+    /// order the region's statements are generated: a kernel reading one is a compile
+    /// error.
+    undefined: HashSet<String>,
 }
 
 /// The type parameters of `g` bounded by `Real` (`T: mint::Real`, `T: Real`, or in a
@@ -338,6 +349,14 @@ impl RegionGen {
                     if !self.swaps.contains(&(a, b)) {
                         self.swaps.push((a, b));
                     }
+                    let (na, nb) = (self.slots[a].clone(), self.slots[b].clone());
+                    let (ua, ub) = (self.undefined.remove(&na), self.undefined.remove(&nb));
+                    if ua {
+                        self.undefined.insert(nb);
+                    }
+                    if ub {
+                        self.undefined.insert(na);
+                    }
                     out.push(parse_quote!(__mint_region.swap(#a, #b);));
                 }
             }
@@ -397,7 +416,12 @@ impl RegionGen {
                 };
                 let call = if a.to_device {
                     self.copied.insert(name.clone());
+                    self.undefined.remove(&name);
                     quote_spanned!(sp=> __mint_region.copy_to_device(#slot, &#arr, #shape))
+                } else if a.alloc {
+                    self.copied.insert(name.clone());
+                    self.undefined.insert(name.clone());
+                    quote_spanned!(sp=> __mint_region.alloc_on_device(#slot, &#arr, #shape))
                 } else if is_ref {
                     quote_spanned!(sp=> __mint_region.copy_from_device(#slot, &mut *#arr, #shape))
                 } else {
@@ -908,6 +932,16 @@ impl RegionGen {
                     format!("array `{n}` is used in this kernel but never copied to the device; add `copy!({n}, to_device);` in the region before the loop"),
                 ));
                 continue;
+            }
+            if a.read && a.ndim != 0 && self.undefined.contains(n) {
+                errs.push(syn::Error::new(
+                    sp,
+                    format!("this kernel reads `{n}`, which `copy!({n}, alloc)` left undefined and no kernel has written since; write it in an earlier kernel, or copy it with `copy!({n}, to_device)`"),
+                ));
+                continue;
+            }
+            if a.written {
+                self.undefined.remove(n);
             }
             ir_arrays.push(ir::ArrayParam {
                 name: n.clone(),
@@ -1548,6 +1582,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         generics,
         other_generics,
         swaps: Vec::new(),
+        undefined: HashSet::new(),
     };
     let stream = stream.map(|(slabs, outputs, errs)| {
         g.errors.extend(errs);

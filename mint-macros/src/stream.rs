@@ -19,6 +19,7 @@ use syn::{Expr, Stmt};
 enum Kind {
     To,
     From,
+    Alloc,
     Kernel,
     Other,
 }
@@ -74,6 +75,7 @@ fn kind(s: &Stmt) -> Kind {
     {
         return match m.parse_body::<CopyArgs>() {
             Ok(a) if a.to_device => Kind::To,
+            Ok(a) if a.alloc => Kind::Alloc,
             Ok(_) => Kind::From,
             // the region reports the malformed copy itself
             Err(_) => Kind::Other,
@@ -123,6 +125,10 @@ pub fn check(stmts: &[Stmt], span: Span) -> (Vec<syn::Error>, u32) {
             continue;
         }
         match (k, phase) {
+            (Kind::Alloc, _) => err(
+                s.span(),
+                "a `stream` region copies each slab in and out, so `copy!(.., alloc)` has no place in it: copy the array in with `copy!(x, to_device)`, or drop `stream`",
+            ),
             (Kind::To, 0) | (Kind::Other, 0 | 1) => {}
             (Kind::Kernel, 0 | 1) => {
                 phase = 1;

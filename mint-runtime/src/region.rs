@@ -114,6 +114,10 @@ pub struct Region {
     batch: Option<Batch>,
     /// A streamed region's recording ([`crate::stream`]; one GPU or the CPU).
     streamer: Option<Streamer>,
+    /// On the plain CPU backend (one device), the slots that are "on the device": copied
+    /// or allocated, so that it refuses what a GPU refuses (a kernel or a copy back of an
+    /// array that never went to the device).
+    cpu_on_device: Vec<bool>,
 }
 
 impl std::fmt::Debug for Region {
@@ -202,6 +206,7 @@ impl Region {
             info,
             backend,
             slots: (0..info.arrays.len()).map(|_| None).collect(),
+            cpu_on_device: vec![false; info.arrays.len()],
             outstanding: false,
             unwaited: Vec::new(),
             launched: Vec::new(),
@@ -263,6 +268,7 @@ impl Region {
             st.record_input(slot, host_ref(&raw));
             return Ok(());
         }
+        self.cpu_on_device[slot] = true;
         if self.split.is_some() {
             self.wait()?;
             if !raw.standard {
@@ -347,7 +353,14 @@ impl Region {
             return split.copy_from(slot, name, &raw);
         }
         if self.is_cpu() {
-            return Ok(());
+            return if self.cpu_on_device[slot] {
+                Ok(())
+            } else {
+                Err(Error::NotOnDevice {
+                    array: name.into(),
+                    when: format!("`copy!({name}, from_device)` runs"),
+                })
+            };
         }
         self.wait()?;
         let Some(d) = &self.slots[slot] else {
@@ -379,6 +392,65 @@ impl Region {
         } else if !self.is_cpu() {
             self.slots.swap(a, b);
         }
+        self.cpu_on_device.swap(a, b);
+    }
+
+    /// `copy!(x, alloc [, shape])`: allocates `x`'s device array (of the host array's
+    /// shape and element type) without copying anything; its contents are undefined until
+    /// a kernel writes them (OpenACC's `create`).
+    ///
+    /// # Errors
+    /// As [`Region::copy_to_device`]; [`Error::Stream`] in a streamed region.
+    pub fn alloc_on_device<A: HostArray + ?Sized>(
+        &mut self,
+        slot: usize,
+        host: &A,
+        shape: Option<&[usize]>,
+    ) -> Result<()> {
+        let raw = host.raw();
+        let name = self.name(slot);
+        if let Some(s) = shape {
+            check_shape(
+                name,
+                "the shape given to copy! differs from the host array's",
+                s,
+                &raw.user_shape(),
+            )?;
+        }
+        if self.streamer.is_some() {
+            return Err(Error::Stream {
+                region: self.info.name.into(),
+                message: format!("`copy!({name}, alloc)` has no place in a streamed region"),
+            });
+        }
+        self.cpu_on_device[slot] = true;
+        if let Some(split) = &mut self.split {
+            return split.alloc(slot, name, &raw.bytes(), <A::Elem as Element>::TY);
+        }
+        let Some(gpu) = self.gpu().cloned() else {
+            return Ok(());
+        };
+        self.wait()?;
+        match &self.slots[slot] {
+            Some(d) => check_shape(
+                name,
+                "the host array's shape differs from its device array's",
+                &d.user_shape(),
+                &raw.user_shape(),
+            ),
+            None => {
+                let d = DeviceArray::alloc(
+                    &gpu,
+                    name,
+                    <A::Elem as Element>::TY,
+                    raw.shape,
+                    raw.ndim,
+                    self.info.arrays[slot].align_x,
+                )?;
+                self.slots[slot] = Some(d);
+                Ok(())
+            }
+        }
     }
 
     /// Runs a kernel's CPU version: `f` once on the host arrays (`cpu`), or once per
@@ -394,6 +466,9 @@ impl Region {
         mut f: impl FnMut(&CpuDev),
     ) -> Result<()> {
         self.stream_on_cpu()?;
+        if self.split.is_none() {
+            self.check_on_cpu(site, slots)?;
+        }
         match &mut self.split {
             None => {
                 let dev = CpuDev::host();
@@ -417,6 +492,9 @@ impl Region {
         mut f: impl FnMut(&CpuDev) -> T,
     ) -> Result<T> {
         self.stream_on_cpu()?;
+        if self.split.is_none() {
+            self.check_on_cpu(site, slots)?;
+        }
         match &mut self.split {
             None => {
                 let dev = CpuDev::host();
@@ -424,6 +502,15 @@ impl Region {
                 dev.faults.error(site).map_or(Ok(v), Err)
             }
             Some(s) => s.reduce(site, slots, op, f),
+        }
+    }
+
+    /// [`Error::NotOnDevice`] for the first of a kernel's arrays that is not on the plain
+    /// CPU backend's "device" (never copied or allocated), as a GPU would refuse it.
+    fn check_on_cpu(&self, site: &'static KernelSite, slots: &[usize]) -> Result<()> {
+        match slots.iter().position(|&s| !self.cpu_on_device[s]) {
+            Some(i) => Err(site.not_on_device(i)),
+            None => Ok(()),
         }
     }
 

@@ -558,17 +558,35 @@ impl Split {
         raw: &RawArray<u8>,
         elem: ScalarTy,
     ) -> Result<()> {
-        let r = self.copy_in_local(slot, name, raw, elem);
+        let r = self.copy_in_local(slot, name, raw, elem, true);
         crate::ranks::agree(|| format!("`copy!({name}, to_device)`"), r)
     }
 
-    /// [`Split::copy_in`] to this rank's devices.
+    /// `copy!(x, alloc)`: allocates the devices' parts of an array of `raw`'s shape and
+    /// element type, copying nothing (a replicated array's merge at `copy!(x,
+    /// from_device)` then takes every element a device wrote).
+    ///
+    /// # Errors
+    /// As [`Split::copy_to`].
+    pub(crate) fn alloc(
+        &mut self,
+        slot: usize,
+        name: &'static str,
+        raw: &RawArray<u8>,
+        elem: ScalarTy,
+    ) -> Result<()> {
+        let r = self.copy_in_local(slot, name, raw, elem, false);
+        crate::ranks::agree(|| format!("`copy!({name}, alloc)`"), r)
+    }
+
+    /// [`Split::copy_in`] to this rank's devices (`upload`), or only the allocation.
     fn copy_in_local(
         &mut self,
         slot: usize,
         name: &'static str,
         raw: &RawArray<u8>,
         elem: ScalarTy,
+        upload: bool,
     ) -> Result<()> {
         self.join_halos()?;
         if let Some(a) = &self.slots[slot] {
@@ -640,6 +658,12 @@ impl Split {
             self.slots[slot] = Some(a);
         }
         let a = self.slots[slot].as_mut().expect("allocated");
+        if !upload {
+            if a.slabs.is_none() && a.snapshot.is_empty() {
+                a.snapshot = vec![0; a.len() * a.esz()];
+            }
+            return Ok(());
+        }
         let pb = a.plane_bytes();
         let held: Vec<(usize, usize)> = self.local.clone().map(|d| a.held(d)).collect();
         // The planes the host array has (a rank's part of a SlabArray, or all): they must

@@ -94,6 +94,15 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
         )]);
     }
     let mut k = kernel.clone();
+    // faces split into their stencil points, for the optimizer to stage
+    let mut faces = None;
+    if k.options.any()
+        && !k.is_single()
+        && let Some((lifted, n)) = crate::optimizer::faces::lift(&k)
+    {
+        k = lifted;
+        faces = Some(n);
+    }
     check(&mut k)?;
     let cfg = config::resolve(&k, target)?;
     let mut t = if k.options.any()
@@ -110,7 +119,12 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
         }
         baseline(&k, &cfg, target, report)
     };
-    t.report.reaches = crate::analyzer::reach::report_lines(&k);
+    t.report.reaches = crate::analyzer::reach::report_lines(kernel);
+    if let Some(n) = faces {
+        t.report.notes.push(format!(
+            "faces: {n} reference(s) with clamped, mirrored or wrapped subscripts split into their stencil points"
+        ));
+    }
     if k.options.swizzle {
         t.report.notes.push(if cuda::swizzled(&k) {
             format!(

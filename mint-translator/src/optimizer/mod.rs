@@ -14,6 +14,7 @@
 //! translation (the report says why).
 
 pub mod chunk;
+pub mod faces;
 pub mod register;
 pub mod shared;
 pub mod unroll;
