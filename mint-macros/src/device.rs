@@ -295,6 +295,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     // After an error the function's IR is not needed; naming its callees would only add
     // rustc's errors to ours (a cycle for a recursive function).
     let calls = if errs.is_empty() { calls } else { Vec::new() };
+    let krate = crate::krate();
     let callees = calls.iter().map(|(n, p)| {
         let dev = quote_spanned!(p.span()=> #p::__MINT_DEVICE_FN);
         quote!((#n, &#dev))
@@ -307,9 +308,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(non_snake_case, unused_imports)]
         #vis mod #ident {
             use super::*;
+            use #krate as __mint_crate;
             /// The device function's IR, which kernels calling it inline.
-            pub const __MINT_DEVICE_FN: ::mint::__rt::DeviceFnSite =
-                ::mint::__rt::DeviceFnSite::new(#json, &[#(#callees),*]);
+            pub const __MINT_DEVICE_FN: __mint_crate::__rt::DeviceFnSite =
+                __mint_crate::__rt::DeviceFnSite::new(#json, &[#(#callees),*]);
         }
     }
 }

@@ -83,3 +83,21 @@ pub fn single(_attr: TokenStream, item: TokenStream) -> TokenStream {
     out.extend(proc_macro2::TokenStream::from(item));
     out.into()
 }
+
+/// The path of the facade crate in the crate being compiled: `::mint` (the library name
+/// of the `mint-stencil` package), the name the user gave it when renaming the dependency
+/// in Cargo.toml (`m = { package = "mint-stencil", .. }` gives `::m`), or `crate` inside
+/// the facade's own library. Generated code refers to it as `__mint_crate`.
+fn krate() -> proc_macro2::TokenStream {
+    use proc_macro_crate::{FoundCrate, crate_name};
+    match crate_name("mint-stencil") {
+        Ok(FoundCrate::Itself) if std::env::var("CARGO_CRATE_NAME").as_deref() == Ok("mint") => {
+            quote::quote!(crate)
+        }
+        Ok(FoundCrate::Name(n)) if n != "mint_stencil" => {
+            let id = proc_macro2::Ident::new(&n, proc_macro2::Span::call_site());
+            quote::quote!(::#id)
+        }
+        _ => quote::quote!(::mint),
+    }
+}

@@ -234,6 +234,13 @@ impl<'a> Lowerer<'a> {
                 if (name == "clone" || name == "to_owned") && m.args.is_empty() {
                     return self.expr(&m.receiver);
                 }
+                if (name == "unwrap" || name == "expect")
+                    && let syn::Expr::Call(c) = &*m.receiver
+                    && let Some((t, f)) = self.generic_conversion(c)
+                {
+                    self.err(m.span(), new_not_from(&t, &f, c));
+                    return None;
+                }
                 let wrapping = match name.as_str() {
                     "wrapping_add" => Some(BinOp::Add),
                     "wrapping_sub" => Some(BinOp::Sub),
@@ -465,6 +472,29 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `T::new(0.5)` and `T::max(a, b)` for a type parameter `T: mint::Real`.
+    /// `T::from(x)` (or `from_f64`, `from_f32`) of a generic `T: mint::Real`: the
+    /// num-traits way to write a constant, which kernels spell `T::new(x)`.
+    fn generic_conversion(&self, c: &syn::ExprCall) -> Option<(String, String)> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        match &segs[..] {
+            [t, f]
+                if self.generics.contains(t)
+                    && ["from", "from_f64", "from_f32"].contains(&f.as_str()) =>
+            {
+                Some((t.clone(), f.clone()))
+            }
+            _ => None,
+        }
+    }
+
     fn generic_call(&mut self, t: &str, f: &str, c: &syn::ExprCall) -> Option<Expr> {
         let s = c.span();
         if f == "new" && c.args.len() == 1 {
@@ -507,6 +537,10 @@ impl<'a> Lowerer<'a> {
         if let Some(func) = MathFn::from_rust(f) {
             let args: Option<Vec<Expr>> = c.args.iter().map(|a| self.expr(a)).collect();
             return Some(self.mk(ExprKind::Call { func, args: args? }, s));
+        }
+        if let Some((t, f)) = self.generic_conversion(c) {
+            self.err(c.span(), new_not_from(&t, &f, c));
+            return None;
         }
         self.err(
             c.func.span(),
@@ -1176,4 +1210,16 @@ pub fn idents_in(e: &syn::Expr, names: &[String]) -> Vec<(String, Span)> {
     }
     go(quote!(#e), names, &mut out);
     out
+}
+
+/// The message for `T::from(x).unwrap()` in a kernel: the constant is `T::new(x)`.
+fn new_not_from(t: &str, f: &str, c: &syn::ExprCall) -> String {
+    let arg = c
+        .args
+        .first()
+        .map(|a| a.to_token_stream().to_string())
+        .unwrap_or_else(|| "0.5".into());
+    format!(
+        "in a kernel a constant of the precision `{t}` is written `{t}::new({arg})`, not the num-traits `{t}::{f}({arg})`: it becomes a literal of the kernel's precision (`{t}: mint::Real` is f32 or f64)"
+    )
 }

@@ -228,7 +228,7 @@ impl RegionGen {
         if self.returns_result {
             quote!((#e)?)
         } else {
-            quote!(::mint::__rt::or_panic(#e))
+            quote!(__mint_crate::__rt::or_panic(#e))
         }
     }
 
@@ -410,7 +410,7 @@ impl RegionGen {
                 }
                 let shape = match &a.shape {
                     Some(s) => {
-                        quote_spanned!(s.span()=> ::core::option::Option::Some(&::mint::__rt::shape(#s)[..]))
+                        quote_spanned!(s.span()=> ::core::option::Option::Some(&__mint_crate::__rt::shape(#s)[..]))
                     }
                     None => quote!(::core::option::Option::None),
                 };
@@ -639,14 +639,14 @@ impl RegionGen {
         let scalars = self.scalar_args(&k, &captures, &spans);
         let bounds: Vec<TokenStream> = ranges
             .iter()
-            .map(|r| quote_spanned!(r.span()=> ::mint::__rt::bounds(#r)))
+            .map(|r| quote_spanned!(r.span()=> __mint_crate::__rt::bounds(#r)))
             .collect();
         let clause_vals: Vec<TokenStream> = runtime_entries(&c)
             .into_iter()
-            .map(|e| quote_spanned!(e.span()=> ::mint::__rt::clause(#e)))
+            .map(|e| quote_spanned!(e.span()=> __mint_crate::__rt::clause(#e)))
             .collect();
         let args = quote! {
-            &::mint::__rt::LaunchArgs {
+            &__mint_crate::__rt::LaunchArgs {
                 arrays: &[#(#arrays_gpu),*],
                 scalars: &[#(#scalars),*],
                 bounds: &[#(#bounds),*],
@@ -708,7 +708,7 @@ impl RegionGen {
                 let launch =
                     self.try_(quote!(__mint_region.launch(&__MINT_KERNEL, #args, #nowait)));
                 let cpu = self.try_(quote! {
-                    __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &::mint::__rt::cpu::CpuDev| {
+                    __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &__mint_crate::__rt::cpu::CpuDev| {
                         #views
                         __mint_dev.par_for(#r0, |#v0| {
                             #(#shadows)*
@@ -738,8 +738,8 @@ impl RegionGen {
                 let launch =
                     self.try_(quote!(__mint_region.launch_reduce::<#ty>(&__MINT_KERNEL, #args)));
                 let cpu = self.try_(quote! {
-                    __mint_region.cpu_reduce::<#ty>(&__MINT_KERNEL, &[#(#arrays_gpu),*], #op, |__mint_dev: &::mint::__rt::cpu::CpuDev| {
-                        let __mint_identity = ::mint::__rt::cpu::identity_like(&#var, #op);
+                    __mint_region.cpu_reduce::<#ty>(&__MINT_KERNEL, &[#(#arrays_gpu),*], #op, |__mint_dev: &__mint_crate::__rt::cpu::CpuDev| {
+                        let __mint_identity = __mint_crate::__rt::cpu::identity_like(&#var, #op);
                         #views
                         __mint_dev.par_reduce(#r0, #op, |#v0| {
                             #(#shadows)*
@@ -760,7 +760,7 @@ impl RegionGen {
                             #(#elem_checks)*
                             #launch
                         };
-                        #var = ::mint::__rt::cpu::combine::<#ty>(#op, #var, __mint_value);
+                        #var = __mint_crate::__rt::cpu::combine::<#ty>(#op, #var, __mint_value);
                     }
                 }
             }
@@ -792,7 +792,7 @@ impl RegionGen {
         let cpu_block = statement_marks(&self.cpu_body(&k, &block));
         let cpu_stmts = &cpu_block.stmts;
         let launch = self.try_(quote! {
-            __mint_region.launch(&__MINT_KERNEL, &::mint::__rt::LaunchArgs {
+            __mint_region.launch(&__MINT_KERNEL, &__mint_crate::__rt::LaunchArgs {
                 arrays: &[#(#arrays_gpu),*],
                 scalars: &[#(#scalars),*],
                 bounds: &[],
@@ -800,7 +800,7 @@ impl RegionGen {
             }, false)
         });
         let cpu = self.try_(quote! {
-            __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &::mint::__rt::cpu::CpuDev| {
+            __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &__mint_crate::__rt::cpu::CpuDev| {
                 #(#views)*
                 #(#shadows)*
                 #[allow(unused_variables)]
@@ -1147,10 +1147,10 @@ impl RegionGen {
             quote!((#n, &#dev))
         });
         quote! {
-            static __MINT_KERNEL: ::mint::__rt::KernelSite =
-                ::mint::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json, &[#(#calls),*])
+            static __MINT_KERNEL: __mint_crate::__rt::KernelSite =
+                __mint_crate::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json, &[#(#calls),*])
                     .in_region(&__MINT_REGION, &[#(#slots),*]);
-            ::mint::__rt::inventory::submit! { ::mint::__rt::SiteRef(&__MINT_KERNEL) }
+            __mint_crate::__rt::inventory::submit! { __mint_crate::__rt::SiteRef(&__MINT_KERNEL) }
         }
     }
 
@@ -1190,13 +1190,13 @@ impl RegionGen {
             // type follows the host array's (`auto_view`).
             let (view, view_mut) = if n == 0 {
                 (
-                    quote!(::mint::__rt::cpu::auto_view_on),
-                    quote!(::mint::__rt::cpu::auto_view_mut_on),
+                    quote!(__mint_crate::__rt::cpu::auto_view_on),
+                    quote!(__mint_crate::__rt::cpu::auto_view_mut_on),
                 )
             } else {
                 (
-                    quote!(::mint::__rt::cpu::CpuDev::view::<#n, _>),
-                    quote!(::mint::__rt::cpu::CpuDev::view_mut::<#n, _>),
+                    quote!(__mint_crate::__rt::cpu::CpuDev::view::<#n, _>),
+                    quote!(__mint_crate::__rt::cpu::CpuDev::view_mut::<#n, _>),
                 )
             };
             if a.written {
@@ -1213,7 +1213,7 @@ impl RegionGen {
             }
             if !a.elem_at_launch {
                 let t = ty_tokens(a.elem);
-                checks.push(quote!(::mint::__rt::assert_elem::<#t, _>(&#host);));
+                checks.push(quote!(__mint_crate::__rt::assert_elem::<#t, _>(&#host);));
             }
         }
         (slots, views, shadows, checks)
@@ -1262,7 +1262,7 @@ impl RegionGen {
                 match captures.iter().find(|c| c.name == s.name) {
                     Some(c) => {
                         let e = &c.expr;
-                        quote_spanned!(c.span=> ::mint::__rt::scalar #ty (#e))
+                        quote_spanned!(c.span=> __mint_crate::__rt::scalar #ty (#e))
                     }
                     None => {
                         let id = self
@@ -1270,7 +1270,7 @@ impl RegionGen {
                             .get(&s.name)
                             .cloned()
                             .unwrap_or_else(|| Ident::new(&s.name, sp));
-                        quote_spanned!(sp=> ::mint::__rt::scalar #ty (#id))
+                        quote_spanned!(sp=> __mint_crate::__rt::scalar #ty (#id))
                     }
                 }
             })
@@ -1285,10 +1285,10 @@ impl RegionGen {
             return quote!();
         }
         let elems = k.arrays.iter().map(|a| match self.paths.get(&a.name) {
-            Some(p) => quote!(::mint::__rt::elem_ndim(&#p)),
+            Some(p) => quote!(__mint_crate::__rt::elem_ndim(&#p)),
             None => {
                 let id = self.ident(&a.name);
-                quote!(::mint::__rt::elem_ndim(&#id))
+                quote!(__mint_crate::__rt::elem_ndim(&#id))
             }
         });
         quote!(__MINT_KERNEL.note_types(&[#(#elems),*], &[#(#scalars),*]);)
@@ -1335,7 +1335,7 @@ fn cpu_rows(
     let last = &vars[depth - 1];
     let rl = format_ident!("__mint_range_{}", depth - 1);
     let outer: Vec<&Ident> = vars[..depth - 1].iter().collect();
-    let clip = quote!(::mint::__rt::cpu::ClipRange);
+    let clip = quote!(__mint_crate::__rt::cpu::ClipRange);
     let row = quote! {
         let __mint_span = __mint_guard.span(&[#(#outer as i64),*], #clip::bounds(&#rl));
         let (__mint_lo, __mint_hi) = #clip::bounds(&#rl);
@@ -1524,7 +1524,7 @@ fn ty_tokens(t: ScalarTy) -> TokenStream {
 
 fn red_op_tokens(op: RedOp) -> TokenStream {
     let v = format_ident!("{}", format!("{op:?}"));
-    quote!(::mint::__rt::RedOp::#v)
+    quote!(__mint_crate::__rt::RedOp::#v)
 }
 
 /// Expands `#[mint::parallel(options)]` on `item`.
@@ -1586,7 +1586,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let stream = stream.map(|(slabs, outputs, errs)| {
         g.errors.extend(errs);
-        quote!(::core::option::Option::Some(::mint::__rt::StreamSpec { slabs: #slabs, outputs: #outputs }))
+        quote!(::core::option::Option::Some(__mint_crate::__rt::StreamSpec { slabs: #slabs, outputs: #outputs }))
     });
     let stream = stream.unwrap_or_else(|| quote!(::core::option::Option::None));
     let body = g.stmts(std::mem::take(&mut f.block.stmts));
@@ -1623,13 +1623,18 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let fname = f.sig.ident.to_string();
     let arrays = g.slots.iter().zip(&g.align).map(|(n, a)| {
         let a = a.unwrap_or(0);
-        quote!(::mint::__rt::ArrayInfo { name: #n, align_x: #a })
+        quote!(__mint_crate::__rt::ArrayInfo { name: #n, align_x: #a })
     });
     let swaps = g.swaps.iter().map(|(a, b)| quote!((#a, #b)));
-    let enter = g.try_(quote!(::mint::__rt::Region::enter(&__MINT_REGION)));
+    let enter = g.try_(quote!(__mint_crate::__rt::Region::enter(&__MINT_REGION)));
+    let krate = crate::krate();
     let prelude: Vec<Stmt> = vec![
         parse_quote! {
-            static __MINT_REGION: ::mint::__rt::RegionInfo = ::mint::__rt::RegionInfo {
+            #[allow(unused_imports)]
+            use #krate as __mint_crate;
+        },
+        parse_quote! {
+            static __MINT_REGION: __mint_crate::__rt::RegionInfo = __mint_crate::__rt::RegionInfo {
                 name: #fname,
                 file: ::core::file!(),
                 line: #line,

@@ -462,8 +462,11 @@ impl<'a> CPrinter<'a> {
                     format!("mint_rem_euclid<{c}>({}, {})", a[0], a[1])
                 }
                 SaturatingSub => {
+                    // Rust's unsigned types saturate at 0 whatever their C type (`usize`
+                    // prints as the signed `idx_t`)
                     self.use_helper(Helper::SatSub);
-                    format!("mint_sat_sub<{c}>({}, {})", a[0], a[1])
+                    let unsigned = !t.is_signed_int();
+                    format!("mint_sat_sub<{c}, {unsigned}>({}, {})", a[0], a[1])
                 }
                 other => format!("/* unsupported integer {} */ 0", other.rust_name()),
             }
@@ -675,7 +678,7 @@ pub fn helpers_source(used: &BTreeSet<Helper>) -> String {
                 "template <typename T> static __device__ __forceinline__ void mint_cp_async(T* dst, const T* src, bool inside) {\n    static_assert(sizeof(T) == 4 || sizeof(T) == 8, \"cp.async copies 4 or 8 bytes here\");\n    const unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);\n    asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" :: \"r\"(s), \"l\"(src), \"n\"(sizeof(T)), \"r\"(inside ? (int)sizeof(T) : 0) : \"memory\");\n}\nstatic __device__ __forceinline__ void mint_cp_async16(void* dst, const void* src, bool inside) {\n    const unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);\n    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" :: \"r\"(s), \"l\"(src), \"r\"(inside ? 16 : 0) : \"memory\");\n}\nstatic __device__ __forceinline__ void mint_cp_async_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\"); }\ntemplate <int N> static __device__ __forceinline__ void mint_cp_async_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\"); }\n"
             }
             Helper::SatSub => {
-                "template <typename T> static __device__ __forceinline__ T mint_sat_sub(T a, T b) {\n    if (T(-1) > T(0)) return a > b ? T(a - b) : T(0);\n    const T lo = T(1ULL << (sizeof(T) * 8 - 1)), hi = T(~lo);\n    if (b > 0 && a < lo + b) return lo;\n    if (b < 0 && a > hi + b) return hi;\n    return T(a - b);\n}\n"
+                "template <typename T, bool U> static __device__ __forceinline__ T mint_sat_sub(T a, T b) {\n    if (U) return a > b ? T(a - b) : T(0);\n    const T lo = T(1ULL << (sizeof(T) * 8 - 1)), hi = T(~lo);\n    if (b > 0 && a < lo + b) return lo;\n    if (b < 0 && a > hi + b) return hi;\n    return T(a - b);\n}\n"
             }
             Helper::RemEuclid => {
                 "static __device__ __forceinline__ float mint_rem_euclid(float a, float b) { float r = fmodf(a, b); return r < 0.0f ? r + fabsf(b) : r; }\nstatic __device__ __forceinline__ double mint_rem_euclid(double a, double b) { double r = fmod(a, b); return r < 0.0 ? r + fabs(b) : r; }\ntemplate <typename T> static __device__ __forceinline__ T mint_rem_euclid(T a, T b) { T r = a % b; return r < 0 ? (b < 0 ? T(r - b) : T(r + b)) : r; }\n"

@@ -344,9 +344,7 @@ fn cases(x: &Expr) -> Option<Vec<Case>> {
             out.push((vec![not(below), not(twice)], x.clone()));
             out
         }
-        ExprKind::Binary { op, lhs, rhs }
-            if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) =>
-        {
+        ExprKind::Binary { op, lhs, rhs } if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) => {
             let (a, b) = (cases(lhs)?, cases(rhs)?);
             if a.len() == 1 && b.len() == 1 {
                 return Some(one(x.clone()));
