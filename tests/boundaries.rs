@@ -436,7 +436,10 @@ fn a_subscript_no_ghost_width_bounds_is_refused_not_split() {
                 why,
             }) => {
                 assert_eq!(array, "u", "{d:?}");
-                assert!(why.starts_with("at `(nz - 1) - z` along the slowest axis"), "{why}");
+                assert!(
+                    why.starts_with("at `(nz - 1) - z` along the slowest axis"),
+                    "{why}"
+                );
                 assert!(kernel.starts_with("flipped"), "{kernel}");
                 assert!(location.contains("boundaries.rs:"), "{location}");
                 assert!(why.contains("no ghost width bounds"), "{why}");
