@@ -58,6 +58,7 @@
 //! whose error converts from [`Error`], and panics otherwise.
 
 pub use mint_macros::{device, r#for, parallel, single};
+
 pub use mint_runtime::Real;
 pub use mint_runtime::graph;
 pub use mint_runtime::memcap;
@@ -74,6 +75,10 @@ pub use mint_runtime::{
     kernel_stat, kernel_stats, reset_kernel_stats, set_check_reads, set_sync_each_launch,
     set_timing, sync_each_launch, transfer_stats, with_device,
 };
+/// The `ndarray` Mint is built against (0.17): import it from here (`use
+/// mint::ndarray::Array3;`) to stay in step with Mint's version. Arrays of another
+/// `ndarray` version are not arrays Mint can copy to the device.
+pub use ndarray;
 
 /// Every kernel of the program (each annotated loop nest and `single` block linked into
 /// it), whether or not it has run: for tools that list, dump or precompile kernels.
@@ -250,3 +255,5 @@ pub mod __rt {
         s.as_ref().to_vec()
     }
 }
+#[cfg(doctest)]
+mod guide;

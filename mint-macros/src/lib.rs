@@ -11,6 +11,7 @@
 
 mod clauses;
 mod device;
+mod faces;
 mod hostty;
 mod lower;
 #[cfg(test)]
@@ -85,19 +86,22 @@ pub fn single(_attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// The path of the facade crate in the crate being compiled: `::mint` (the library name
-/// of the `mint-stencil` package), the name the user gave it when renaming the dependency
-/// in Cargo.toml (`m = { package = "mint-stencil", .. }` gives `::m`), or `crate` inside
-/// the facade's own library. Generated code refers to it as `__mint_crate`.
+/// of the `mint-stencil` package), or the name the user gave it when renaming the
+/// dependency in Cargo.toml (`m = { package = "mint-stencil", .. }` gives `::m`); the
+/// facade's own library does not expand its macros (its doctests are crates of their own
+/// named `mint` too). Generated code refers to it as `__mint_crate`.
 fn krate() -> proc_macro2::TokenStream {
+    let id = proc_macro2::Ident::new(&facade_name(), proc_macro2::Span::call_site());
+    quote::quote!(::#id)
+}
+
+/// The name the crate being compiled knows the facade by: `mint`, or the name of a
+/// renamed dependency. The directives are recognized under both (`#[mint::r#for]`,
+/// `#[m::r#for]`).
+fn facade_name() -> String {
     use proc_macro_crate::{FoundCrate, crate_name};
     match crate_name("mint-stencil") {
-        Ok(FoundCrate::Itself) if std::env::var("CARGO_CRATE_NAME").as_deref() == Ok("mint") => {
-            quote::quote!(crate)
-        }
-        Ok(FoundCrate::Name(n)) if n != "mint_stencil" => {
-            let id = proc_macro2::Ident::new(&n, proc_macro2::Span::call_site());
-            quote::quote!(::#id)
-        }
-        _ => quote::quote!(::mint),
+        Ok(FoundCrate::Name(n)) if n != "mint_stencil" => n,
+        _ => "mint".into(),
     }
 }

@@ -33,7 +33,7 @@ pub(crate) fn directive(a: &syn::Attribute) -> Option<Directive> {
         .map(|s| syn::ext::IdentExt::unraw(&s.ident).to_string())
         .collect();
     let name = match segs.as_slice() {
-        [m, n] if m == "mint" => n.as_str(),
+        [m, n] if m == "mint" || *m == crate::facade_name() => n.as_str(),
         [n] if n == "r#for" || n == "for" => "for",
         _ => return None,
     };
@@ -74,14 +74,17 @@ pub(crate) fn macro_name(m: &syn::Macro) -> Option<&'static str> {
         .iter()
         .map(|s| s.ident.to_string())
         .collect();
+    let facade = |m: &str| m == "mint" || m == crate::facade_name();
     match segs
         .iter()
         .map(String::as_str)
         .collect::<Vec<_>>()
         .as_slice()
     {
-        ["copy"] | ["mint", "copy"] => Some("copy"),
-        ["barrier"] | ["mint", "barrier"] => Some("barrier"),
+        ["copy"] => Some("copy"),
+        [m, "copy"] if facade(m) => Some("copy"),
+        ["barrier"] => Some("barrier"),
+        [m, "barrier"] if facade(m) => Some("barrier"),
         _ => None,
     }
 }
@@ -673,6 +676,16 @@ impl RegionGen {
             }
         };
         let fast_shadows = self.fast_shadows(&k);
+        let locals: HashSet<String> = k
+            .arrays
+            .iter()
+            .enumerate()
+            .map(|(i, a)| match self.paths.get(&a.name) {
+                Some(_) => path_local(i).to_string(),
+                None => self.ident(&a.name).to_string(),
+            })
+            .collect();
+        let fast_body = crate::faces::lift(&fast_body, &locals, &var_names);
         let inner = cpu_rows(&vars, &ranges, innermost, &fast_shadows, &fast_body);
         let (v0, r0) = (&vars[0], &ranges[0]);
         let views = {
@@ -1461,7 +1474,7 @@ fn expr_attrs(e: &mut Expr) -> Option<&mut Vec<syn::Attribute>> {
     }
 }
 
-fn pat_names(p: &syn::Pat, out: &mut Vec<(String, Span)>) {
+pub(crate) fn pat_names(p: &syn::Pat, out: &mut Vec<(String, Span)>) {
     match p {
         syn::Pat::Ident(i) => out.push((i.ident.to_string(), i.ident.span())),
         syn::Pat::Type(t) => pat_names(&t.pat, out),

@@ -311,7 +311,11 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
     #[inline(always)]
     pub fn fast(&self) -> FastView<'a, T, N> {
         FastView {
-            ptr: self.ptr,
+            // the first plane held: inside the allocation, unlike a slab's `ptr`
+            ptr: self
+                .ptr
+                .wrapping_offset(self.lo0 as isize * self.strides[0]),
+            lo0: self.lo0 as isize,
             strides: self.strides,
             _borrow: PhantomData,
         }
@@ -322,7 +326,9 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
 /// array (and inside the planes an emulated device holds): the innermost loop of such rows
 /// is straight-line code the compiler vectorizes. Its last axis has unit stride.
 pub struct FastView<'a, T, const N: usize> {
+    /// The element at index `[lo0, 0, ..]`.
     ptr: *mut T,
+    lo0: isize,
     strides: [isize; N],
     _borrow: PhantomData<&'a T>,
 }
@@ -338,13 +344,17 @@ unsafe impl<T: Send, const N: usize> Send for FastView<'_, T, N> {}
 unsafe impl<T: Sync, const N: usize> Sync for FastView<'_, T, N> {}
 
 impl<T, const N: usize> FastView<'_, T, N> {
+    /// # Safety
+    /// `i` is inside the view's array (what [`Guard::span`] proves of its rows).
     #[inline(always)]
-    fn at(&self, i: [usize; N]) -> *mut T {
-        let mut off = i[N - 1] as isize;
+    unsafe fn at(&self, i: [usize; N]) -> *mut T {
+        let mut off = i[N - 1] as isize - self.lo0 * self.strides[0];
         for (&i, &s) in i.iter().zip(&self.strides).take(N - 1) {
             off += i as isize * s;
         }
-        self.ptr.wrapping_offset(off)
+        // SAFETY: in bounds of the array's allocation (the caller's contract); an
+        // in-bounds offset lets the compiler see the rows' strides and vectorize
+        unsafe { self.ptr.offset(off) }
     }
 }
 

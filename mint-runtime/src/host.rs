@@ -192,7 +192,8 @@ fn raw_from_parts<T>(
 /// (as 1-D arrays), and references to these.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an array Mint can copy to the device",
-    note = "Mint accepts ndarray arrays of 1, 2 or 3 dimensions, Vec<T> and [T] with T a plain numeric type"
+    note = "Mint accepts arrays of ndarray 0.17 (the version it is built against) of 1, 2 or 3 dimensions, Vec<T> and [T], with T a plain numeric type",
+    note = "an array of another ndarray version is not one: depend on `ndarray = \"0.17\"`, or import the arrays from Mint's re-export, `use mint::ndarray::Array3;`"
 )]
 pub trait HostArray {
     type Elem: Element;
@@ -204,7 +205,8 @@ pub trait HostArray {
 /// kernel writes on the CPU backend.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be written by Mint",
-    note = "`copy!(x, from_device)` and kernels that assign elements of `x` need `x` to be mutable: `&mut Array3<T>` or an owned array declared `mut`"
+    note = "`copy!(x, from_device)` and kernels that assign elements of `x` need `x` to be mutable: `&mut Array3<T>` or an owned array declared `mut`",
+    note = "Mint takes arrays of ndarray 0.17, the version it is built against; an array of another ndarray version is not one (use `mint::ndarray`)"
 )]
 pub trait HostArrayMut: HostArray {
     fn raw_mut(&mut self) -> RawArray<Self::Elem>;

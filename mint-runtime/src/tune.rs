@@ -27,6 +27,8 @@
 //! block shape, so no other configuration gives the same value). Kernels that run
 //! owner-computes on several GPUs run as written.
 
+mod progress;
+
 use crate::array::DeviceArray;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
@@ -533,6 +535,7 @@ fn tune(
     SEARCHES.fetch_add(1, Ordering::Relaxed);
     let t0 = std::time::Instant::now();
     let cands = for_device(candidates(space, &written), gpu.compute_capability);
+    let progress = progress::Progress::start(site.qualified(), &extents, cands.len());
     let mut errors = configs.prepare(&cands);
     let compiled = t0.elapsed().as_secs_f64();
     // the kernel as written does not build: the launch fails as it would untuned
@@ -547,8 +550,13 @@ fn tune(
             .filter_map(|(c, e)| e.map(|e| (*c, e.to_string())))
             .collect();
         let mut bench = GpuBench::new(gpu, base, site, args, &writes, errors, &configs)?;
+        bench.progress = Some(&progress);
         search_in_two_rounds(space, &cands, &mut bench)?
     };
+    progress.finish(
+        &outcome.choice.describe(),
+        outcome.written_seconds / outcome.seconds,
+    );
     configs.unload_except(&outcome.choice);
     SEARCH_NANOS.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
     let record = Record {
@@ -590,6 +598,8 @@ struct GpuBench<'a, 'b> {
     events: Vec<sys::CUevent>,
     /// Compiles a second round's candidates ([`Bench::prepare`]).
     configs: &'b Configs<'a>,
+    /// Told of every candidate run.
+    progress: Option<&'b progress::Progress>,
 }
 
 impl<'a, 'b> GpuBench<'a, 'b> {
@@ -627,6 +637,7 @@ impl<'a, 'b> GpuBench<'a, 'b> {
             errors,
             events: Vec::new(),
             configs,
+            progress: None,
         })
     }
 
@@ -691,6 +702,9 @@ impl Bench for GpuBench<'_, '_> {
                 message: e.clone(),
             });
         }
+        if let Some(p) = self.progress {
+            p.tick();
+        }
         self.launch(c)?;
         self.gpu.synchronize()
     }
@@ -714,6 +728,9 @@ impl Bench for GpuBench<'_, '_> {
     }
 
     fn prepare(&mut self, cands: &[Candidate]) {
+        if let Some(p) = self.progress {
+            p.grow(cands.len());
+        }
         let errors = self.configs.prepare(cands);
         for (c, e) in cands.iter().zip(errors) {
             if let Some(e) = e {

@@ -1,15 +1,16 @@
-//! A user's own program: a 2-D Jacobi sweep with a convergence reduction.
-use ndarray::Array2;
+//! A user's own program: a 2-D Jacobi sweep with a convergence reduction, with Mint
+//! renamed to `stencils` in Cargo.toml and ndarray taken from its re-export.
+use stencils::ndarray::Array2;
 
-#[mint::parallel]
-fn jacobi(u: &mut Array2<f64>, v: &mut Array2<f64>, sweeps: usize) -> mint::Result<f64> {
+#[stencils::parallel]
+fn jacobi(u: &mut Array2<f64>, v: &mut Array2<f64>, sweeps: usize) -> stencils::Result<f64> {
     let (ny, nx) = u.dim();
     let mut change = 0.0f64;
-    mint::copy!(u, to_device);
-    mint::copy!(v, to_device);
+    stencils::copy!(u, to_device);
+    stencils::copy!(v, to_device);
     for _ in 0..sweeps {
         change = 0.0;
-        #[mint::r#for(nest(all), tile(32, 4), reduction(max: change))]
+        #[stencils::r#for(nest(all), tile(32, 4), reduction(max: change))]
         for y in 1..ny - 1 {
             for x in 1..nx - 1 {
                 v[[y, x]] = 0.25 * (u[[y, x - 1]] + u[[y, x + 1]] + u[[y - 1, x]] + u[[y + 1, x]]);
@@ -18,11 +19,11 @@ fn jacobi(u: &mut Array2<f64>, v: &mut Array2<f64>, sweeps: usize) -> mint::Resu
         }
         std::mem::swap(u, v);
     }
-    mint::copy!(u, from_device);
+    stencils::copy!(u, from_device);
     Ok(change)
 }
 
-fn main() -> Result<(), mint::Error> {
+fn main() -> Result<(), stencils::Error> {
     let n = 64;
     let mut u = Array2::<f64>::zeros((n, n));
     for x in 0..n {
