@@ -24,7 +24,7 @@ fn the_harness_checks_and_times_every_kernel_at_a_small_size() {
         .iter()
         .filter(|r| r.level.starts_with("hand-cuda"))
         .count();
-    assert_eq!(r.rows.len() - hand, 16 * 2 * 2);
+    assert_eq!(r.rows.len() - hand, Kernel::ALL.len() * 2 * 2);
     // on a GPU the hand-written references are checked against the serial reference too
     // (status "ok" below); the CPU has none
     let want_hand: usize = Kernel::ALL

@@ -72,6 +72,16 @@ fn the_interpreter_equals_the_cpu_backend_on_every_suite_kernel() {
                     }
                 })
                 .collect();
+            // the parallel loops' bounds, from the array's extents named as the suite
+            // names them (the clamped kernel also reads them in its body)
+            let names: &[&str] = if k.dims() == 2 {
+                &["ny", "nx"]
+            } else {
+                &["nz", "ny", "nx"]
+            };
+            for (n, &e) in names.iter().zip(&shape) {
+                coefs.entry(n).or_insert(e as f64);
+            }
             let scalars: Vec<Value> = kernel
                 .scalars
                 .iter()
@@ -82,13 +92,6 @@ fn the_interpreter_equals_the_cpu_backend_on_every_suite_kernel() {
                     value(*v, s.ty.expect("typed"))
                 })
                 .collect();
-            // the parallel loops' bounds, from the array's extents named as the suite
-            // names them
-            let names: &[&str] = if k.dims() == 2 {
-                &["ny", "nx"]
-            } else {
-                &["nz", "ny", "nx"]
-            };
             let mut env: HashMap<String, Value> = names
                 .iter()
                 .zip(&shape)

@@ -115,6 +115,11 @@ const CASES: &[Case] = &[
         reference: Reference::OneDevice,
     },
     Case {
+        name: "periodic_ring",
+        run: periodic_case,
+        reference: Reference::OneDevice,
+    },
+    Case {
         name: "reductions",
         run: reductions,
         reference: Reference::SameDevices,
@@ -175,6 +180,42 @@ fn suite() -> Vec<u64> {
         }
     }
     out
+}
+
+/// 3-D heat, periodic in z and y (issue #41): the slabs form a ring, the first and last
+/// ranks' devices exchanging ghost planes through the wrap.
+#[mint::parallel]
+fn periodic_heat(u: &mut Array3<f64>, v: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    for _ in 0..steps {
+        #[mint::r#for(nest(all), tile(16, 4, 1))]
+        for z in 0..nz {
+            for y in 0..ny {
+                for x in 1..nx - 1 {
+                    v[[z, y, x]] = 0.4 * u[[z, y, x]]
+                        + 0.1
+                            * (u[[(z + nz - 1) % nz, y, x]]
+                                + u[[(z + 1) % nz, y, x]]
+                                + u[[z, (y + ny - 1) % ny, x]]
+                                + u[[z, (y + 1) % ny, x]]
+                                + u[[z, y, x - 1]]
+                                + u[[z, y, x + 1]]);
+                }
+            }
+        }
+        std::mem::swap(u, v);
+    }
+    mint::copy!(u, from_device);
+    Ok(())
+}
+
+fn periodic_case() -> Vec<u64> {
+    let mut u = Array3::from_shape_fn((13, 7, 9), |(z, y, x)| ((z * 63 + y * 9 + x) % 17) as f64 * 0.25);
+    let mut v = Array3::zeros(u.dim());
+    periodic_heat(&mut u, &mut v, 4).unwrap();
+    bits(u.iter().copied())
 }
 
 /// The Aliev-Panfilov model on 63 × 63 points until t = 5: its iterations, E and R.
