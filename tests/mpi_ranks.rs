@@ -212,7 +212,9 @@ fn periodic_heat(u: &mut Array3<f64>, v: &mut Array3<f64>, steps: usize) -> mint
 }
 
 fn periodic_case() -> Vec<u64> {
-    let mut u = Array3::from_shape_fn((13, 7, 9), |(z, y, x)| ((z * 63 + y * 9 + x) % 17) as f64 * 0.25);
+    let mut u = Array3::from_shape_fn((13, 7, 9), |(z, y, x)| {
+        ((z * 63 + y * 9 + x) % 17) as f64 * 0.25
+    });
     let mut v = Array3::zeros(u.dim());
     periodic_heat(&mut u, &mut v, 4).unwrap();
     bits(u.iter().copied())

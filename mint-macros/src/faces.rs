@@ -474,3 +474,120 @@ fn strip_type(p: &syn::Pat) -> &syn::Pat {
         other => other,
     }
 }
+
+/// Row specialization of the fast rows: the conditions `v == e` and `v != e` (either way
+/// round) of `body`, `v` a parallel loop index and `e` invariant along the row (integer
+/// literals and names the body does not bind, with `+`, `-`, `*`, casts and fields), are
+/// the row's faces. Returns, per face, an expression true when the row is away from it
+/// (for the innermost index `x`: `e` outside the row's span `__mint_span`; for an outer
+/// index: `v != e`), and `body` with those conditions replaced by their value away from
+/// the faces (`==` false, `!=` true); `None` when the body has no such condition. A row
+/// away from all its faces runs the specialized body: a face test on every point is what
+/// kept the compiler from vectorizing a clamped stencil's row.
+pub(crate) fn row_faces(
+    body: &syn::Block,
+    x: &str,
+    outer: &[String],
+) -> Option<(Vec<Expr>, syn::Block)> {
+    let mut bound = Bindings::default();
+    bound.visit_block(body);
+    let mut s = RowFaces {
+        x,
+        outer,
+        bound: &bound.0,
+        faces: Vec::new(),
+        keys: HashSet::new(),
+    };
+    let mut b = body.clone();
+    s.visit_block_mut(&mut b);
+    (!s.faces.is_empty()).then_some((s.faces, b))
+}
+
+struct RowFaces<'a> {
+    x: &'a str,
+    outer: &'a [String],
+    bound: &'a HashMap<String, (usize, bool)>,
+    faces: Vec<Expr>,
+    keys: HashSet<String>,
+}
+
+impl RowFaces<'_> {
+    /// `e` as an `i64` expression when it is invariant along the row.
+    fn invariant(&self, e: &Expr) -> Option<Expr> {
+        match e {
+            Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_)) => Some(parse_quote!((#l as i64))),
+            Expr::Path(p) => {
+                let i = p.path.get_ident()?.to_string();
+                (i != self.x && !self.bound.contains_key(&i)).then(|| parse_quote!((#p as i64)))
+            }
+            Expr::Field(f) => {
+                let mut base = &*f.base;
+                while let Expr::Field(g) = base {
+                    base = &g.base;
+                }
+                let i = ident_of(base)?;
+                (i != self.x && !self.bound.contains_key(&i)).then(|| parse_quote!((#f as i64)))
+            }
+            Expr::Paren(p) => self.invariant(&p.expr),
+            Expr::Group(g) => self.invariant(&g.expr),
+            Expr::Cast(c) => self.invariant(&c.expr),
+            Expr::Binary(b) => {
+                let (l, r) = (self.invariant(&b.left)?, self.invariant(&b.right)?);
+                match b.op {
+                    syn::BinOp::Add(_) => Some(parse_quote!((#l + #r))),
+                    syn::BinOp::Sub(_) => Some(parse_quote!((#l - #r))),
+                    syn::BinOp::Mul(_) => Some(parse_quote!((#l * #r))),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The loop index `e` is, if any: the innermost (`Some(None)`) or an outer one.
+    fn index(&self, e: &Expr) -> Option<Option<syn::Ident>> {
+        let Expr::Path(p) = strip(e) else { return None };
+        let i = p.path.get_ident()?;
+        let n = i.to_string();
+        if n == self.x {
+            Some(None)
+        } else if self.outer.contains(&n) && !self.bound.contains_key(&n) {
+            Some(Some(i.clone()))
+        } else {
+            None
+        }
+    }
+
+    /// The test that a row is away from the face `v == e`.
+    fn away(&self, v: Option<syn::Ident>, e: Expr) -> Expr {
+        match v {
+            None => parse_quote!((#e < __mint_span.0 || #e >= __mint_span.1)),
+            Some(v) => parse_quote!(((#v as i64) != #e)),
+        }
+    }
+}
+
+impl VisitMut for RowFaces<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Binary(b) = e
+            && matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_))
+        {
+            let face = match (self.index(&b.left), self.index(&b.right)) {
+                (Some(v), _) => self.invariant(&b.right).map(|e| (v, e)),
+                (None, Some(v)) => self.invariant(&b.left).map(|e| (v, e)),
+                (None, None) => None,
+            };
+            if let Some((v, face)) = face {
+                let test = self.away(v, face);
+                let key = quote::ToTokens::to_token_stream(&test).to_string();
+                if self.keys.insert(key) {
+                    self.faces.push(test);
+                }
+                let away = matches!(b.op, syn::BinOp::Ne(_));
+                *e = parse_quote!(#away);
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+}

@@ -1349,6 +1349,21 @@ fn cpu_rows(
     let rl = format_ident!("__mint_range_{}", depth - 1);
     let outer: Vec<&Ident> = vars[..depth - 1].iter().collect();
     let clip = quote!(__mint_crate::__rt::cpu::ClipRange);
+    // a row whose faces (`x == 0`, `x == nx - 1`, ...) all lie outside its unchecked span
+    // runs the body specialized away from them
+    let outer_names: Vec<String> = outer.iter().map(|v| v.to_string()).collect();
+    let fast_row = match crate::faces::row_faces(fast_body, &last.to_string(), &outer_names) {
+        None => {
+            quote!(for #last in #clip::clip(#rl.clone(), __mint_span.0, __mint_span.1) #fast_body)
+        }
+        Some((faces, away)) => quote! {
+            if #(#faces)&&* {
+                for #last in #clip::clip(#rl.clone(), __mint_span.0, __mint_span.1) #away
+            } else {
+                for #last in #clip::clip(#rl.clone(), __mint_span.0, __mint_span.1) #fast_body
+            }
+        },
+    };
     let row = quote! {
         let __mint_span = __mint_guard.span(&[#(#outer as i64),*], #clip::bounds(&#rl));
         let (__mint_lo, __mint_hi) = #clip::bounds(&#rl);
@@ -1356,7 +1371,7 @@ fn cpu_rows(
             for #last in #clip::clip(#rl.clone(), __mint_lo, __mint_span.0) #innermost
             {
                 #(#fast_shadows)*
-                for #last in #clip::clip(#rl.clone(), __mint_span.0, __mint_span.1) #fast_body
+                #fast_row
             }
             for #last in #clip::clip(#rl.clone(), __mint_span.1, __mint_hi) #innermost
         } else {

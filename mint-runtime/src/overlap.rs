@@ -230,28 +230,29 @@ mod tests {
     #[test]
     fn every_owned_plane_runs_once() {
         for (n, devs, g) in [(10, 3, 2), (5, 4, 2), (33, 4, 1), (64, 2, 4), (7, 7, 3)] {
-            let s = Slabs::new(n, devs, g);
-            let mut count = vec![0; n];
-            for d in 0..devs {
-                for (lo, hi) in parts(&s, d) {
-                    for c in &mut count[lo..hi] {
-                        *c += 1;
+            for s in [Slabs::new(n, devs, g), Slabs::ring(n, devs, g)] {
+                let mut count = vec![0; n];
+                for d in 0..devs {
+                    for (lo, hi) in parts(&s, d) {
+                        for c in &mut count[lo..hi] {
+                            *c += 1;
+                        }
                     }
-                }
-                // every plane a neighbour holds as a ghost is in a boundary run
-                let [a, b, _] = parts(&s, d);
-                for o in (0..devs).filter(|&o| o != d) {
-                    for (from, lo, hi) in s.ghost_sources(o) {
-                        if from == d {
-                            assert!(
-                                (lo >= a.0 && hi <= a.1) || (lo >= b.0 && hi <= b.1),
-                                "{n} {devs} {g}: device {d}'s run {lo}..{hi} for {o}"
-                            );
+                    // every plane a neighbour holds as a ghost is in a boundary run
+                    let [a, b, _] = parts(&s, d);
+                    for o in (0..devs).filter(|&o| o != d) {
+                        for (from, lo, hi) in s.ghost_sources(o) {
+                            if from == d {
+                                assert!(
+                                    (lo >= a.0 && hi <= a.1) || (lo >= b.0 && hi <= b.1),
+                                    "{n} {devs} {g}: device {d}'s run {lo}..{hi} for {o}"
+                                );
+                            }
                         }
                     }
                 }
+                assert!(count.iter().all(|&c| c == 1), "{n} {devs} {g}: {count:?}");
             }
-            assert!(count.iter().all(|&c| c == 1), "{n} {devs} {g}: {count:?}");
         }
     }
 }

@@ -1690,7 +1690,16 @@ impl Split {
         // Overlap: the boundary planes of every GPU first, then the interiors, and the
         // halos of `eager` arrays exchanged while the interiors run.
         let eager = self.eager_slots(site, plan, args.arrays)?;
-        let overlap = slabs.as_ref().filter(|_| !eager.is_empty());
+        // the boundary parts cover the planes any eager array's neighbours read: both ends
+        // of every slab when one of them is a ring (its wrap ghosts)
+        let ring = eager.iter().any(|&s| {
+            self.slots[s]
+                .as_ref()
+                .and_then(|a| a.slabs.as_ref())
+                .is_some_and(|s| s.ring)
+        });
+        let boundary = slabs.as_ref().map(|s| Slabs { ring, ..s.clone() });
+        let overlap = boundary.as_ref().filter(|_| !eager.is_empty());
         let phases: &[Phase] = match overlap {
             Some(_) => &[Phase::Boundary, Phase::Interior],
             None => &[Phase::Whole],
