@@ -23,6 +23,7 @@ pub mod target;
 #[doc(hidden)]
 pub mod testing;
 pub mod translate;
+pub mod translation;
 pub mod tune;
 pub mod typeck;
 pub mod validate;

@@ -30,7 +30,7 @@ pub struct Target {
     /// Values of `tile`/`chunksize` entries given as host expressions.
     pub clause_values: Vec<u32>,
     /// Registers per thread a vectorized kernel is held to through `__launch_bounds__`
-    /// (default [`crate::optimizer::vector::MAX_REGISTERS`]); the runtime raises it for
+    /// (default [`MAX_REGISTERS`]); the runtime raises it for
     /// a kernel that spills under it.
     pub max_registers: u32,
 }
@@ -47,7 +47,45 @@ impl Default for Target {
             shared_bytes_optin: 227 * 1024,
             param_limit: 4096,
             clause_values: Vec::new(),
-            max_registers: crate::optimizer::vector::MAX_REGISTERS,
+            max_registers: MAX_REGISTERS,
         }
     }
 }
+
+/// Registers per thread that vectorized kernels are held to (`__launch_bounds__` with a
+/// minimum of `65536 / (64 · threads)` blocks per SM): at most 64 keeps at least half of
+/// the SM's warp slots usable. Without the cap the compiler spends registers on hoisting
+/// loads of later steps and occupancy falls to 20–40% (`ncu`, H100); with it the 13-point
+/// star in `f64` gains 1.2× (bench-results/h100-2026-11-21/vectorize-v2). High-order
+/// stencils need more (the radius-8 star's z queue alone holds 17 vectors, and it spills
+/// 200–600 bytes per thread under 64): the runtime translates a kernel that spills again
+/// with the cap raised to the next of [`REGISTER_STEPS`] ([`crate::Target::max_registers`]).
+pub const MAX_REGISTERS: u32 = 64;
+
+/// The caps a kernel that spills is raised through, one occupancy step at a time: 96,
+/// 128, 168 and 255 registers per thread leave about 21, 16, 12 and 8 warps per SM.
+/// Doubling (64, 128, 255) skipped 168, where the seismic velocity kernel at one row per
+/// thread fits without spilling and runs 4% faster on an H200 than at 255
+/// (bench-results/h200-2026-11-24g).
+pub const REGISTER_STEPS: [u32; 4] = [96, 128, 168, 255];
+
+/// The minimum blocks per SM that `__launch_bounds__` asks for to hold a block of
+/// `threads` threads to about `cap` registers each: `65536 / (cap · threads)`, at least 1,
+/// 65536 being the register file of an SM on every architecture from sm_50 to sm_90
+/// (CUDA Programming Guide, "Launch Bounds").
+pub fn min_blocks(cap: u32, threads: u32) -> u32 {
+    (65536 / (cap.max(1) * threads).max(1)).max(1)
+}
+
+/// The next cap of [`REGISTER_STEPS`] above `cap` that lowers the minimum of blocks per
+/// SM that `__launch_bounds__` asks of a block of `threads` threads (a step that asks the
+/// same would compile the same kernel again), or `None` where none does: at one block
+/// per SM the compiler may already use 255.
+pub fn next_register_cap(cap: u32, threads: u32) -> Option<u32> {
+    REGISTER_STEPS
+        .into_iter()
+        .find(|&c| c > cap && min_blocks(c, threads) < min_blocks(cap, threads))
+}
+
+/// The compute capability from which `pipeline` applies (`cp.async`, Ampere and later).
+pub const PIPELINE_MIN_CC: (u32, u32) = (8, 0);

@@ -342,8 +342,7 @@ pub fn refinements(space: Space, best: &[Candidate], tried: &[Candidate]) -> Vec
     out
 }
 
-/// The compute capability from which `pipeline` applies (`cp.async`, Ampere and later).
-pub const PIPELINE_MIN_CC: (u32, u32) = (8, 0);
+pub use crate::target::PIPELINE_MIN_CC;
 
 /// `cands` without the ones that would only repeat another candidate's kernel on a device
 /// of compute capability `cc`: below [`PIPELINE_MIN_CC`], `pipeline` falls back to the

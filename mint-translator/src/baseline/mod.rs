@@ -5,3 +5,64 @@
 
 pub mod config;
 pub mod outline;
+
+use crate::emit::cexpr::{CPrinter, helpers_source};
+use crate::emit::cuda::{self, GlobalRefs};
+use crate::ir::Kernel;
+use crate::report::Report;
+use crate::target::Target;
+use crate::translation::{KernelSource, Translation};
+use config::LaunchConfig;
+
+/// The baseline translation (thesis Ch. 4): every reference goes to device memory.
+pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report) -> Translation {
+    let entry = cuda::entry_name(k);
+    let params = cuda::base_params(k, &[]);
+    let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
+    let refs = GlobalRefs { kernel: k };
+    let names = cuda::base_names(k, &params, &packed);
+    let mut p = CPrinter::new(names, &refs);
+    if k.is_single() {
+        p.block_body(&k.body);
+    } else {
+        cuda::baseline_body(&mut p, k, cfg);
+    }
+    let body = std::mem::take(&mut p.out);
+    let helpers = helpers_source(&p.helpers.borrow());
+    let mut notes =
+        vec!["optimizations: none (baseline: every reference goes to device memory)".to_string()];
+    if !packed.is_empty() {
+        notes.push(format!(
+            "{} parameter words exceed the {}-byte limit and are packed",
+            packed.len(),
+            target.param_limit
+        ));
+    }
+    let kernel_source = KernelSource {
+        entry: &entry,
+        notes: &notes,
+        helpers: &helpers,
+        params: &params,
+        packed: &packed,
+        body: &body,
+        max_registers: None,
+    };
+    let (source, reduction, static_shared_bytes) = kernel_source.assemble(k, cfg, target);
+    Translation {
+        kernel: k.name.clone(),
+        entry,
+        source,
+        config: *cfg,
+        params,
+        packed,
+        dynamic_shared_bytes: 0,
+        static_shared_bytes,
+        prefer_l1: k.options.prefer_l1,
+        max_registers: None,
+        idx64: target.idx64,
+        reduction,
+        report,
+        ir: k.clone(),
+        same_index: Vec::new(),
+    }
+}

@@ -294,7 +294,7 @@ pub fn preamble(
 ///
 /// `__launch_bounds__` gives the block's thread count and, with `max_registers`, the
 /// minimum number of blocks per SM that holds each thread to about that many registers
-/// ([`crate::optimizer::vector::min_blocks`]).
+/// ([`crate::target::min_blocks`]).
 pub fn signature(
     k: &Kernel,
     entry: &str,
@@ -309,7 +309,7 @@ pub fn signature(
         _ if k.is_single() => String::new(),
         Some(r) => format!(
             "__launch_bounds__({threads}, {}) ",
-            crate::optimizer::vector::min_blocks(r, threads)
+            crate::target::min_blocks(r, threads)
         ),
         None => format!("__launch_bounds__({threads}) "),
     };

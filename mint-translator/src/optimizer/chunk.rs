@@ -32,7 +32,7 @@ use crate::emit::names::c_ident;
 use crate::ir::*;
 use crate::report::Report;
 use crate::target::Target;
-use crate::translate::{KernelSource, Translation};
+use crate::translation::{KernelSource, Translation};
 use std::cell::Cell;
 
 struct Gen<'a> {

@@ -26,7 +26,7 @@ use crate::diag::DiagResult;
 use crate::ir::Kernel;
 use crate::report::{ArrayReport, Report};
 use crate::target::Target;
-use crate::translate::{self, Translation};
+use crate::translation::Translation;
 pub use register::RegPlan;
 pub use shared::SharedPlan;
 
@@ -190,7 +190,7 @@ pub fn optimize(
                 cfg.tile[2], cfg.chunk[2]
             )
         });
-        return Ok(Some(translate::baseline(&k, cfg, target, report)));
+        return Ok(Some(crate::baseline::baseline(&k, cfg, target, report)));
     }
     let plan = build_plan(&k, cfg, target, &a, &mut report);
     Ok(Some(chunk::emit(&k, cfg, &plan, target, report)))
@@ -290,10 +290,10 @@ fn build_plan(
 }
 
 /// Why `pipeline` cannot copy with `cp.async` on `target` (compute capability below
-/// [`crate::tune::PIPELINE_MIN_CC`]), if it cannot: the shared-memory planes' reason and
+/// [`crate::target::PIPELINE_MIN_CC`]), if it cannot: the shared-memory planes' reason and
 /// the vector path's rings' (`vector::ring::plan`).
 pub(crate) fn no_cp_async(target: &Target) -> Option<String> {
-    (target.compute_capability < crate::tune::PIPELINE_MIN_CC).then(|| {
+    (target.compute_capability < crate::target::PIPELINE_MIN_CC).then(|| {
         format!(
             "`cp.async` needs compute capability 8.0, the device has {}.{}",
             target.compute_capability.0, target.compute_capability.1

@@ -1,0 +1,110 @@
+//! What a translation produces: the CUDA source and everything the runtime needs to launch
+//! it ([`Translation`]), and the assembly of a kernel's source from its parts
+//! ([`KernelSource`]), shared by the baseline translator and the optimizer.
+
+use crate::baseline::config::LaunchConfig;
+use crate::emit::cuda::{self, Param};
+use crate::ir::*;
+use crate::report::Report;
+use crate::target::Target;
+use serde::{Deserialize, Serialize};
+
+/// How the runtime finishes a reduction: a second kernel combines the per-block partials.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReductionPlan {
+    pub op: RedOp,
+    pub ty: ScalarTy,
+    pub var: String,
+    /// Entry point of the finish kernel (in the same module).
+    pub finish_entry: String,
+}
+
+/// A translated kernel: CUDA source and everything the runtime needs to launch it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Translation {
+    /// The kernel's name in the program (e.g. `heat_0`).
+    pub kernel: String,
+    /// The `extern "C"` entry point.
+    pub entry: String,
+    pub source: String,
+    pub config: LaunchConfig,
+    /// Kernel parameters in order.
+    pub params: Vec<Param>,
+    /// Parameters packed into a device array of 8-byte words (empty when not packed).
+    pub packed: Vec<Param>,
+    /// Dynamic shared memory to request at launch, in bytes.
+    pub dynamic_shared_bytes: u32,
+    /// Static shared memory the kernel declares, in bytes.
+    pub static_shared_bytes: u32,
+    /// Request the L1-preferring carveout (`prefer_l1`).
+    pub prefer_l1: bool,
+    /// The registers per thread `__launch_bounds__` holds the kernel to, if it does
+    /// ([`Target::max_registers`], vectorized kernels).
+    pub max_registers: Option<u32>,
+    pub idx64: bool,
+    pub reduction: Option<ReductionPlan>,
+    /// What the analyzer and optimizer decided, for `MINT_REPORT`.
+    pub report: Report,
+    /// The typed kernel that was translated (after unrolling, if any).
+    pub ir: Kernel,
+    /// Groups of array indices that share pitch and plane-stride variables
+    /// (`same_index`); the runtime checks their layouts agree.
+    #[serde(default)]
+    pub same_index: Vec<Vec<usize>>,
+}
+
+/// The parts of a generated kernel, as the baseline translator and the optimizer produce
+/// them.
+pub(crate) struct KernelSource<'a> {
+    pub entry: &'a str,
+    pub notes: &'a [String],
+    pub helpers: &'a str,
+    pub params: &'a [Param],
+    pub packed: &'a [Param],
+    pub body: &'a str,
+    /// Registers per thread to hold the kernel to (`__launch_bounds__`' minimum blocks).
+    pub max_registers: Option<u32>,
+}
+
+impl KernelSource<'_> {
+    /// The CUDA source: preamble, signature, body and, for a reduction, the kernel that
+    /// combines the blocks' partial results (thesis Sec. 4.2; reductions beyond `+`).
+    /// Returns the source, the reduction's plan, and the static shared-memory bytes the
+    /// reduction's per-thread partials take.
+    pub(crate) fn assemble(
+        &self,
+        k: &Kernel,
+        cfg: &LaunchConfig,
+        target: &Target,
+    ) -> (String, Option<ReductionPlan>, u32) {
+        let mut source = cuda::preamble(k, cfg, target.idx64, self.notes, self.helpers);
+        source.push_str(&cuda::signature(
+            k,
+            self.entry,
+            cfg,
+            self.params,
+            self.packed,
+            self.max_registers,
+        ));
+        source.push_str(self.body);
+        source.push_str("}\n");
+        let reduction = k.reduction.as_ref().map(|r| {
+            let ty = r.ty.unwrap_or(ScalarTy::F64);
+            let finish_entry = format!("{}_finish", self.entry);
+            source.push('\n');
+            source.push_str(&cuda::finish_kernel(&finish_entry, r.op, ty));
+            ReductionPlan {
+                op: r.op,
+                ty,
+                var: r.var.clone(),
+                finish_entry,
+            }
+        });
+        let partial_bytes = k
+            .reduction
+            .as_ref()
+            .map(|r| cfg.threads() * r.ty.unwrap_or(ScalarTy::F64).size_bytes())
+            .unwrap_or(0);
+        (source, reduction, partial_bytes)
+    }
+}
