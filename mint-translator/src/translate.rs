@@ -1,15 +1,15 @@
 //! The translation pipeline: type inference, validation, kernel configuration, the
 //! optimizer passes, and CUDA emission.
 
+pub use crate::baseline::baseline;
 use crate::baseline::config;
 use crate::diag::DiagResult;
 use crate::emit::cuda;
 use crate::ir::*;
 use crate::report::Report;
 use crate::target::Target;
-use crate::{typeck, validate};
-pub use crate::baseline::baseline;
 pub use crate::translation::{ReductionPlan, Translation};
+use crate::{typeck, validate};
 
 /// Type-checks and validates a kernel as the front end lowered it.
 ///
@@ -93,4 +93,3 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
     }
     Ok(t)
 }
-
