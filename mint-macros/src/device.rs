@@ -272,8 +272,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let gparams = &f.sig.generics.params;
     let gwhere = &f.sig.generics.where_clause;
     let block = &mut f.block;
+    // Inlined into each kernel on the CPU as on the GPU (where the translator inlines the
+    // IR), so that the caller's row vectorizes; a function that says otherwise keeps it.
+    let inline =
+        (!attrs.iter().any(|a| a.path().is_ident("inline"))).then(|| quote!(#[inline(always)]));
     let host = quote! {
         #(#attrs)*
+        #inline
         #vis #constness #unsafety fn #ident<#gparams>(#(#host_inputs),*) #output #gwhere #block
     };
     // The signature as written, so the imports of its types stay used.

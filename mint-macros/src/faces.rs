@@ -45,7 +45,7 @@ struct Bindings(HashMap<String, (usize, bool)>);
 impl<'ast> Visit<'ast> for Bindings {
     fn visit_local(&mut self, l: &'ast syn::Local) {
         let mut names = Vec::new();
-        crate::region::pat_names(&l.pat, &mut names);
+        pat_names(&l.pat, &mut names);
         for (n, _) in names {
             self.0.entry(n).or_default().0 += 1;
         }
@@ -53,7 +53,7 @@ impl<'ast> Visit<'ast> for Bindings {
     }
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         let mut names = Vec::new();
-        crate::region::pat_names(&f.pat, &mut names);
+        pat_names(&f.pat, &mut names);
         for (n, _) in names {
             let b = self.0.entry(n).or_default();
             b.0 += 1;
@@ -74,6 +74,17 @@ impl<'ast> Visit<'ast> for Bindings {
             self.0.entry(n).or_default().0 += 2;
         }
         syn::visit::visit_expr_binary(self, b);
+    }
+}
+
+/// The names a pattern binds, with their spans (`a`, `(a, b)`, `a: T`, `&a`).
+pub(crate) fn pat_names(p: &syn::Pat, out: &mut Vec<(String, proc_macro2::Span)>) {
+    match p {
+        syn::Pat::Ident(i) => out.push((i.ident.to_string(), i.ident.span())),
+        syn::Pat::Type(t) => pat_names(&t.pat, out),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_names(e, out)),
+        syn::Pat::Reference(r) => pat_names(&r.pat, out),
+        _ => {}
     }
 }
 

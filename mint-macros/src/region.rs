@@ -263,7 +263,7 @@ impl RegionGen {
         match s {
             Stmt::Local(mut l) => {
                 let mut names = Vec::new();
-                pat_names(&l.pat, &mut names);
+                crate::faces::pat_names(&l.pat, &mut names);
                 for (n, sp) in &names {
                     if self.copied.contains(n) {
                         self.err(
@@ -1486,16 +1486,6 @@ fn expr_attrs(e: &mut Expr) -> Option<&mut Vec<syn::Attribute>> {
         Expr::MethodCall(c) => Some(&mut c.attrs),
         Expr::Assign(a) => Some(&mut a.attrs),
         _ => None,
-    }
-}
-
-pub(crate) fn pat_names(p: &syn::Pat, out: &mut Vec<(String, Span)>) {
-    match p {
-        syn::Pat::Ident(i) => out.push((i.ident.to_string(), i.ident.span())),
-        syn::Pat::Type(t) => pat_names(&t.pat, out),
-        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_names(e, out)),
-        syn::Pat::Reference(r) => pat_names(&r.pat, out),
-        _ => {}
     }
 }
 
