@@ -18,10 +18,12 @@ use syn::{Expr, parse_quote};
 /// The most cases one read is split into.
 const MAX_CASES: usize = 8;
 
-/// `body` with the reads of `arrays` whose subscripts have several cases split into them.
-/// `vars` are the parallel loops' indices: an arm whose subscripts are such an index plus
-/// a constant (or a constant) is read before the select, unconditionally, since the
-/// unchecked rows are those whose every such read is inside the array; the select is then
+/// `body` with the reads of `arrays` whose subscripts along the innermost parallel loop
+/// (`vars`' last) have several cases split into them; the other subscripts stay as written
+/// (their value is the same along the row, so the compiler computes it once per row). An
+/// arm whose subscripts of the innermost index are that index plus a constant (or a
+/// constant) is read before the select, unconditionally, since the unchecked rows are
+/// those whose every such read is inside the array (`Guard::span`); the select is then
 /// between values, which the compiler turns into a blend of vectors.
 pub(crate) fn lift(body: &syn::Block, arrays: &HashSet<String>, vars: &[String]) -> syn::Block {
     let mut counts = Bindings::default();
@@ -202,7 +204,12 @@ impl Lifter<'_> {
         }
         let mut combos: Vec<(Vec<Expr>, Vec<Expr>)> = vec![(Vec::new(), Vec::new())];
         for s in &subs {
-            let cases = cases(&self.substitute(s))?;
+            let sub = self.substitute(s);
+            let cases = if self.along_row(&sub) {
+                cases(&sub)?
+            } else {
+                vec![(Vec::new(), s.clone())]
+            };
             let mut next = Vec::new();
             for (conds, idx) in &combos {
                 for (c, v) in &cases {
@@ -234,7 +241,7 @@ impl Lifter<'_> {
         // the arms the guard proves inside, read first; the others in their branch
         let mut lets: Vec<syn::Stmt> = Vec::new();
         let mut arm = |i: usize, idx: Vec<Expr>| -> Expr {
-            if idx.iter().all(|x| self.textbook(x)) {
+            if idx.iter().all(|x| !self.along_row(x) || self.textbook(x)) {
                 let v = quote::format_ident!("__mint_arm_{}", i);
                 let r = read(idx);
                 lets.push(parse_quote!(let #v = #r;));
@@ -260,6 +267,20 @@ impl Lifter<'_> {
         }
         debug_assert!(lets.len() <= n);
         Some(parse_quote!({ #(#lets)* #out }))
+    }
+
+    /// Whether `e` names the innermost parallel index (after substitution of locals).
+    fn along_row(&self, e: &Expr) -> bool {
+        fn names(ts: proc_macro2::TokenStream, x: &str) -> bool {
+            ts.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => i == x,
+                proc_macro2::TokenTree::Group(g) => names(g.stream(), x),
+                _ => false,
+            })
+        }
+        self.vars
+            .last()
+            .is_some_and(|x| names(quote::ToTokens::to_token_stream(e), x))
     }
 
     /// Whether `e` is a parallel loop's index plus or minus an integer literal, or a

@@ -685,8 +685,13 @@ impl RegionGen {
                 None => self.ident(&a.name).to_string(),
             })
             .collect();
-        let fast_body = crate::faces::lift(&fast_body, &locals, &var_names);
-        let inner = cpu_rows(&vars, &ranges, innermost, &fast_shadows, &fast_body);
+        let lifted = crate::faces::lift(&fast_body, &locals, &var_names);
+        // the body as written runs the parts of a row its own subscripts keep inside the
+        // arrays (a clamped face's ends) where the lifted one reads past them
+        let as_written = (lifted.to_token_stream().to_string()
+            != fast_body.to_token_stream().to_string())
+        .then_some(&fast_body);
+        let inner = cpu_rows(&vars, innermost, &fast_shadows, &lifted, as_written);
         let (v0, r0) = (&vars[0], &ranges[0]);
         let views = {
             let n = k.arrays.len();
@@ -710,7 +715,7 @@ impl RegionGen {
                 #[allow(unused_variables)]
                 let __mint_owner = __mint_dev.is_owner();
                 #[allow(unused_variables)]
-                let __mint_guard = __mint_dev.guard(&__MINT_KERNEL, &[#(#bounds),*]);
+                let __mint_guard = __mint_dev.guard(&__MINT_KERNEL, &[#(#bounds),*], &[#(#scalars),*]);
                 #(#fasts)*
                 #(#inner_ranges)*
             }
@@ -1325,16 +1330,19 @@ impl RegionGen {
 }
 
 /// The loops inside the outermost parallel loop of a kernel's CPU version: with two or
-/// three parallel loops, each row of the innermost runs its checked prefix, the part
-/// `__mint_guard.span` proves inside every array on the unchecked views (`fast_shadows`,
-/// the body without owner-computes marks), and its checked suffix, in order; with one, the
-/// checked body. The inner ranges are the locals `__mint_range_1`, `__mint_range_2`.
+/// three parallel loops, each row of the innermost runs in order as up to five parts:
+/// checked (the `innermost` body on the checked views), the body as written on the
+/// unchecked views (`as_written`, where lifting changed it: the part
+/// `__mint_guard.row_span` proves inside every array), the lifted body (`fast_body`,
+/// the part `__mint_guard.span` proves), the body as written, checked. With one parallel
+/// loop, the checked body. The inner ranges are the locals `__mint_range_1`,
+/// `__mint_range_2`; `fast_shadows` bind the arrays to their unchecked views.
 fn cpu_rows(
     vars: &[Ident],
-    ranges: &[Expr],
     innermost: TokenStream,
     fast_shadows: &[TokenStream],
     fast_body: &syn::Block,
+    as_written: Option<&syn::Block>,
 ) -> TokenStream {
     let depth = vars.len();
     if depth == 1 {
@@ -1344,38 +1352,53 @@ fn cpu_rows(
             for #v0 in ::core::iter::once(#v0) { #innermost }
         };
     }
-    let _ = ranges;
     let last = &vars[depth - 1];
     let rl = format_ident!("__mint_range_{}", depth - 1);
     let outer: Vec<&Ident> = vars[..depth - 1].iter().collect();
     let clip = quote!(__mint_crate::__rt::cpu::ClipRange);
+    let part = quote!(#clip::clip(#rl.clone(), __mint_a, __mint_b));
     // a row whose faces (`x == 0`, `x == nx - 1`, ...) all lie outside its unchecked span
     // runs the body specialized away from them
     let outer_names: Vec<String> = outer.iter().map(|v| v.to_string()).collect();
     let fast_row = match crate::faces::row_faces(fast_body, &last.to_string(), &outer_names) {
-        None => {
-            quote!(for #last in #clip::clip(#rl.clone(), __mint_span.0, __mint_span.1) #fast_body)
-        }
+        None => quote!(for #last in #part #fast_body),
         Some((faces, away)) => quote! {
             if #(#faces)&&* {
-                for #last in #clip::clip(#rl.clone(), __mint_span.0, __mint_span.1) #away
+                for #last in #part #away
             } else {
-                for #last in #clip::clip(#rl.clone(), __mint_span.0, __mint_span.1) #fast_body
+                for #last in #part #fast_body
             }
         },
     };
+    let (lifted_span, written_arm) = match as_written {
+        Some(b) => (
+            quote! {{
+                let s = __mint_guard.span(&[#(#outer as i64),*], __mint_rows);
+                if s.0 < s.1 { s } else { (__mint_rows.1, __mint_rows.1) }
+            }},
+            quote!(1 => { #(#fast_shadows)* for #last in #part #b }),
+        ),
+        None => (quote!(__mint_rows), quote!()),
+    };
     let row = quote! {
-        let __mint_span = __mint_guard.span(&[#(#outer as i64),*], #clip::bounds(&#rl));
         let (__mint_lo, __mint_hi) = #clip::bounds(&#rl);
-        if __mint_span.0 < __mint_span.1 {
-            for #last in #clip::clip(#rl.clone(), __mint_lo, __mint_span.0) #innermost
-            {
-                #(#fast_shadows)*
-                #fast_row
+        let __mint_rows = __mint_guard.row_span(&[#(#outer as i64),*], (__mint_lo, __mint_hi));
+        let __mint_span = #lifted_span;
+        for (__mint_part, (__mint_a, __mint_b)) in [
+            (0u8, (__mint_lo, __mint_rows.0)),
+            (1, (__mint_rows.0, __mint_span.0)),
+            (2, __mint_span),
+            (1, (__mint_span.1, __mint_rows.1)),
+            (0, (__mint_rows.1, __mint_hi)),
+        ] {
+            if __mint_a >= __mint_b {
+                continue;
             }
-            for #last in #clip::clip(#rl.clone(), __mint_span.1, __mint_hi) #innermost
-        } else {
-            for #last in #rl.clone() #innermost
+            match __mint_part {
+                0 => for #last in #part #innermost,
+                #written_arm
+                _ => { #(#fast_shadows)* #fast_row }
+            }
         }
     };
     if depth == 2 {

@@ -407,44 +407,78 @@ pub struct ViewBounds {
 /// code checks this once per row of the innermost loop ([`Guard::span`]) and runs the
 /// row's middle on [`FastView`]s, its ends (and rows outside) on the checked views, so
 /// every error the checked views would find is still found.
+///
+/// A subscript whose every value lies inside its view
+/// ([`mint_translator::analyzer::reach::Within`], evaluated for the launch's scalars: a
+/// clamped face `if z == 0 { z } else { z - 1 }` over the whole array) bounds no loop.
+/// Two sets of bounds are kept: `rows` for the body as written, and `lifted` for the body
+/// whose selects along the innermost loop read every arm (the macro's `faces::lift`),
+/// where such a subscript of the innermost loop bounds it unless it has a single case.
 #[derive(Clone, Copy, Debug)]
 pub struct Guard {
     on: bool,
-    allowed: [(i64, i64); 3],
+    rows: [(i64, i64); 3],
+    lifted: [(i64, i64); 3],
 }
 
 impl Guard {
     /// No unchecked rows.
     pub const OFF: Guard = Guard {
         on: false,
-        allowed: [(0, 0); 3],
+        rows: [(0, 0); 3],
+        lifted: [(0, 0); 3],
     };
 
-    /// The part `a..b` of the innermost loop's `lo..hi` that runs unchecked, given the
-    /// indices `outer` of the enclosing parallel loops (outermost first); empty (`b <= a`)
-    /// when none does.
+    /// The part `a..b` of the innermost loop's `lo..hi` that runs unchecked with the
+    /// selects of the innermost loop lifted ([`Guard`]), given the indices `outer` of
+    /// the enclosing parallel loops (outermost first); empty (`b <= a`) when none does.
     #[inline(always)]
-    pub fn span(&self, outer: &[i64], (lo, hi): (i64, i64)) -> (i64, i64) {
+    pub fn span(&self, outer: &[i64], range: (i64, i64)) -> (i64, i64) {
+        Self::clip(self.on, &self.lifted, outer, range)
+    }
+
+    /// The part `a..b` of the innermost loop's `lo..hi` that runs unchecked with the body
+    /// as written; it contains [`Guard::span`]'s.
+    #[inline(always)]
+    pub fn row_span(&self, outer: &[i64], range: (i64, i64)) -> (i64, i64) {
+        Self::clip(self.on, &self.rows, outer, range)
+    }
+
+    #[inline(always)]
+    fn clip(
+        on: bool,
+        allowed: &[(i64, i64); 3],
+        outer: &[i64],
+        (lo, hi): (i64, i64),
+    ) -> (i64, i64) {
         let n = outer.len();
-        let mut ok = self.on;
+        let mut ok = on;
         for (d, &v) in outer.iter().enumerate() {
-            ok &= self.allowed[d].0 <= v && v < self.allowed[d].1;
+            ok &= allowed[d].0 <= v && v < allowed[d].1;
         }
         if !ok {
             return (lo, lo);
         }
-        let (a, b) = self.allowed[n];
+        let (a, b) = allowed[n];
         let a = a.max(lo);
         (a, b.min(hi).max(a))
     }
 
     /// The guard of a kernel whose references are `plan` over views of `bounds` (in the
-    /// kernel's array order).
-    fn new(plan: &crate::launch::FastPlan, bounds: &[ViewBounds]) -> Guard {
+    /// kernel's array order), for the launch's `scalars` (in the kernel's order).
+    fn new(
+        plan: &crate::launch::FastPlan,
+        bounds: &[ViewBounds],
+        scalars: &[crate::host::ScalarValue],
+    ) -> Guard {
+        use crate::launch::FastSub;
+        let all = [(i64::MIN, i64::MAX); 3];
         let mut g = Guard {
             on: true,
-            allowed: [(i64::MIN, i64::MAX); 3],
+            rows: all,
+            lifted: all,
         };
+        let innermost = plan.depth.saturating_sub(1);
         for r in &plan.refs {
             let Some(b) = bounds
                 .get(r.array)
@@ -453,14 +487,33 @@ impl Guard {
                 return Guard::OFF;
             };
             for (d, sub) in r.subs.iter().enumerate() {
-                match *sub {
-                    crate::launch::FastSub::Rel { par, lo, hi } => {
-                        let a = &mut g.allowed[par];
-                        a.0 = a.0.max(b.lo[d] - lo);
-                        a.1 = a.1.min(b.hi[d] - hi);
+                match sub {
+                    FastSub::Rel {
+                        par,
+                        lo,
+                        hi,
+                        within,
+                        single,
+                    } => {
+                        let inside = within.as_ref().is_some_and(|cases| {
+                            cases
+                                .iter()
+                                .all(|c| c.inside(scalars, b.lo[d], b.hi[d]) == Some(true))
+                        });
+                        let near = (b.lo[d].saturating_sub(*lo), b.hi[d].saturating_sub(*hi));
+                        let narrow = |a: &mut (i64, i64)| {
+                            a.0 = a.0.max(near.0);
+                            a.1 = a.1.min(near.1);
+                        };
+                        if !inside {
+                            narrow(&mut g.rows[*par]);
+                        }
+                        if !inside || (*par == innermost && !single) {
+                            narrow(&mut g.lifted[*par]);
+                        }
                     }
-                    crate::launch::FastSub::Abs { lo, hi } => {
-                        if lo < b.lo[d] || hi >= b.hi[d] {
+                    FastSub::Abs { lo, hi } => {
+                        if *lo < b.lo[d] || *hi >= b.hi[d] {
                             return Guard::OFF;
                         }
                     }
@@ -807,12 +860,17 @@ impl<'r> CpuDev<'r> {
     /// Where the kernel of `site` may run without checks over views of `bounds` (in the
     /// kernel's array order): never under owner-computes, nor when its reaches are not
     /// all bounded.
-    pub fn guard(&self, site: &crate::launch::KernelSite, bounds: &[ViewBounds]) -> Guard {
+    pub fn guard(
+        &self,
+        site: &crate::launch::KernelSite,
+        bounds: &[ViewBounds],
+        scalars: &[crate::host::ScalarValue],
+    ) -> Guard {
         if self.owner() {
             return Guard::OFF;
         }
         match site.fast_plan() {
-            Some(p) => Guard::new(p, bounds),
+            Some(p) => Guard::new(p, bounds, scalars),
             None => Guard::OFF,
         }
     }

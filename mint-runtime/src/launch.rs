@@ -68,6 +68,8 @@ pub struct KernelSite {
 #[derive(Clone, Debug)]
 pub struct FastPlan {
     pub refs: Vec<FastRef>,
+    /// The number of parallel loops (the innermost is `depth - 1`).
+    pub depth: usize,
 }
 
 /// One reference of a [`FastPlan`].
@@ -80,12 +82,76 @@ pub struct FastRef {
 }
 
 /// One subscript of a [`FastRef`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum FastSub {
-    /// The parallel loop `par` (outermost first) plus `lo..=hi`.
-    Rel { par: usize, lo: i64, hi: i64 },
+    /// The parallel loop `par` (outermost first) plus `lo..=hi`; with `within`, the
+    /// absolute bounds of every case of the value
+    /// ([`mint_translator::analyzer::reach::Within`]) and whether it has a single case.
+    Rel {
+        par: usize,
+        lo: i64,
+        hi: i64,
+        within: Option<Vec<CaseForms>>,
+        single: bool,
+    },
     /// A constant in `lo..=hi`.
     Abs { lo: i64, hi: i64 },
+}
+
+/// The bounds of one case of a subscript, as forms of the kernel's scalars.
+#[derive(Clone, Debug)]
+pub struct CaseForms {
+    pub lo: Vec<Form>,
+    pub hi: Vec<Form>,
+}
+
+impl CaseForms {
+    /// Whether every value of the case lies in `a..b` for the scalars' values (a case
+    /// whose bounds cross never happens), or `None` where a scalar is not an integer.
+    pub fn inside(&self, scalars: &[crate::host::ScalarValue], a: i64, b: i64) -> Option<bool> {
+        let eval = |f: &Form| f.eval(scalars);
+        let lo = self
+            .lo
+            .iter()
+            .map(eval)
+            .try_fold(i128::MIN, |m, v| Some(m.max(v?)))?;
+        let hi = self
+            .hi
+            .iter()
+            .map(eval)
+            .try_fold(i128::MAX, |m, v| Some(m.min(v?)))?;
+        Some(lo > hi || (lo >= a as i128 && hi < b as i128))
+    }
+}
+
+/// `constant + Σ coeff · scalar` over the kernel's scalars (by index).
+#[derive(Clone, Debug)]
+pub struct Form {
+    pub terms: Vec<(usize, i64)>,
+    pub constant: i64,
+}
+
+impl Form {
+    fn of(l: &mint_translator::analyzer::refs::Linear, k: &Kernel) -> Option<Form> {
+        let terms = l
+            .coeffs
+            .iter()
+            .map(|(n, &c)| Some((k.scalars.iter().position(|s| &s.name == n)?, c)))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Form {
+            terms,
+            constant: l.constant,
+        })
+    }
+
+    /// The value for the scalars `scalars` (in the kernel's order), if they are integers.
+    fn eval(&self, scalars: &[crate::host::ScalarValue]) -> Option<i128> {
+        let mut v = self.constant as i128;
+        for &(i, c) in &self.terms {
+            v = v.checked_add(scalars.get(i)?.as_i128()?.checked_mul(c as i128)?)?;
+        }
+        Some(v)
+    }
 }
 
 /// The types a launch binds in a kernel whose types are bound at launch
@@ -216,7 +282,8 @@ impl KernelSite {
                         let subs = r
                             .reach
                             .iter()
-                            .map(|x| match x {
+                            .zip(&r.within)
+                            .map(|(x, w)| match x {
                                 Reach::Rel {
                                     var,
                                     lo,
@@ -226,6 +293,23 @@ impl KernelSite {
                                     par: k.nest.iter().position(|l| &l.var == var)?,
                                     lo: *lo,
                                     hi: *hi,
+                                    within: w.as_ref().and_then(|w| {
+                                        w.cases
+                                            .iter()
+                                            .map(|c| {
+                                                let forms = |v: &[_]| {
+                                                    v.iter()
+                                                        .map(|l| Form::of(l, k))
+                                                        .collect::<Option<Vec<_>>>()
+                                                };
+                                                Some(CaseForms {
+                                                    lo: forms(&c.lo)?,
+                                                    hi: forms(&c.hi)?,
+                                                })
+                                            })
+                                            .collect()
+                                    }),
+                                    single: w.as_ref().is_some_and(|w| w.cases.len() == 1),
                                 }),
                                 Reach::Abs { lo, hi } => Some(FastSub::Abs { lo: *lo, hi: *hi }),
                                 _ => None,
@@ -237,7 +321,10 @@ impl KernelSite {
                         })
                     })
                     .collect::<Option<Vec<_>>>()?;
-                Some(FastPlan { refs })
+                Some(FastPlan {
+                    refs,
+                    depth: k.nest.len(),
+                })
             })
             .as_ref()
     }

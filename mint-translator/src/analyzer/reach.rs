@@ -106,7 +106,38 @@ pub struct RefReach {
     /// Every subscript is written as a parallel index plus a constant, or a constant: the
     /// thesis's offset analysis already bounds it.
     pub textbook: bool,
+    /// Per subscript, slowest first: absolute bounds of its value, where every case has
+    /// some ([`Within`]).
+    pub within: Vec<Option<Within>>,
 }
+
+/// Absolute bounds of a subscript's value over the whole iteration space, as forms of the
+/// kernel's scalars: per case of the subscript (`if z == 0 { z } else { z - 1 }` has two),
+/// forms the value is at least (`lo`) and at most (`hi`, inclusive). In each case the
+/// value lies within `[max lo, min hi]`, so the subscript stays inside an axis
+/// `[a, b)` when every case has a `lo` form worth at least `a` and a `hi` form worth less
+/// than `b`. The clamped `if z == 0 { z } else { z - 1 }` over `0..nz` is the cases
+/// `[0, 0]` and `[0, nz - 2]`: inside the array, though its reach is `z-1 ..= z`. A case
+/// whose bounds cross (`max lo > min hi`) never happens.
+///
+/// The CPU backend runs a row without checks where this holds for the views at hand
+/// (`mint_runtime::cpu::Guard`), so the faces of a clamped stencil run unchecked too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Within {
+    pub cases: Vec<CaseBounds>,
+}
+
+/// The bounds of one case of a subscript ([`Within`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseBounds {
+    /// Forms the value is at least (any of them bounds it).
+    pub lo: Vec<Linear>,
+    /// Forms the value is at most (any of them bounds it).
+    pub hi: Vec<Linear>,
+}
+
+/// The most bound forms one case keeps each way.
+const MAX_FORMS: usize = 6;
 
 /// Every element reference of `k` with the reach of its subscripts, in the order a thread
 /// evaluates them (a compound assignment reads its place before writing it): the order of
@@ -478,18 +509,19 @@ impl<'k> Analyzer<'k> {
 
     fn record(&mut self, array: &str, index: &[Expr], write: bool) {
         let n = index.len();
-        let reach = index
+        let (reach, within) = index
             .iter()
             .enumerate()
             .map(|(d, e)| {
                 let v = self.expr(e).guarded(&self.guards);
+                let within = self.within(&v);
                 // the parallel index of this subscript's axis, when the nest has one
                 let axis = n - 1 - d;
                 let own =
                     (axis < self.par.len()).then(|| self.par[self.par.len() - 1 - axis].clone());
-                self.place(v, own.as_deref())
+                (self.place(v, own.as_deref()), within)
             })
-            .collect();
+            .unzip();
         let textbook = index.iter().all(|e| {
             linear(e).is_some_and(|l| {
                 l.as_const().is_some() || self.par.iter().any(|p| l.offset_of(p).is_some())
@@ -501,6 +533,7 @@ impl<'k> Analyzer<'k> {
             reach,
             text: index.iter().map(crate::emit::rust::expr).collect(),
             textbook,
+            within,
         });
     }
 
@@ -663,11 +696,73 @@ impl<'k> Analyzer<'k> {
                     BinOp::Gt => vec![lin_add(&lin_add(&a, &b, -1), &one, -1)],
                     BinOp::Ge => vec![lin_add(&a, &b, -1)],
                     BinOp::Eq => vec![lin_add(&b, &a, -1), lin_add(&a, &b, -1)],
+                    BinOp::Ne => self.strict(&a, &b),
                     _ => Vec::new(),
                 }
             }
             _ => Vec::new(),
         }
+    }
+
+    /// The guard `a != b` gives where one side is already known to be at least the other
+    /// (a loop's bound or an enclosing guard): `z != 0` under `z >= 0` is `z - 1 >= 0`,
+    /// `z != nz - 1` under `nz - 1 - z >= 0` is `nz - 2 - z >= 0`.
+    fn strict(&self, a: &Linear, b: &Linear) -> Vec<Linear> {
+        let known = |d: &Linear| self.bounds.iter().chain(&self.guards).any(|g| g == d);
+        let one = lin_const(1);
+        [lin_add(a, b, -1), lin_add(b, a, -1)]
+            .into_iter()
+            .filter(known)
+            .map(|d| lin_add(&d, &one, -1))
+            .collect()
+    }
+
+    /// The absolute bounds of a subscript's value ([`Within`]), if every case has both.
+    fn within(&self, v: &Val) -> Option<Within> {
+        let Val::Cases(cases) = v else { return None };
+        let scalar_only = |l: &Linear| {
+            l.coeffs
+                .keys()
+                .all(|n| self.k.scalars.iter().any(|s| &s.name == n))
+        };
+        let mut out = Vec::with_capacity(cases.len());
+        for c in cases {
+            // serial loop indices of constant bounds widen the form
+            let mut form = c.form.clone();
+            let (mut dlo, mut dhi) = (0i64, 0i64);
+            for (s, &(a, b)) in &self.serial {
+                if let Some(k) = form.coeffs.remove(s) {
+                    dlo += (k * a).min(k * b);
+                    dhi += (k * a).max(k * b);
+                }
+            }
+            let all: Vec<&Linear> = c.guards.iter().chain(&self.bounds).take(16).collect();
+            let mut sums: Vec<Linear> = vec![lin_const(0)];
+            sums.extend(all.iter().map(|g| (*g).clone()));
+            for (i, a) in all.iter().enumerate() {
+                for b in &all[i + 1..] {
+                    sums.push(lin_add(a, b, 1));
+                }
+            }
+            // form = (form - g) + g >= form - g; form = (form + g) - g <= form + g
+            let mut lo: Vec<Linear> = Vec::new();
+            let mut hi: Vec<Linear> = Vec::new();
+            for g in &sums {
+                let l = lin_add(&lin_add(&form, g, -1), &lin_const(dlo), 1);
+                if scalar_only(&l) && !lo.contains(&l) && lo.len() < MAX_FORMS {
+                    lo.push(l);
+                }
+                let h = lin_add(&lin_add(&form, g, 1), &lin_const(dhi), 1);
+                if scalar_only(&h) && !hi.contains(&h) && hi.len() < MAX_FORMS {
+                    hi.push(h);
+                }
+            }
+            if lo.is_empty() || hi.is_empty() {
+                return None;
+            }
+            out.push(CaseBounds { lo, hi });
+        }
+        Some(Within { cases: out })
     }
 
     /// The reach of a subscript's value, relative to the parallel index it follows.
@@ -1002,6 +1097,82 @@ mod tests {
             slowest("v[z][y][x] = u[3][y][x];"),
             vec![Reach::Abs { lo: 3, hi: 3 }]
         );
+    }
+
+    /// The values of `u`'s slowest subscript, per case, the absolute bounds allow at
+    /// `nz = 10`: `(max lo, min hi)`, or `None` where some case is unbounded.
+    fn within_at(body: &str) -> Vec<Option<Vec<(i64, i64)>>> {
+        let k = kernel(
+            "r_0",
+            &format!(
+                "arrays: u f64 3, v f64 3
+                 scalars: nz usize, ny usize, nx usize
+                 nest: z 0..nz, y 0..ny, x 0..nx
+                 {body}"
+            ),
+        );
+        let eval = |l: &Linear| {
+            l.constant
+                + l.coeffs
+                    .iter()
+                    .map(|(n, c)| c * if n == "nz" { 10 } else { 1000 })
+                    .sum::<i64>()
+        };
+        reaches(&k)
+            .into_iter()
+            .filter(|r| r.array == "u")
+            .map(|r| {
+                r.within[0].as_ref().map(|w| {
+                    w.cases
+                        .iter()
+                        .map(|c| {
+                            let lo = c.lo.iter().map(eval).max().expect("a lower bound");
+                            let hi = c.hi.iter().map(eval).min().expect("an upper bound");
+                            (lo, hi)
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn clamped_faces_stay_inside_the_array() {
+        // every spelling of the clamp: each case's value inside 0..=9 at nz = 10, so a
+        // row at a face needs no check; the interval reach alone (z-1..=z) would
+        for d in [
+            "let b = if z == 0 { z } else { z - 1 };",
+            "let b = if z != 0 { z - 1 } else { z };",
+            "let b = max(z, 1) - 1;",
+            "let b = saturating_sub(z, 1);",
+            "let b = clamp(z as i64 - 1, 0, nz as i64 - 1) as usize;",
+            "let b = if z == nz - 1 { z } else { z + 1 };",
+            "let b = min(z + 1, nz - 1);",
+            "let b = if z == 0 { 1 } else { z - 1 };",
+        ] {
+            let w = within_at(&format!("{d} v[z][y][x] = u[b][y][x];"));
+            let cases = w[0].as_ref().unwrap_or_else(|| panic!("{d}: unbounded"));
+            // a case whose bounds cross never happens (`min`'s arm the loop never picks)
+            assert!(cases.iter().any(|(lo, hi)| lo <= hi), "{d}: {cases:?}");
+            for &(lo, hi) in cases {
+                assert!(lo > hi || (lo >= 0 && hi <= 9), "{d}: {cases:?}");
+            }
+        }
+        // the textbook neighbour is not: one plane below the array at z = 0
+        assert_eq!(
+            within_at("v[z][y][x] = u[z - 1][y][x];"),
+            vec![Some(vec![(-1, 8)])]
+        );
+        assert_eq!(
+            within_at("v[z][y][x] = u[z][y][x];"),
+            vec![Some(vec![(0, 9)])]
+        );
+        // a serial loop widens the bounds; an index read from data has none
+        assert_eq!(
+            within_at("let mut s = 0.0; for d in 1..3 { s += u[z - d][y][x]; } v[z][y][x] = s;"),
+            vec![Some(vec![(-2, 8)])]
+        );
+        assert_eq!(within_at("v[z][y][x] = u[z * z][y][x];"), vec![None]);
     }
 
     #[test]

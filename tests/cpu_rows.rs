@@ -1,0 +1,130 @@
+//! The CPU backend's unchecked rows (issue #42): a row runs without checks only where the
+//! reach analysis proves every read inside its array, for the values the launch passes.
+//! A clamped face (`if z == 0 { z } else { z - 1 }`) is inside the array on every row, so
+//! its face rows and row ends run unchecked and give the serial loops' result bit for bit;
+//! a kernel that runs one plane past the array (through a scalar whose value only the
+//! launch knows) still faults, on every axis, as the checked views report it.
+//! Runs on the CPU backend whatever the machine has.
+
+use mint::ndarray::Array3;
+
+const C0: f64 = 0.5;
+const C1: f64 = 0.125;
+
+fn field(nz: usize, ny: usize, nx: usize) -> Array3<f64> {
+    Array3::from_shape_fn((nz, ny, nx), |(z, y, x)| {
+        ((z * 7 + y * 3 + x) % 11) as f64 * 0.25 + (z as f64) * 1e-3
+    })
+}
+
+/// One clamped-face step, serially.
+fn serial(u: &Array3<f64>, v: &mut Array3<f64>) {
+    let (nz, ny, nx) = u.dim();
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                let (b, t) = (z.max(1) - 1, (z + 1).min(nz - 1));
+                let (s, n) = (y.max(1) - 1, (y + 1).min(ny - 1));
+                let (w, e) = (x.max(1) - 1, (x + 1).min(nx - 1));
+                v[[z, y, x]] = C0 * u[[z, y, x]]
+                    + C1 * (u[[b, y, x]]
+                        + u[[t, y, x]]
+                        + u[[z, s, x]]
+                        + u[[z, n, x]]
+                        + u[[z, y, w]]
+                        + u[[z, y, e]]);
+            }
+        }
+    }
+}
+
+/// The clamped step over `0..m[0]`, `0..m[1]`, `0..m[2]`, with the upper faces at
+/// `m - 1`: `m` is the extents for a correct kernel, one more along an axis to run one
+/// plane past the array there. The reach analysis bounds every subscript either way; only
+/// the launch's values tell the rows inside the array from those outside.
+#[mint::parallel]
+fn clamped(
+    u: &mut Array3<f64>,
+    v: &mut Array3<f64>,
+    m: [usize; 3],
+    steps: usize,
+) -> mint::Result<()> {
+    let (mz, my, mx) = (m[0], m[1], m[2]);
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    for _ in 0..steps {
+        #[mint::r#for(nest(all), tile(8, 4, 2))]
+        for z in 0..mz {
+            for y in 0..my {
+                for x in 0..mx {
+                    let b = if z == 0 { z } else { z - 1 };
+                    let t = if z == mz - 1 { z } else { z + 1 };
+                    let s = y.saturating_sub(1);
+                    let n = (y + 1).min(my - 1);
+                    let w = x.max(1) - 1;
+                    let e = (x + 1).min(mx - 1);
+                    v[[z, y, x]] = C0 * u[[z, y, x]]
+                        + C1 * (u[[b, y, x]]
+                            + u[[t, y, x]]
+                            + u[[z, s, x]]
+                            + u[[z, n, x]]
+                            + u[[z, y, w]]
+                            + u[[z, y, e]]);
+                }
+            }
+        }
+        std::mem::swap(u, v);
+    }
+    mint::copy!(u, from_device);
+    Ok(())
+}
+
+fn on_cpu() {
+    // SAFETY: set before any region runs, and every test of this binary sets the same
+    unsafe { std::env::set_var("MINT_DEVICE", "cpu") };
+}
+
+#[test]
+fn clamped_faces_run_unchecked_and_match_the_serial_loops() {
+    on_cpu();
+    for (nz, ny, nx) in [(9, 7, 13), (2, 3, 1), (1, 1, 5), (5, 17, 2)] {
+        let mut want = field(nz, ny, nx);
+        let mut tmp = Array3::zeros(want.dim());
+        for _ in 0..3 {
+            serial(&want, &mut tmp);
+            std::mem::swap(&mut want, &mut tmp);
+        }
+        let mut u = field(nz, ny, nx);
+        let mut v = Array3::zeros(u.dim());
+        clamped(&mut u, &mut v, [nz, ny, nx], 3).expect("a clamped kernel runs");
+        let bits = |a: &Array3<f64>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert!(bits(&u) == bits(&want), "{nz}x{ny}x{nx}");
+    }
+}
+
+#[test]
+fn one_plane_past_the_array_faults_on_every_axis() {
+    on_cpu();
+    let (nz, ny, nx) = (6, 5, 9);
+    for axis in 0..3 {
+        let mut m = [nz, ny, nx];
+        m[axis] += 1;
+        let mut u = field(nz, ny, nx);
+        let before = u.clone();
+        let mut v = Array3::zeros(u.dim());
+        match clamped(&mut u, &mut v, m, 1) {
+            Err(mint::Error::IndexOutOfBounds {
+                array,
+                index,
+                shape,
+                ..
+            }) => {
+                assert_eq!(array, "u", "axis {axis}");
+                assert_eq!(shape, vec![nz, ny, nx], "axis {axis}");
+                assert_eq!(index[axis], [nz, ny, nx][axis], "axis {axis}: {index:?}");
+            }
+            other => panic!("axis {axis}: expected IndexOutOfBounds, got {other:?}"),
+        }
+        assert_eq!(u, before, "axis {axis}: the host array is untouched");
+    }
+}
