@@ -222,6 +222,7 @@ fn arrival(a: &[f64], centre: f64, half: f64) -> f64 {
 }
 
 #[test]
+#[ignore = "minutes unoptimized: `.ci/run` runs it (cargo test --test seismic -- --ignored)"]
 fn whole_space_seismograms_match_the_analytic_solution() {
     // 90³ points at 50 m; the source 2.2 km deep, receivers 1200 m away below it, so the
     // free surface's echo arrives after the window compared
@@ -327,6 +328,7 @@ fn peak_time(a: &[f64], from: usize, to: usize) -> f64 {
 }
 
 #[test]
+#[ignore = "minutes unoptimized: `.ci/run` runs it (cargo test --test seismic -- --ignored)"]
 fn arrivals_through_a_layer_match_straight_ray_times() {
     // a 500 m layer (Vp 4000, Vs 2000) over a half-space (Vp 6000, Vs 3464); an
     // explosion (P upwards) and an Mxz couple (S upwards) 1500 m deep; receivers at the
@@ -706,6 +708,7 @@ fn explosion_p(a: num_complex::Complex64, f: f64, d: f64) -> num_complex::Comple
 }
 
 #[test]
+#[ignore = "minutes unoptimized: `.ci/run` runs it (cargo test --test seismic -- --ignored)"]
 fn one_relaxation_mechanism_everywhere_is_a_standard_linear_solid() {
     // every cell with the same relaxation time τ and weight y: the medium is a standard
     // linear solid, M(ω) = Mᵤ(1 − y/(1 + iωτ)), whose explosion Green's function is known
@@ -1089,6 +1092,7 @@ fn fk_failures(run: &CoarseRun, shift: f64) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "minutes unoptimized: `.ci/run` runs it (cargo test --test seismic -- --ignored)"]
 fn coarse_loh1_matches_its_fk_reference_and_would_not_if_moved() {
     // The committed FK traces (examples/seismic/reference/loh1, made by reference/fk.py
     // with pyfk) solve LOH.1 independently. At 200 m and 0.5 Hz the S wavelength in the
