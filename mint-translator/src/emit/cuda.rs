@@ -9,6 +9,7 @@ use super::cexpr::{CPrinter, RefResolver, red_combine, red_identity};
 use super::names::{Names, c_ident};
 use crate::baseline::config::LaunchConfig;
 use crate::ir::*;
+use crate::kir::Builder;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -354,38 +355,38 @@ pub fn base_names(k: &Kernel, params: &[Param], packed: &[Param]) -> Names {
 
 /// Code for the reduction epilogue: the block's values combined in a fixed tree order,
 /// one partial per block (deterministic; the finish kernel combines the partials).
-pub fn reduction_epilogue(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
+pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &LaunchConfig) {
     let Some(r) = &k.reduction else { return };
     let t = r.ty.unwrap_or(ScalarTy::F64);
     let nt = cfg.threads();
     let acc = p.names.get(&r.var);
     let [bx, by, _] = cfg.block;
-    p.push_line(&format!(
+    b.raw(format!(
         "// reduction({}: {}): the block's values are combined in a fixed order",
         r.op.symbol(),
         r.var
     ));
-    p.push_line(&format!("__shared__ {} mint_red[{nt}];", t.cuda_name()));
-    p.push_line(&format!(
+    b.raw(format!("__shared__ {} mint_red[{nt}];", t.cuda_name()));
+    b.raw(format!(
         "const int mint_tid = threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z);"
     ));
-    p.push_line(&format!("mint_red[mint_tid] = {acc};"));
-    p.push_line("__syncthreads();");
+    b.raw(format!("mint_red[mint_tid] = {acc};"));
+    b.raw("__syncthreads();");
     let half = nt.next_power_of_two() / 2;
     if half > 0 {
-        p.push_line(&format!(
+        b.raw(format!(
             "for (int mint_s = {half}; mint_s > 0; mint_s >>= 1) {{"
         ));
-        p.push_line(&format!(
+        b.raw(format!(
             "    if (mint_tid < mint_s && mint_tid + mint_s < {nt}) mint_red[mint_tid] = {};",
             red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]")
         ));
-        p.push_line("    __syncthreads();");
-        p.push_line("}");
+        b.raw("    __syncthreads();");
+        b.raw("}");
     }
     // a block's partial goes to the slot of its tile, whatever order the blocks run in
     let [y, z] = block_yz_names(k);
-    p.push_line(&format!("if (mint_tid == 0) mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})] = mint_red[0];"));
+    b.raw(format!("if (mint_tid == 0) mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})] = mint_red[0];"));
 }
 
 /// The block indices along y and z that a kernel's tile origins use: `blockIdx.y` and
@@ -395,14 +396,14 @@ pub fn reduction_epilogue(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
 /// map is a bijection of the grid (the last band takes the y tiles left over), and the
 /// hardware starts blocks in the order of their linear index, x fastest, so the blocks
 /// that read one plane start close together.
-pub fn block_yz(p: &mut CPrinter, k: &Kernel) -> [&'static str; 2] {
+pub fn block_yz(b: &mut Builder, k: &Kernel) -> [&'static str; 2] {
     if !swizzled(k) {
         return block_yz_names(k);
     }
-    let b = SWIZZLE_BAND_BLOCKS;
+    let band = SWIZZLE_BAND_BLOCKS;
     for line in [
-        format!("// swizzle: bands of about {b} blocks (y tiles with the x tiles), each swept along z"),
-        format!("const unsigned int mint_sw_band = max(1u, min(gridDim.y, {b}u / gridDim.x));"),
+        format!("// swizzle: bands of about {band} blocks (y tiles with the x tiles), each swept along z"),
+        format!("const unsigned int mint_sw_band = max(1u, min(gridDim.y, {band}u / gridDim.x));"),
         "const unsigned int mint_sw_l = blockIdx.y + gridDim.y * blockIdx.z;".into(),
         "const unsigned int mint_sw_full = gridDim.y / mint_sw_band * mint_sw_band;".into(),
         "const bool mint_sw_in = mint_sw_l < mint_sw_full * gridDim.z;".into(),
@@ -413,7 +414,7 @@ pub fn block_yz(p: &mut CPrinter, k: &Kernel) -> [&'static str; 2] {
         "const unsigned int mint_by = mint_sw_first + mint_sw_r % mint_sw_rows;".into(),
         "const unsigned int mint_bz = mint_sw_r / mint_sw_rows;".into(),
     ] {
-        p.push_line(&line);
+        b.raw(line);
     }
     block_yz_names(k)
 }
@@ -469,15 +470,15 @@ pub fn has_top_level_continue(b: &Block) -> bool {
 }
 
 /// Prints the point body, guarded so `continue` skips the point.
-pub fn point_body(p: &mut CPrinter, body: &Block) {
+pub fn point_body(p: &mut CPrinter, b: &mut Builder, body: &Block) {
     if has_top_level_continue(body) {
-        p.push_line("do {");
-        p.indent += 1;
-        p.block_body(body);
-        p.indent -= 1;
-        p.push_line("} while (0);");
+        b.raw("do {");
+        b.indent();
+        b.body(p, |p| p.block_body(body));
+        b.dedent();
+        b.raw("} while (0);");
     } else {
-        p.block_body(body);
+        b.body(p, |p| p.block_body(body));
     }
 }
 
@@ -485,27 +486,27 @@ pub fn point_body(p: &mut CPrinter, body: &Block) {
 /// computes its global indices; chunked axes become serial loops (contiguous chunks along
 /// y and z, block-strided along x so loads stay coalesced); points outside the loop
 /// ranges are skipped.
-pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
+pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &LaunchConfig) {
     let n = k.nest.len();
     if let Some(r) = &k.reduction {
         let t = r.ty.unwrap_or(ScalarTy::F64);
         let acc = p.names.get(&r.var);
-        p.push_line(&format!(
+        b.raw(format!(
             "{} {acc} = {};",
             t.cuda_name(),
             red_identity(r.op, t)
         ));
     }
-    let [by, bz] = block_yz(p, k);
+    let [by, bz] = block_yz(b, k);
     let blocks = ["blockIdx.x", by, bz];
-    p.push_line("// this thread's points (work partitioner, thesis Sec. 4.2.5)");
+    b.raw("// this thread's points (work partitioner, thesis Sec. 4.2.5)");
     let dims = ["x", "y", "z"];
     let mut guards = Vec::new();
     let mut opened = 0;
     // z, then y, then x: chunk loops nest outermost-first.
     for axis in (0..n).rev() {
         let var = p.names.get(k.axis_var(axis).unwrap());
-        let (t, c, b) = (cfg.tile[axis], cfg.chunk[axis], cfg.block[axis]);
+        let (t, c, bs) = (cfg.tile[axis], cfg.chunk[axis], cfg.block[axis]);
         let d = dims[axis];
         let lo = lo_name(axis);
         let hi = hi_name(axis);
@@ -516,44 +517,44 @@ pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
             format!("(idx_t){bi} * {t}")
         };
         if c == 1 {
-            p.push_line(&format!(
+            b.raw(format!(
                 "const idx_t {var} = {lo} + {blk} + (idx_t)threadIdx.{d};"
             ));
             guards.push(format!("{var} < {hi}"));
         } else if axis == 0 {
-            p.push_line(&format!(
+            b.raw(format!(
                 "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d};"
             ));
-            p.push_line(&format!(
+            b.raw(format!(
                 "for (int mint_c{d} = 0; mint_c{d} < {c}; ++mint_c{d}) {{"
             ));
-            p.indent += 1;
+            b.indent();
             opened += 1;
-            p.push_line(&format!("const idx_t {var} = mint_{d}0 + mint_c{d} * {b};"));
+            b.raw(format!("const idx_t {var} = mint_{d}0 + mint_c{d} * {bs};"));
             guards.push(format!("{var} < {hi}"));
         } else {
-            p.push_line(&format!(
+            b.raw(format!(
                 "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d} * {c};"
             ));
-            p.push_line(&format!(
+            b.raw(format!(
                 "for (idx_t {var} = mint_{d}0, mint_{d}_end = min(mint_{d}0 + {c}, {hi}); {var} < mint_{d}_end; ++{var}) {{"
             ));
-            p.indent += 1;
+            b.indent();
             opened += 1;
         }
     }
     if guards.is_empty() {
-        point_body(p, &k.body);
+        point_body(p, b, &k.body);
     } else {
-        p.push_line(&format!("if ({}) {{", guards.join(" && ")));
-        p.indent += 1;
-        point_body(p, &k.body);
-        p.indent -= 1;
-        p.push_line("}");
+        b.raw(format!("if ({}) {{", guards.join(" && ")));
+        b.indent();
+        point_body(p, b, &k.body);
+        b.dedent();
+        b.raw("}");
     }
     for _ in 0..opened {
-        p.indent -= 1;
-        p.push_line("}");
+        b.dedent();
+        b.raw("}");
     }
-    reduction_epilogue(p, k, cfg);
+    reduction_epilogue(p, b, k, cfg);
 }

@@ -30,6 +30,7 @@ use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_iden
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
+use crate::kir::{self, Builder};
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -368,7 +369,7 @@ enum PlaneOp {
 /// `slot`. The centre comes from the register queue when it covers `dz`.
 #[allow(clippy::too_many_arguments)]
 fn plane(
-    p: &mut CPrinter,
+    b: &mut Builder,
     g: &Gen,
     ai: usize,
     s: &SharedPlan,
@@ -390,7 +391,7 @@ fn plane(
         PlaneOp::Store => "store the prefetched",
     };
     let zdesc = zz.map(|z| format!(" z = {z}")).unwrap_or_default();
-    p.push_line(&format!(
+    b.raw(format!(
         "// {what} `{name}`{zdesc}{}: centre, then ghost cells (-x {}, +x {}, -y {}, +y {}{})",
         if op == PlaneOp::Fetch {
             String::new()
@@ -413,15 +414,15 @@ fn plane(
             continue;
         }
         if let Some(c) = &grp.cond {
-            p.push_line(&format!("if ({c}) {{"));
-            p.indent += 1;
+            b.raw(format!("if ({c}) {{"));
+            b.indent();
         }
         for l in &grp.dst_pre {
-            p.push_line(l);
+            b.raw(l);
         }
         if op != PlaneOp::Store {
             for l in &grp.src_pre {
-                p.push_line(l);
+                b.raw(l);
             }
         }
         for c in cells {
@@ -433,24 +434,17 @@ fn plane(
                 .filter(|_| from_queue)
                 .map(|pt| qname(&name, pt, g.points(), dz));
             match (op, queued) {
-                (PlaneOp::Direct | PlaneOp::Store, Some(q)) => {
-                    p.push_line(&format!("{dst} = {q};"))
+                (PlaneOp::Direct | PlaneOp::Store, Some(q)) => b.raw(format!("{dst} = {q};")),
+                (PlaneOp::Direct, None) => b.raw(format!("if ({}) {dst} = {};", inside(), load())),
+                (PlaneOp::Fetch, _) => {
+                    b.raw(format!("{} = ({}) ? {} : {t}(0);", c.reg, inside(), load()))
                 }
-                (PlaneOp::Direct, None) => {
-                    p.push_line(&format!("if ({}) {dst} = {};", inside(), load()))
-                }
-                (PlaneOp::Fetch, _) => p.push_line(&format!(
-                    "{} = ({}) ? {} : {t}(0);",
-                    c.reg,
-                    inside(),
-                    load()
-                )),
-                (PlaneOp::Store, None) => p.push_line(&format!("{dst} = {};", c.reg)),
+                (PlaneOp::Store, None) => b.raw(format!("{dst} = {};", c.reg)),
             }
         }
         if grp.cond.is_some() {
-            p.indent -= 1;
-            p.push_line("}");
+            b.dedent();
+            b.raw("}");
         }
     }
 }
@@ -458,7 +452,7 @@ fn plane(
 /// With `pipeline`: copies array `ai`'s plane at absolute z `zz` (its tile and ghost
 /// cells, corners included, as one rectangle) into ring slot `slot` with `cp.async`, cell
 /// `t`, `t + n`, … by thread `t` of `n`; cells outside the array are zero-filled.
-fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, zz: &str) {
+fn ring_copy(b: &mut Builder, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, zz: &str) {
     let a = &g.k.arrays[ai];
     let name = c_ident(&a.name);
     let (pad, sy, sx, vec) = g.shape(ai);
@@ -472,11 +466,11 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
     } else {
         (String::new(), String::new())
     };
-    p.push_line(&format!(
+    b.raw(format!(
         "// copy `{}` z = {zz} into ring slot {slot}: {sy} x {sx} cells, asynchronously",
         a.name
     ));
-    let cells = |p: &mut CPrinter, chunk: u32| {
+    let cells = |b: &mut Builder, chunk: u32| {
         let inside = if chunk > 1 {
             // a chunk reaching into the row: its cells outside the row read the row's
             // padding, the neighbouring row or the guard band, and no point reads them
@@ -486,7 +480,7 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
             g.inside(ai, "mint_gx", "mint_gy", Some(zz), true, true)
         };
         async_plane_copy(
-            p,
+            b,
             &PlaneCopy {
                 tid: &format!("mint_tx + {} * mint_ty", g.bx),
                 threads: g.bx * g.by,
@@ -504,21 +498,21 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
         );
     };
     if vec {
-        p.push_line(&format!(
+        b.raw(format!(
             "if ((((size_t)({name} + (mint_x_tile - {pad}))) & 15) == 0 && ({} * {}) % 16 == 0{slice_ok}) {{",
             g.pitch[ai],
             a.elem.size_bytes()
         ));
-        p.indent += 1;
-        cells(p, w);
-        p.indent -= 1;
-        p.push_line("} else {");
-        p.indent += 1;
-        cells(p, 1);
-        p.indent -= 1;
-        p.push_line("}");
+        b.indent();
+        cells(b, w);
+        b.dedent();
+        b.raw("} else {");
+        b.indent();
+        cells(b, 1);
+        b.dedent();
+        b.raw("}");
     } else {
-        cells(p, 1);
+        cells(b, 1);
     }
 }
 
@@ -560,57 +554,57 @@ pub(crate) struct PlaneCopy<'a> {
 /// rows per thread, whose 64 threads make 8 copies each per step: the radius-8 star in
 /// `f64` at 61.6% of copy against 59.0% (two runs on two H100s; the kernel as written,
 /// timed in each, 1% apart), so the ring path asks for them there (`vector::ring::fill`).
-pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
+pub(crate) fn async_plane_copy(b: &mut Builder, c: &PlaneCopy) {
     let (per_row, helper) = if c.chunk > 1 {
         (c.cols / c.chunk, "mint_cp_async16")
     } else {
         (c.cols, "mint_cp_async")
     };
     if c.rounds {
-        return plane_copy_rounds(p, c, per_row, helper);
+        return plane_copy_rounds(b, c, per_row, helper);
     }
-    p.push_line(&format!(
+    b.raw(format!(
         "// {} rows x {per_row} copies of {} element(s) over {} threads",
         c.rows, c.chunk, c.threads
     ));
-    p.push_line(&format!(
+    b.raw(format!(
         "for (int mint_le = {}; mint_le < {}; mint_le += {}) {{",
         c.tid,
         c.rows * per_row,
         c.threads
     ));
-    p.indent += 1;
-    p.push_line(&format!("const int mint_lr = mint_le / {per_row};"));
+    b.indent();
+    b.raw(format!("const int mint_lr = mint_le / {per_row};"));
     if c.chunk > 1 {
-        p.push_line(&format!(
+        b.raw(format!(
             "const int mint_lc = mint_le % {per_row} * {};",
             c.chunk
         ));
     } else {
-        p.push_line(&format!("const int mint_lc = mint_le % {per_row};"));
+        b.raw(format!("const int mint_lc = mint_le % {per_row};"));
     }
-    plane_copy_cell(p, c, helper);
-    p.indent -= 1;
-    p.push_line("}");
+    plane_copy_cell(b, c, helper);
+    b.dedent();
+    b.raw("}");
 }
 
 /// [`async_plane_copy`] in known rounds.
-fn plane_copy_rounds(p: &mut CPrinter, c: &PlaneCopy, per_row: u32, helper: &str) {
+fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32, helper: &str) {
     let cells = c.rows * per_row;
     let rounds = cells.div_ceil(c.threads);
     let tid = format!("(unsigned int)({})", c.tid);
-    p.push_line(&format!(
+    b.raw(format!(
         "// {} rows x {per_row} copies of {} element(s): {rounds} round(s) of {} threads",
         c.rows, c.chunk, c.threads
     ));
-    p.push_line("#pragma unroll");
-    p.push_line(&format!(
+    b.raw("#pragma unroll");
+    b.raw(format!(
         "for (int mint_le = 0; mint_le < {rounds}; ++mint_le) {{"
     ));
-    p.indent += 1;
+    b.indent();
     if !cells.is_multiple_of(c.threads) {
         // the last round: only the threads whose cell is in the rectangle
-        p.push_line(&format!(
+        b.raw(format!(
             "if (mint_le == {} && {tid} + {}u * {} >= {cells}u) break;",
             rounds - 1,
             c.threads,
@@ -625,27 +619,27 @@ fn plane_copy_rounds(p: &mut CPrinter, c: &PlaneCopy, per_row: u32, helper: &str
         }
     };
     if c.threads.is_multiple_of(per_row) {
-        p.push_line(&format!(
+        b.raw(format!(
             "const int mint_lr = (int)({tid} / {per_row}u) + {} * mint_le;",
             c.threads / per_row
         ));
-        p.push_line(&format!("const int mint_lc = {};", col(&tid)));
+        b.raw(format!("const int mint_lc = {};", col(&tid)));
     } else {
         let cell = format!("({tid} + {}u * (unsigned int)mint_le)", c.threads);
-        p.push_line(&format!("const int mint_lr = (int)({cell} / {per_row}u);"));
-        p.push_line(&format!("const int mint_lc = {};", col(&cell)));
+        b.raw(format!("const int mint_lr = (int)({cell} / {per_row}u);"));
+        b.raw(format!("const int mint_lc = {};", col(&cell)));
     }
-    plane_copy_cell(p, c, helper);
-    p.indent -= 1;
-    p.push_line("}");
+    plane_copy_cell(b, c, helper);
+    b.dedent();
+    b.raw("}");
 }
 
 /// The copy of cell (`mint_lr`, `mint_lc`) of [`async_plane_copy`]'s rectangle.
-fn plane_copy_cell(p: &mut CPrinter, c: &PlaneCopy, helper: &str) {
-    p.push_line(&format!("const idx_t mint_gx = {} + mint_lc;", c.x0));
-    p.push_line(&format!("const idx_t mint_gy = {} + mint_lr;", c.y0));
-    p.push_line(&format!("const bool mint_in = {};", c.inside));
-    p.push_line(&format!(
+fn plane_copy_cell(b: &mut Builder, c: &PlaneCopy, helper: &str) {
+    b.raw(format!("const idx_t mint_gx = {} + mint_lc;", c.x0));
+    b.raw(format!("const idx_t mint_gy = {} + mint_lr;", c.y0));
+    b.raw(format!("const bool mint_in = {};", c.inside));
+    b.raw(format!(
         "{helper}(&{}[mint_lr][mint_lc], mint_in ? &{}[{}] : {}, mint_in);",
         c.dst, c.array, c.offset, c.array
     ));
@@ -657,7 +651,7 @@ fn plane_copy_cell(p: &mut CPrinter, c: &PlaneCopy, helper: &str) {
 /// offset from `mint_z0`, `hi` the newest plane the array's step reads, `total` the
 /// longest ring), so that the step at `z` always needs the groups up to `PIPELINE_DEPTH`
 /// before the newest, whatever each array's ring length.
-fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
+fn ring_prologue(p: &mut CPrinter, b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)]) {
     p.use_helper(Helper::AsyncCopy);
     let d = PIPELINE_DEPTH;
     let rings: Vec<(usize, &SharedPlan, i64, i64)> = shared
@@ -668,7 +662,7 @@ fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
         })
         .collect();
     let total = rings.iter().map(|r| r.3 - r.2).max().unwrap_or(0) + d;
-    p.push_line(&format!(
+    b.raw(format!(
         "// pipeline: the first planes into the rings, {d} plane(s) in flight ahead of each step's newest"
     ));
     for k in 0..total {
@@ -679,7 +673,7 @@ fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
             }
             let ns = g.plan.slots(ai) as i64;
             ring_copy(
-                p,
+                b,
                 g,
                 ai,
                 s,
@@ -687,27 +681,27 @@ fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
                 &format!("mint_z0{}", plus(rel)),
             );
         }
-        p.push_line("mint_cp_async_commit();");
+        b.raw("mint_cp_async_commit();");
     }
 }
 
 /// With `pipeline`, the start of the step at `zv`: wait for its planes, meet the block,
 /// copy the plane [`PIPELINE_DEPTH`] ahead into the slot the previous step freed, name
 /// the slots of the planes the step reads, and fill the queues' leading registers.
-fn ring_step(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str) {
+fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str) {
     let d = PIPELINE_DEPTH;
-    p.push_line(&format!(
+    b.raw(format!(
         "mint_cp_async_wait<{}>(); // this step's planes have landed",
         d - 1
     ));
-    p.push_line("__syncthreads();");
-    p.push_line(&format!("if ({zv} + {d} < mint_z_end) {{"));
-    p.indent += 1;
+    b.raw("__syncthreads();");
+    b.raw(format!("if ({zv} + {d} < mint_z_end) {{"));
+    b.indent();
     for (ai, s) in shared {
         let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
         let ns = g.plan.slots(*ai);
         ring_copy(
-            p,
+            b,
             g,
             *ai,
             s,
@@ -715,15 +709,15 @@ fn ring_step(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str
             &format!("{zv}{}", plus(hi + d)),
         );
     }
-    p.indent -= 1;
-    p.push_line("}");
-    p.push_line("mint_cp_async_commit();");
+    b.dedent();
+    b.raw("}");
+    b.raw("mint_cp_async_commit();");
     for (ai, s) in shared {
         let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
         let ns = g.plan.slots(*ai);
         let slot = |dz: i64| format!("(int)(({zv} - mint_z0{}) % {ns})", plus(dz - lo));
         for pos in 0..s.planes() as i64 {
-            p.push_line(&format!(
+            b.raw(format!(
                 "const int {} = {};",
                 g.slot_var(*ai, pos),
                 slot(s.z.0 + pos)
@@ -734,7 +728,7 @@ fn ring_step(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str
             let name = &g.k.arrays[*ai].name;
             for pt in 0..g.points() {
                 let (i, j) = g.point_ij(pt);
-                p.push_line(&format!(
+                b.raw(format!(
                     "{} = {}[{}][mint_ly{j}{}][mint_lx{i}{}];",
                     qname(name, pt, g.points(), hi),
                     g.sh(*ai),
@@ -748,7 +742,7 @@ fn ring_step(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str
 }
 
 /// Declares the prefetch registers of array `ai`'s planes.
-fn prefetch_decls(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan) {
+fn prefetch_decls(b: &mut Builder, g: &Gen, ai: usize, s: &SharedPlan) {
     let t = g.k.arrays[ai].elem.cuda_name();
     // the queue provides the centres of the leading plane and of the one after it
     let from_queue =
@@ -760,12 +754,12 @@ fn prefetch_decls(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan) {
         .map(|c| format!("{} = 0", c.reg))
         .collect();
     if !regs.is_empty() {
-        p.push_line(&format!("{t} {};", regs.join(", ")));
+        b.raw(format!("{t} {};", regs.join(", ")));
     }
 }
 
 /// Loads register `d` of every point of array `ai`'s queue at absolute z `zz`.
-fn queue_load(p: &mut CPrinter, g: &Gen, ai: usize, zz: Option<&str>, d: i64, declare: bool) {
+fn queue_load(b: &mut Builder, g: &Gen, ai: usize, zz: Option<&str>, d: i64, declare: bool) {
     let a = &g.k.arrays[ai];
     for pt in 0..g.points() {
         let (i, j) = g.point_ij(pt);
@@ -776,7 +770,7 @@ fn queue_load(p: &mut CPrinter, g: &Gen, ai: usize, zz: Option<&str>, d: i64, de
         } else {
             String::new()
         };
-        p.push_line(&format!(
+        b.raw(format!(
             "{decl}{q} = ({}) ? {} : {}(0);",
             g.inside(ai, &x, &y, zz, false, false),
             g.load(ai, &x, &y, zz),
@@ -786,7 +780,7 @@ fn queue_load(p: &mut CPrinter, g: &Gen, ai: usize, zz: Option<&str>, d: i64, de
 }
 
 /// Emits the points of the current plane: coordinates, guard, point registers, body.
-fn points(p: &mut CPrinter, g: &Gen, refs: &OptRefs) {
+fn points(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs) {
     let k = g.k;
     let n = k.nest.len();
     let xv = p.names.get(k.axis_var(0).unwrap());
@@ -795,20 +789,20 @@ fn points(p: &mut CPrinter, g: &Gen, refs: &OptRefs) {
         let (i, j) = g.point_ij(pt);
         refs.point.set(pt);
         if g.points() > 1 {
-            p.push_line(&format!(
+            b.raw(format!(
                 "// point {pt}: column {i}, row {j} of this thread's chunk"
             ));
         }
-        p.push_line("{");
-        p.indent += 1;
-        p.push_line(&format!("const idx_t {xv} = mint_x{i};"));
-        p.push_line(&format!("const idx_t {yv} = mint_y{j};"));
-        p.push_line(&format!(
+        b.raw("{");
+        b.indent();
+        b.raw(format!("const idx_t {xv} = mint_x{i};"));
+        b.raw(format!("const idx_t {yv} = mint_y{j};"));
+        b.raw(format!(
             "if ({xv} < {} && {yv} < {}) {{",
             hi_name(0),
             hi_name(1)
         ));
-        p.indent += 1;
+        b.indent();
         let mut stores = Vec::new();
         for (ai, a) in k.arrays.iter().enumerate() {
             if let RegPlan::Point { load, store } = g.plan.arrays[ai].reg {
@@ -827,23 +821,23 @@ fn points(p: &mut CPrinter, g: &Gen, refs: &OptRefs) {
                     gl.elem(&tmp, &a.name, &center)
                 };
                 if load {
-                    p.push_line(&format!("{} {r} = {global};", a.elem.cuda_name()));
+                    b.raw(format!("{} {r} = {global};", a.elem.cuda_name()));
                 } else {
-                    p.push_line(&format!("{} {r};", a.elem.cuda_name()));
+                    b.raw(format!("{} {r};", a.elem.cuda_name()));
                 }
                 if store {
                     stores.push(format!("{global} = {r};"));
                 }
             }
         }
-        point_body(p, &k.body);
+        point_body(p, b, &k.body);
         for s in stores {
-            p.push_line(&s);
+            b.raw(s);
         }
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
+        b.dedent();
+        b.raw("}");
+        b.dedent();
+        b.raw("}");
     }
 }
 
@@ -941,17 +935,18 @@ pub fn emit(
         names.reserve(internal);
     }
     let mut p = CPrinter::new(names, &refs);
+    let mut b = Builder::new();
 
-    let [by, bz] = cuda::block_yz(&mut p, k);
-    p.push_line("// tile origin and this thread's points in each plane");
-    p.push_line("const int mint_tx = threadIdx.x;");
-    p.push_line("const int mint_ty = threadIdx.y;");
-    p.push_line(&format!(
+    let [by, bz] = cuda::block_yz(&mut b, k);
+    b.raw("// tile origin and this thread's points in each plane");
+    b.raw("const int mint_tx = threadIdx.x;");
+    b.raw("const int mint_ty = threadIdx.y;");
+    b.raw(format!(
         "const idx_t mint_x_tile = {} + (idx_t)blockIdx.x * {};",
         lo_name(0),
         g.tx
     ));
-    p.push_line(&format!(
+    b.raw(format!(
         "const idx_t mint_y_tile = {} + (idx_t){by} * {};",
         lo_name(1),
         g.ty
@@ -962,10 +957,8 @@ pub fn emit(
         } else {
             format!(" + {}", i * g.bx)
         };
-        p.push_line(&format!("const int mint_lx{i} = mint_tx{stride};"));
-        p.push_line(&format!(
-            "const idx_t mint_x{i} = mint_x_tile + mint_lx{i};"
-        ));
+        b.raw(format!("const int mint_lx{i} = mint_tx{stride};"));
+        b.raw(format!("const idx_t mint_x{i} = mint_x_tile + mint_lx{i};"));
     }
     for j in 0..g.cy {
         let row = if g.cy == 1 {
@@ -973,10 +966,8 @@ pub fn emit(
         } else {
             format!("mint_ty * {}{}", g.cy, plus(j as i64))
         };
-        p.push_line(&format!("const int mint_ly{j} = {row};"));
-        p.push_line(&format!(
-            "const idx_t mint_y{j} = mint_y_tile + mint_ly{j};"
-        ));
+        b.raw(format!("const int mint_ly{j} = {row};"));
+        b.raw(format!("const idx_t mint_y{j} = mint_y_tile + mint_ly{j};"));
     }
     // shared memory: one dynamic allocation carved per array
     let mut smem_bytes = 0u32;
@@ -987,13 +978,13 @@ pub fn emit(
         .filter_map(|(i, a)| a.shared.map(|s| (i, s)))
         .collect();
     if !shared.is_empty() {
-        p.push_line("extern __shared__ __align__(16) unsigned char mint_smem[];");
+        b.raw("extern __shared__ __align__(16) unsigned char mint_smem[];");
         for (ai, _) in &shared {
             let a = &k.arrays[*ai];
             let slots = plan.slots(*ai);
             let (_, sy, sx, _) = g.shape(*ai);
             let t = a.elem.cuda_name();
-            p.push_line(&format!(
+            b.raw(format!(
                 "{t} (*{})[{sy}][{sx}] = reinterpret_cast<{t} (*)[{sy}][{sx}]>(mint_smem + {smem_bytes}); // {slots} slot(s)",
                 g.sh(*ai)
             ));
@@ -1003,7 +994,7 @@ pub fn emit(
     if let Some(r) = &k.reduction {
         let t = r.ty.unwrap_or(ScalarTy::F64);
         let acc = p.names.get(&r.var);
-        p.push_line(&format!(
+        b.raw(format!(
             "{} {acc} = {};",
             t.cuda_name(),
             red_identity(r.op, t)
@@ -1021,13 +1012,13 @@ pub fn emit(
     let any_shared = !shared.is_empty();
     if n == 3 && plan.window {
         let zv = p.names.get(k.axis_var(2).unwrap());
-        p.push_line("// sliding window along z (thesis Sec. 5.8)");
-        p.push_line(&format!(
+        b.raw("// sliding window along z (thesis Sec. 5.8)");
+        b.raw(format!(
             "const idx_t mint_z0 = {} + (idx_t){bz} * {};",
             lo_name(2),
             cfg.tile[2]
         ));
-        p.push_line(&format!(
+        b.raw(format!(
             "const idx_t mint_z_end = min(mint_z0 + {}, {});",
             cfg.tile[2],
             hi_name(2)
@@ -1046,11 +1037,11 @@ pub fn emit(
                 if !fed {
                     decl.push(format!("{} = 0", qname(&a.name, pt, g.points(), hi + 1)));
                 }
-                p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+                b.raw(format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
             }
             for d in lo..=hi - fed as i64 {
                 queue_load(
-                    &mut p,
+                    &mut b,
                     &g,
                     ai,
                     Some(&format!("mint_z0{}", plus(d))),
@@ -1060,18 +1051,18 @@ pub fn emit(
             }
         }
         if plan.pipeline {
-            ring_prologue(&mut p, &g, &shared);
+            ring_prologue(&mut p, &mut b, &g, &shared);
         }
         for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
             let np = s.planes() as i64;
             let decl: Vec<String> = (0..=np)
                 .map(|pos| format!("{} = {pos}", g.slot_var(*ai, pos)))
                 .collect();
-            p.push_line(&format!("int {};", decl.join(", ")));
+            b.raw(format!("int {};", decl.join(", ")));
             for d in s.z.0..s.z.1 {
                 let slot = g.slot_var(*ai, d - s.z.0);
                 plane(
-                    &mut p,
+                    &mut b,
                     &g,
                     *ai,
                     s,
@@ -1081,10 +1072,10 @@ pub fn emit(
                     d,
                 );
             }
-            prefetch_decls(&mut p, &g, *ai, s);
+            prefetch_decls(&mut b, &g, *ai, s);
             let lead = g.slot_var(*ai, s.z.1 - s.z.0);
             plane(
-                &mut p,
+                &mut b,
                 &g,
                 *ai,
                 s,
@@ -1094,13 +1085,13 @@ pub fn emit(
                 s.z.1,
             );
         }
-        p.push_line(&format!(
+        b.raw(format!(
             "for (idx_t {zv} = mint_z0; {zv} < mint_z_end; ++{zv}) {{"
         ));
-        p.indent += 1;
+        b.indent();
         for &(ai, _, hi) in queues.iter().filter(|q| plan.ring(q.0).is_none()) {
             queue_load(
-                &mut p,
+                &mut b,
                 &g,
                 ai,
                 Some(&format!("{zv}{}", plus(hi + 1))),
@@ -1109,12 +1100,12 @@ pub fn emit(
             );
         }
         if plan.pipeline {
-            ring_step(&mut p, &g, &shared, &zv);
+            ring_step(&mut b, &g, &shared, &zv);
         }
         for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
             let slot = g.slot_var(*ai, s.z.1 - s.z.0);
             plane(
-                &mut p,
+                &mut b,
                 &g,
                 *ai,
                 s,
@@ -1124,7 +1115,7 @@ pub fn emit(
                 s.z.1,
             );
             plane(
-                &mut p,
+                &mut b,
                 &g,
                 *ai,
                 s,
@@ -1135,20 +1126,18 @@ pub fn emit(
             );
         }
         if any_shared && !plan.pipeline {
-            p.push_line("__syncthreads();");
+            b.raw("__syncthreads();");
         }
-        points(&mut p, &g, &refs);
+        points(&mut p, &mut b, &g, &refs);
         if !queues.is_empty() || any_shared {
-            p.push_line(
-                "// rotate: registers move down the queue, planes by swapping slot indices",
-            );
+            b.raw("// rotate: registers move down the queue, planes by swapping slot indices");
         }
         for &(ai, lo, hi) in &queues {
             let a = &k.arrays[ai];
             let fed = plan.ring(ai).is_some();
             for pt in 0..g.points() {
                 for d in lo..=hi - fed as i64 {
-                    p.push_line(&format!(
+                    b.raw(format!(
                         "{} = {};",
                         qname(&a.name, pt, g.points(), d),
                         qname(&a.name, pt, g.points(), d + 1)
@@ -1167,21 +1156,21 @@ pub fn emit(
                 ));
             }
             line.push_str(&format!(" {} = mint_t; }}", g.slot_var(*ai, np)));
-            p.push_line(&line);
+            b.raw(line);
         }
-        p.indent -= 1;
-        p.push_line("}");
+        b.dedent();
+        b.raw("}");
         if plan.pipeline {
             // no copy may be pending when the thread exits (a block with no step, or the
             // prologue's planes past the block's last step)
-            p.push_line("mint_cp_async_wait<0>();");
+            b.raw("mint_cp_async_wait<0>();");
         }
     } else {
         let zz = if n == 3 {
             let zv = p.names.get(k.axis_var(2).unwrap());
-            p.push_line(&format!("const idx_t {zv} = {} + (idx_t){bz};", lo_name(2)));
-            p.push_line(&format!("if ({zv} < {}) {{", hi_name(2)));
-            p.indent += 1;
+            b.raw(format!("const idx_t {zv} = {} + (idx_t){bz};", lo_name(2)));
+            b.raw(format!("if ({zv} < {}) {{", hi_name(2)));
+            b.indent();
             Some(zv)
         } else {
             None
@@ -1189,14 +1178,14 @@ pub fn emit(
         for &(ai, lo, hi) in &queues {
             for d in lo..=hi {
                 let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
-                queue_load(&mut p, &g, ai, z.as_deref(), d, true);
+                queue_load(&mut b, &g, ai, z.as_deref(), d, true);
             }
         }
         for (ai, s) in &shared {
             for d in s.z.0..=s.z.1 {
                 let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
                 plane(
-                    &mut p,
+                    &mut b,
                     &g,
                     *ai,
                     s,
@@ -1208,17 +1197,17 @@ pub fn emit(
             }
         }
         if any_shared {
-            p.push_line("__syncthreads();");
+            b.raw("__syncthreads();");
         }
-        points(&mut p, &g, &refs);
+        points(&mut p, &mut b, &g, &refs);
         if zz.is_some() {
-            p.indent -= 1;
-            p.push_line("}");
+            b.dedent();
+            b.raw("}");
         }
     }
-    cuda::reduction_epilogue(&mut p, k, cfg);
+    cuda::reduction_epilogue(&p, &mut b, k, cfg);
 
-    let body = std::mem::take(&mut p.out);
+    let body = kir::print::block(&b.finish(), 1);
     let helpers = helpers_source(&p.helpers.borrow());
     let mut notes = vec![format!("optimizations: {}", report.level)];
     for (ai, s) in &shared {

@@ -57,6 +57,7 @@ use crate::emit::cuda::{
 };
 use crate::emit::names::c_ident;
 use crate::ir::*;
+use crate::kir::{self, Builder};
 use crate::report::Report;
 use crate::target::{GUARD_BYTES, Target};
 use crate::translation::{KernelSource, Translation};
@@ -467,6 +468,7 @@ fn lanes_need_guard(k: &Kernel, arrays: &[ArrayVec]) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn step(
     p: &mut CPrinter,
+    b: &mut Builder,
     k: &Kernel,
     arrays: &[ArrayVec],
     refs: &VecRefs,
@@ -486,7 +488,7 @@ fn step(
                     continue;
                 }
                 let dst = vname(&a.name, dy, dz, h);
-                p.push_line(&format!("{t} {dst}[{v}];"));
+                b.raw(format!("{t} {dst}[{v}];"));
                 let shared = rings
                     .iter()
                     .find(|r| r.ai == ai && dz == 0)
@@ -505,7 +507,7 @@ fn step(
         if av.written {
             for yl in 0..cy {
                 let w = wname(&a.name, yl);
-                p.push_line(&format!("{t} {w}[{v}];"));
+                b.raw(format!("{t} {w}[{v}];"));
                 if av.load {
                     loads.push(Load {
                         ai,
@@ -520,14 +522,14 @@ fn step(
             }
         }
     }
-    lead_loads(p, k, nm, v, lead, None);
+    lead_loads(p, b, k, nm, v, lead, None);
     for l in &loads {
         let a = &k.arrays[l.ai];
         if let Some(at) = &l.shared {
-            p.push_line(&format!("mint_vload_shared(&{at}, {});", l.dst));
+            b.raw(format!("mint_vload_shared(&{at}, {});", l.dst));
             continue;
         }
-        p.push_line(&format!(
+        b.raw(format!(
             "mint_vload{}({}, {} + mint_x0{}, {});",
             if l.rw { "_rw" } else { "" },
             p.names.get(&a.name),
@@ -538,17 +540,17 @@ fn step(
     }
     let guard = lanes_need_guard(k, arrays);
     if cy == 1 {
-        lanes(p, k, refs, nm, v, guard);
+        lanes(p, b, k, refs, nm, v, guard);
     } else {
         // the thread's y rows, each with the loop variable of its own row
         for yl in 0..cy {
             refs.ylane.set(yl);
-            p.push_line("{");
-            p.indent += 1;
-            p.push_line(&format!("const idx_t {} = mint_y0{};", nm.yvar, plus(yl)));
-            lanes(p, k, refs, nm, v, guard);
-            p.indent -= 1;
-            p.push_line("}");
+            b.raw("{");
+            b.indent();
+            b.raw(format!("const idx_t {} = mint_y0{};", nm.yvar, plus(yl)));
+            lanes(p, b, k, refs, nm, v, guard);
+            b.dedent();
+            b.raw("}");
         }
         refs.ylane.set(0);
     }
@@ -560,12 +562,12 @@ fn step(
                 row_off(k, ai, nm, yl, 0),
                 wname(&a.name, yl),
             );
-            p.push_line(&format!(
+            b.raw(format!(
                 "if (mint_x0{} <= {}) mint_vstore({base}, {off} + mint_x0, {w});",
                 plus(v as i64),
                 hi_name(0)
             ));
-            p.push_line(&format!(
+            b.raw(format!(
                 "else mint_vstore_part({base}, {off} + mint_x0, {} - mint_x0, {w});",
                 hi_name(0)
             ));
@@ -580,6 +582,7 @@ fn step(
 /// loaded after the barrier, `bench-results/h100-2026-11-25c/fill/`).
 fn lead_loads(
     p: &mut CPrinter,
+    b: &mut Builder,
     k: &Kernel,
     nm: &Names3,
     v: u32,
@@ -591,7 +594,7 @@ fn lead_loads(
         let z = nm.z.as_ref().expect("z queues are 3-D");
         let next = l.ahead.then(|| format!("{z} + 1 < mint_z_end"));
         let conds: Vec<String> = cond.map(String::from).into_iter().chain(next).collect();
-        p.push_line(&format!(
+        b.raw(format!(
             "{}mint_vload({}, {} + mint_x0{}, {});",
             if conds.is_empty() {
                 String::new()
@@ -607,23 +610,31 @@ fn lead_loads(
 }
 
 /// The loop body once per lane (`x = x0 + lane`), with `x < hi` around it if `guard`.
-fn lanes(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, guard: bool) {
+fn lanes(
+    p: &mut CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    refs: &VecRefs,
+    nm: &Names3,
+    v: u32,
+    guard: bool,
+) {
     for lane in 0..v as i64 {
         refs.lane.set(lane);
-        p.push_line("{");
-        p.indent += 1;
-        p.push_line(&format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
+        b.raw("{");
+        b.indent();
+        b.raw(format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
         if guard {
-            p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
-            p.indent += 1;
+            b.raw(format!("if ({} < {}) {{", nm.x, hi_name(0)));
+            b.indent();
         }
-        point_body(p, &k.body);
+        point_body(p, b, &k.body);
         if guard {
-            p.indent -= 1;
-            p.push_line("}");
+            b.dedent();
+            b.raw("}");
         }
-        p.indent -= 1;
-        p.push_line("}");
+        b.dedent();
+        b.raw("}");
     }
 }
 
@@ -633,32 +644,40 @@ fn lanes(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, guar
 /// compiler keeps every lane's loads in flight at once, and a high-order stencil's edge
 /// path then needs more registers than its ring path; the body is the same for every lane,
 /// since the edge path's references use `x`).
-fn edge_path(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, lane_loop: bool) {
+fn edge_path(
+    p: &mut CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    refs: &VecRefs,
+    nm: &Names3,
+    v: u32,
+    lane_loop: bool,
+) {
     refs.direct.set(true);
     if let Some(z) = &nm.z {
-        p.push_line(&format!(
+        b.raw(format!(
             "for (idx_t {z} = mint_z0; {z} < mint_z_end; ++{z}) {{"
         ));
-        p.indent += 1;
+        b.indent();
     }
     if lane_loop {
-        p.push_line("#pragma unroll 1");
-        p.push_line(&format!("for (int mint_l = 0; mint_l < {v}; ++mint_l) {{"));
-        p.indent += 1;
-        p.push_line(&format!("const idx_t {} = mint_x0 + mint_l;", nm.x));
-        p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
-        p.indent += 1;
-        point_body(p, &k.body);
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
+        b.raw("#pragma unroll 1");
+        b.raw(format!("for (int mint_l = 0; mint_l < {v}; ++mint_l) {{"));
+        b.indent();
+        b.raw(format!("const idx_t {} = mint_x0 + mint_l;", nm.x));
+        b.raw(format!("if ({} < {}) {{", nm.x, hi_name(0)));
+        b.indent();
+        point_body(p, b, &k.body);
+        b.dedent();
+        b.raw("}");
+        b.dedent();
+        b.raw("}");
     } else {
-        lanes(p, k, refs, nm, v, true);
+        lanes(p, b, k, refs, nm, v, true);
     }
     if nm.z.is_some() {
-        p.indent -= 1;
-        p.push_line("}");
+        b.dedent();
+        b.raw("}");
     }
     refs.direct.set(false);
 }
@@ -746,8 +765,10 @@ fn queue_report(queues: &BTreeMap<(i64, i64), (i64, i64)>) -> String {
 /// leading plane each step loads and how many planes ahead of its range it is (1 with the
 /// prefetch, 0 without: the prefetch is left out where it would hold more than `limit`
 /// registers).
+#[allow(clippy::too_many_arguments)]
 fn queues(
     p: &mut CPrinter,
+    b: &mut Builder,
     k: &Kernel,
     arrays: &[ArrayVec],
     nm: &Names3,
@@ -759,10 +780,8 @@ fn queues(
     // the leading plane one step ahead, unless that holds more than `limit` registers
     let prefetch = queue_registers(k, arrays, 1) <= limit;
     let ahead = i64::from(prefetch);
-    p.push_line(
-        "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
-    );
-    p.push_line(if prefetch {
+    b.raw("// sliding window along z: center vectors of the dy = 0 rows in a register queue,");
+    b.raw(if prefetch {
         "// the next step's leading plane prefetched one step ahead"
     } else {
         "// each step loads its leading plane (a prefetch would hold too many registers)"
@@ -771,9 +790,7 @@ fn queues(
         .iter()
         .any(|av| av.queues.keys().any(|&q| q != (0, 0)))
     {
-        p.push_line(
-            "// (and so are the other vectors read at several planes, in queues of their own)",
-        );
+        b.raw("// (and so are the other vectors read at several planes, in queues of their own)");
     }
     let first = Names3 {
         x: nm.x.clone(),
@@ -788,7 +805,7 @@ fn queues(
             let decl: Vec<String> = (lo..=hi + ahead)
                 .map(|d| format!("{}[{v}]", queue_name(&a.name, dy, h, d)))
                 .collect();
-            p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+            b.raw(format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
             for d in lo..=hi + ahead - 1 {
                 loads.push(format!(
                     "mint_vload({}, {} + mint_x0{}, {});",
@@ -808,13 +825,13 @@ fn queues(
         }
     }
     match guard {
-        None => loads.iter().for_each(|l| p.push_line(l)),
+        None => loads.iter().for_each(|l| b.raw(l)),
         Some(c) => {
-            p.push_line(&format!("if ({c}) {{"));
-            p.indent += 1;
-            loads.iter().for_each(|l| p.push_line(l));
-            p.indent -= 1;
-            p.push_line("}");
+            b.raw(format!("if ({c}) {{"));
+            b.indent();
+            loads.iter().for_each(|l| b.raw(l));
+            b.dedent();
+            b.raw("}");
         }
     }
     (lead, ahead)
@@ -822,12 +839,12 @@ fn queues(
 
 /// The end of a step: every z queue moves one plane along (register renaming where the
 /// z steps are unrolled).
-fn queue_moves(p: &mut CPrinter, k: &Kernel, arrays: &[ArrayVec], ahead: i64) {
+fn queue_moves(b: &mut Builder, k: &Kernel, arrays: &[ArrayVec], ahead: i64) {
     for (ai, av) in arrays.iter().enumerate() {
         let a = &k.arrays[ai];
         for (&(dy, h), &(lo, hi)) in &av.queues {
             for d in lo..hi + ahead {
-                p.push_line(&format!(
+                b.raw(format!(
                     "mint_vmove({}, {});",
                     queue_name(&a.name, dy, h, d),
                     queue_name(&a.name, dy, h, d + 1)
@@ -914,6 +931,7 @@ pub fn emit(
         }
     }
     let mut p = CPrinter::new(names, &refs);
+    let mut b = Builder::new();
     let yvar = p.names.get(k.axis_var(1).unwrap());
     let nm = Names3 {
         x: p.names.get(k.axis_var(0).unwrap()),
@@ -926,23 +944,23 @@ pub fn emit(
         yvar,
         z: (n == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
     };
-    let [by, bz] = cuda::block_yz(&mut p, k);
-    p.push_line(&format!(
+    let [by, bz] = cuda::block_yz(&mut b, k);
+    b.raw(format!(
         "// vectorize: {v} consecutive x points per thread, 16-byte loads and stores"
     ));
-    p.push_line(&format!(
+    b.raw(format!(
         "const idx_t mint_x0 = {} + (idx_t)blockIdx.x * {} + (idx_t)threadIdx.x * {v};",
         lo_name(0),
         cfg.tile[0]
     ));
-    p.push_line(&format!(
+    b.raw(format!(
         "const idx_t mint_y0 = {} + (idx_t){by} * {} + (idx_t)threadIdx.y * {};",
         lo_name(1),
         cfg.tile[1],
         cfg.chunk[1]
     ));
     if n == 3 {
-        p.push_line(&format!(
+        b.raw(format!(
             "const idx_t mint_z0 = {} + (idx_t){bz} * {} + (idx_t)threadIdx.z * {};",
             lo_name(2),
             cfg.tile[2],
@@ -967,10 +985,8 @@ pub fn emit(
             ));
         }
     }
-    p.push_line(
-        "// 16-byte accesses when every vectorized array's rows are 16-byte aligned at x = lo",
-    );
-    p.push_line(&format!(
+    b.raw("// 16-byte accesses when every vectorized array's rows are 16-byte aligned at x = lo");
+    b.raw(format!(
         "const bool mint_vec = {};",
         if aligned.is_empty() {
             "false".to_string()
@@ -979,21 +995,23 @@ pub fn emit(
         }
     ));
     if !rings.is_empty() {
-        ring::body(&mut p, k, cfg, &arrays, &refs, &nm, v, &rings, rolled, by);
+        ring::body(
+            &mut p, &mut b, k, cfg, &arrays, &refs, &nm, v, &rings, rolled, by,
+        );
     } else {
-        p.push_line(&format!("if (mint_x0 < {}) {{", hi_name(0)));
-        p.indent += 1;
+        b.raw(format!("if (mint_x0 < {}) {{", hi_name(0)));
+        b.indent();
         let y = &nm.yvar;
         if cy == 1 {
-            p.push_line(&format!("const idx_t {y} = mint_y0;"));
-            p.push_line(&format!("if ({y} < {}) {{", hi_name(1)));
+            b.raw(format!("const idx_t {y} = mint_y0;"));
+            b.raw(format!("if ({y} < {}) {{", hi_name(1)));
         } else {
-            p.push_line(&format!("if (mint_y0 < {}) {{", hi_name(1)));
+            b.raw(format!("if (mint_y0 < {}) {{", hi_name(1)));
         }
-        p.indent += 1;
+        b.indent();
         let cz = cfg.chunk[2];
         if n == 3 {
-            p.push_line(&format!(
+            b.raw(format!(
                 "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
                 hi_name(2)
             ));
@@ -1003,61 +1021,61 @@ pub fn emit(
             // every one of the thread's y rows is a point of the loop
             fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
         }
-        p.push_line(&format!("if ({fast}) {{"));
-        p.indent += 1;
-        p.push_line(
+        b.raw(format!("if ({fast}) {{"));
+        b.indent();
+        b.raw(
         "// every access of this thread's chunk is a whole aligned vector within the allocation",
     );
         match &nm.z {
             Some(z) => {
                 let (lead, ahead) = if window {
-                    queues(&mut p, k, &arrays, &nm, v, None, QUEUE_REGISTERS)
+                    queues(&mut p, &mut b, k, &arrays, &nm, v, None, QUEUE_REGISTERS)
                 } else {
                     (Vec::new(), 0)
                 };
                 if rolled {
-                    p.push_line("#pragma unroll 1");
+                    b.raw("#pragma unroll 1");
                 } else if cz <= UNROLL_Z {
-                    p.push_line("#pragma unroll");
+                    b.raw("#pragma unroll");
                 }
-                p.push_line(&format!(
+                b.raw(format!(
                     "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
                 ));
-                p.indent += 1;
-                p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
-                p.push_line(&format!("if ({z} >= mint_z_end) break;"));
-                step(&mut p, k, &arrays, &refs, &nm, v, &lead, &[]);
-                queue_moves(&mut p, k, &arrays, ahead);
-                p.indent -= 1;
-                p.push_line("}");
+                b.indent();
+                b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
+                b.raw(format!("if ({z} >= mint_z_end) break;"));
+                step(&mut p, &mut b, k, &arrays, &refs, &nm, v, &lead, &[]);
+                queue_moves(&mut b, k, &arrays, ahead);
+                b.dedent();
+                b.raw("}");
             }
-            None => step(&mut p, k, &arrays, &refs, &nm, v, &[], &[]),
+            None => step(&mut p, &mut b, k, &arrays, &refs, &nm, v, &[], &[]),
         }
-        p.indent -= 1;
-        p.push_line("} else {");
-        p.indent += 1;
-        p.push_line("// edge thread (or rows not 16-byte aligned): the loop body per lane");
+        b.dedent();
+        b.raw("} else {");
+        b.indent();
+        b.raw("// edge thread (or rows not 16-byte aligned): the loop body per lane");
         if cy == 1 {
-            edge_path(&mut p, k, &refs, &nm, v, false);
+            edge_path(&mut p, &mut b, k, &refs, &nm, v, false);
         } else {
-            p.push_line(&format!(
+            b.raw(format!(
             "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
             hi_name(1)
         ));
-            p.indent += 1;
-            edge_path(&mut p, k, &refs, &nm, v, false);
-            p.indent -= 1;
-            p.push_line("}");
+            b.indent();
+            edge_path(&mut p, &mut b, k, &refs, &nm, v, false);
+            b.dedent();
+            b.raw("}");
         }
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
+        b.dedent();
+        b.raw("}");
+        b.dedent();
+        b.raw("}");
+        b.dedent();
+        b.raw("}");
     }
 
-    let body = std::mem::take(&mut p.out);
+    let body = kir::print::block(&b.finish(), 1);
     let helpers = format!(
         "{}{}{}",
         HELPERS.replace("MINT_VEC_TYPES", &vector_types(k, &arrays)),

@@ -53,6 +53,7 @@ use crate::emit::cexpr::{CPrinter, Helper};
 use crate::emit::cuda::{extent_name, hi_name, lo_name, pitch_name, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::Kernel;
+use crate::kir::Builder;
 use crate::optimizer::chunk::{PlaneCopy, async_plane_copy};
 use crate::target::{GUARD_BYTES, Target};
 
@@ -237,12 +238,22 @@ __device__ __forceinline__ void mint_vload_shared(const T* s, T* r) {
 /// Copies plane `zz` of ring `r`'s array into slot `slot` with `cp.async`, 16-byte chunk
 /// `t`, `t + n`, … by thread `t` of the block's `n`; chunks outside the allocation are
 /// zero-filled.
-fn fill(p: &mut CPrinter, k: &Kernel, r: &Ring, v: u32, threads: u32, slot: &str, zz: &str) {
+#[allow(clippy::too_many_arguments)]
+fn fill(
+    p: &mut CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    r: &Ring,
+    v: u32,
+    threads: u32,
+    slot: &str,
+    zz: &str,
+) {
     let a = &k.arrays[r.ai];
     let name = p.names.get(&a.name);
     let guard = (GUARD_BYTES / a.elem.size_bytes() as usize) as i64;
     async_plane_copy(
-        p,
+        b,
         &PlaneCopy {
             tid: "mint_tid",
             threads,
@@ -277,6 +288,7 @@ fn fill(p: &mut CPrinter, k: &Kernel, r: &Ring, v: u32, threads: u32, slot: &str
 #[allow(clippy::too_many_arguments)]
 pub fn body(
     p: &mut CPrinter,
+    b: &mut Builder,
     k: &Kernel,
     cfg: &LaunchConfig,
     arrays: &[ArrayVec],
@@ -292,12 +304,12 @@ pub fn body(
     let threads = cfg.tile[0] / v * (cfg.tile[1] / cy);
     let (depth, slots) = (rings[0].depth(), rings[0].slots());
     p.use_helper(Helper::AsyncCopy);
-    p.push_line(&format!(
+    b.raw(format!(
         "// pipeline: the steps read their x and y neighbours from shared-memory rings of {slots} planes that cp.async fills {depth} planes ahead"
     ));
     for r in rings {
         let a = &k.arrays[r.ai];
-        p.push_line(&format!(
+        b.raw(format!(
             "__shared__ __align__(16) {} {}[{slots}][{}][{}];",
             a.elem.cuda_name(),
             Ring::name(&a.name),
@@ -305,29 +317,29 @@ pub fn body(
             r.cols
         ));
     }
-    p.push_line(&format!(
+    b.raw(format!(
         "const idx_t mint_x_tile = {} + (idx_t)blockIdx.x * {};",
         lo_name(0),
         cfg.tile[0]
     ));
-    p.push_line(&format!(
+    b.raw(format!(
         "const idx_t mint_y_tile = {} + (idx_t){by} * {};",
         lo_name(1),
         cfg.tile[1]
     ));
-    p.push_line(&format!(
+    b.raw(format!(
         "const int mint_tid = threadIdx.x + {} * threadIdx.y;",
         cfg.tile[0] / v
     ));
-    p.push_line(&format!(
+    b.raw(format!(
         "const bool mint_active = mint_x0 < {} && mint_y0 < {};",
         hi_name(0),
         hi_name(1)
     ));
     if cy == 1 {
-        p.push_line(&format!("const idx_t {} = mint_y0;", nm.yvar));
+        b.raw(format!("const idx_t {} = mint_y0;", nm.yvar));
     }
-    p.push_line(&format!(
+    b.raw(format!(
         "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
         hi_name(2)
     ));
@@ -344,14 +356,15 @@ pub fn body(
             }
         }
     }
-    p.push_line(&format!(
+    b.raw(format!(
         "// the block's planes exist{} and its rows are 16-byte aligned: the whole block takes the ring path",
         if cy > 1 { ", its rows are inside the loop" } else { "" }
     ));
-    p.push_line(&format!("if ({}) {{", cond.join(" && ")));
-    p.indent += 1;
+    b.raw(format!("if ({}) {{", cond.join(" && ")));
+    b.indent();
     let (lead, ahead) = queues(
         p,
+        b,
         k,
         arrays,
         nm,
@@ -359,77 +372,78 @@ pub fn body(
         Some("mint_active"),
         RING_QUEUE_REGISTERS,
     );
-    let copies = |p: &mut CPrinter, slot: &str, zz: &str| {
+    let copies = |p: &mut CPrinter, b: &mut Builder, slot: &str, zz: &str| {
         for r in rings {
-            fill(p, k, r, v, threads, slot, zz);
+            fill(p, b, k, r, v, threads, slot, zz);
         }
     };
-    p.push_line(&format!(
+    b.raw(format!(
         "// the first {depth} planes into the rings, one commit group each"
     ));
     for j in 0..depth {
-        p.push_line(&format!("if (mint_z0 + {j} < mint_z_end) {{"));
-        p.indent += 1;
-        copies(p, &j.to_string(), &format!("mint_z0 + {j}"));
-        p.indent -= 1;
-        p.push_line("}");
-        p.push_line("mint_cp_async_commit();");
+        b.raw(format!("if (mint_z0 + {j} < mint_z_end) {{"));
+        b.indent();
+        copies(p, b, &j.to_string(), &format!("mint_z0 + {j}"));
+        b.dedent();
+        b.raw("}");
+        b.raw("mint_cp_async_commit();");
     }
-    p.push_line(&format!(
+    b.raw(format!(
         "#pragma unroll {}",
         if rolled { 1 } else { UNROLL_Z }
     ));
-    p.push_line(&format!(
+    b.raw(format!(
         "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
     ));
-    p.indent += 1;
-    p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
-    p.push_line(&format!("if ({z} >= mint_z_end) break;"));
-    lead_loads(p, k, nm, v, &lead, Some("mint_active"));
-    p.push_line(&format!(
+    b.indent();
+    b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
+    b.raw(format!("if ({z} >= mint_z_end) break;"));
+    lead_loads(p, b, k, nm, v, &lead, Some("mint_active"));
+    b.raw(format!(
         "mint_cp_async_wait<{}>(); // this step's plane has landed",
         depth - 1
     ));
-    p.push_line("__syncthreads(); // and the slot the copy below refills is read by no thread");
-    p.push_line(&format!("if ({z} + {depth} < mint_z_end) {{"));
-    p.indent += 1;
+    b.raw("__syncthreads(); // and the slot the copy below refills is read by no thread");
+    b.raw(format!("if ({z} + {depth} < mint_z_end) {{"));
+    b.indent();
     copies(
         p,
+        b,
         &format!("(int)((mint_s + {depth}) % {slots})"),
         &format!("{z} + {depth}"),
     );
-    p.indent -= 1;
-    p.push_line("}");
-    p.push_line("mint_cp_async_commit();");
-    p.push_line(&format!("const int mint_slot = (int)(mint_s % {slots});"));
-    p.push_line("if (mint_active) {");
-    p.indent += 1;
-    step(p, k, arrays, refs, nm, v, &[], rings);
-    p.indent -= 1;
-    p.push_line("}");
+    b.dedent();
+    b.raw("}");
+    b.raw("mint_cp_async_commit();");
+    b.raw(format!("const int mint_slot = (int)(mint_s % {slots});"));
+    b.raw("if (mint_active) {");
+    b.indent();
+    step(p, b, k, arrays, refs, nm, v, &[], rings);
+    b.dedent();
+    b.raw("}");
     // every thread moves its queue, so the moves stay register renaming: under the
     // condition the compiler keeps both the moved and the unmoved queue (the radius-8
     // star in f32: 202 registers instead of 158, bench-results/h100-2026-11-25c/lanes/)
-    queue_moves(p, k, arrays, ahead);
-    p.indent -= 1;
-    p.push_line("}");
-    p.indent -= 1;
-    p.push_line("} else if (mint_active) {");
-    p.indent += 1;
-    p.push_line("// edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
+    queue_moves(b, k, arrays, ahead);
+    b.dedent();
+    b.raw("}");
+    b.dedent();
+    b.raw("} else if (mint_active) {");
+    b.indent();
+    b.raw("// edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
     if cy == 1 {
-        edge_path(p, k, refs, nm, v, true);
+        edge_path(p, b, k, refs, nm, v, true);
     } else {
         let y = &nm.yvar;
-        p.push_line(&format!(
+        b.raw(format!(
             "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
             hi_name(1)
         ));
-        p.indent += 1;
-        edge_path(p, k, refs, nm, v, true);
-        p.indent -= 1;
-        p.push_line("}");
+        b.indent();
+        edge_path(p, b, k, refs, nm, v, true);
+        b.dedent();
+        b.raw("}");
     }
-    p.indent -= 1;
-    p.push_line("}");
+    b.dedent();
+    b.raw("}");
 }
