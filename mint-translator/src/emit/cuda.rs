@@ -9,7 +9,7 @@ use super::cexpr::{CPrinter, RefResolver, red_combine, red_identity};
 use super::names::{Names, c_ident};
 use crate::baseline::config::LaunchConfig;
 use crate::ir::*;
-use crate::kir::Builder;
+use crate::kir::{Builder, Stmt};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -371,17 +371,19 @@ pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launc
         "const int mint_tid = threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z);"
     ));
     b.raw(format!("mint_red[mint_tid] = {acc};"));
-    b.raw("__syncthreads();");
+    b.push(Stmt::Barrier { note: None });
     let half = nt.next_power_of_two() / 2;
     if half > 0 {
         b.raw(format!(
             "for (int mint_s = {half}; mint_s > 0; mint_s >>= 1) {{"
         ));
+        b.indent();
         b.raw(format!(
-            "    if (mint_tid < mint_s && mint_tid + mint_s < {nt}) mint_red[mint_tid] = {};",
+            "if (mint_tid < mint_s && mint_tid + mint_s < {nt}) mint_red[mint_tid] = {};",
             red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]")
         ));
-        b.raw("    __syncthreads();");
+        b.push(Stmt::Barrier { note: None });
+        b.dedent();
         b.raw("}");
     }
     // a block's partial goes to the slot of its tile, whatever order the blocks run in

@@ -30,7 +30,7 @@ use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_iden
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, Builder};
+use crate::kir::{self, Builder, Stmt};
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -694,7 +694,7 @@ fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str)
         "mint_cp_async_wait<{}>(); // this step's planes have landed",
         d - 1
     ));
-    b.raw("__syncthreads();");
+    b.push(Stmt::Barrier { note: None });
     b.raw(format!("if ({zv} + {d} < mint_z_end) {{"));
     b.indent();
     for (ai, s) in shared {
@@ -1126,7 +1126,7 @@ pub fn emit(
             );
         }
         if any_shared && !plan.pipeline {
-            b.raw("__syncthreads();");
+            b.push(Stmt::Barrier { note: None });
         }
         points(&mut p, &mut b, &g, &refs);
         if !queues.is_empty() || any_shared {
@@ -1197,7 +1197,7 @@ pub fn emit(
             }
         }
         if any_shared {
-            b.raw("__syncthreads();");
+            b.push(Stmt::Barrier { note: None });
         }
         points(&mut p, &mut b, &g, &refs);
         if zz.is_some() {

@@ -53,7 +53,7 @@ use crate::emit::cexpr::{CPrinter, Helper};
 use crate::emit::cuda::{extent_name, hi_name, lo_name, pitch_name, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::Kernel;
-use crate::kir::Builder;
+use crate::kir::{Builder, Stmt};
 use crate::optimizer::chunk::{PlaneCopy, async_plane_copy};
 use crate::target::{GUARD_BYTES, Target};
 
@@ -403,7 +403,9 @@ pub fn body(
         "mint_cp_async_wait<{}>(); // this step's plane has landed",
         depth - 1
     ));
-    b.raw("__syncthreads(); // and the slot the copy below refills is read by no thread");
+    b.push(Stmt::Barrier {
+        note: Some("and the slot the copy below refills is read by no thread".into()),
+    });
     b.raw(format!("if ({z} + {depth} < mint_z_end) {{"));
     b.indent();
     copies(
