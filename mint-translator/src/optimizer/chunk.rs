@@ -30,7 +30,7 @@ use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_iden
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, Builder, Stmt};
+use crate::kir::{self, AsyncCopy, Builder, Stmt};
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -555,13 +555,13 @@ pub(crate) struct PlaneCopy<'a> {
 /// `f64` at 61.6% of copy against 59.0% (two runs on two H100s; the kernel as written,
 /// timed in each, 1% apart), so the ring path asks for them there (`vector::ring::fill`).
 pub(crate) fn async_plane_copy(b: &mut Builder, c: &PlaneCopy) {
-    let (per_row, helper) = if c.chunk > 1 {
-        (c.cols / c.chunk, "mint_cp_async16")
+    let per_row = if c.chunk > 1 {
+        c.cols / c.chunk
     } else {
-        (c.cols, "mint_cp_async")
+        c.cols
     };
     if c.rounds {
-        return plane_copy_rounds(b, c, per_row, helper);
+        return plane_copy_rounds(b, c, per_row);
     }
     b.raw(format!(
         "// {} rows x {per_row} copies of {} element(s) over {} threads",
@@ -583,13 +583,13 @@ pub(crate) fn async_plane_copy(b: &mut Builder, c: &PlaneCopy) {
     } else {
         b.raw(format!("const int mint_lc = mint_le % {per_row};"));
     }
-    plane_copy_cell(b, c, helper);
+    plane_copy_cell(b, c);
     b.dedent();
     b.raw("}");
 }
 
 /// [`async_plane_copy`] in known rounds.
-fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32, helper: &str) {
+fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32) {
     let cells = c.rows * per_row;
     let rounds = cells.div_ceil(c.threads);
     let tid = format!("(unsigned int)({})", c.tid);
@@ -629,20 +629,23 @@ fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32, helper: &str)
         b.raw(format!("const int mint_lr = (int)({cell} / {per_row}u);"));
         b.raw(format!("const int mint_lc = {};", col(&cell)));
     }
-    plane_copy_cell(b, c, helper);
+    plane_copy_cell(b, c);
     b.dedent();
     b.raw("}");
 }
 
 /// The copy of cell (`mint_lr`, `mint_lc`) of [`async_plane_copy`]'s rectangle.
-fn plane_copy_cell(b: &mut Builder, c: &PlaneCopy, helper: &str) {
+fn plane_copy_cell(b: &mut Builder, c: &PlaneCopy) {
     b.raw(format!("const idx_t mint_gx = {} + mint_lc;", c.x0));
     b.raw(format!("const idx_t mint_gy = {} + mint_lr;", c.y0));
     b.raw(format!("const bool mint_in = {};", c.inside));
-    b.raw(format!(
-        "{helper}(&{}[mint_lr][mint_lc], mint_in ? &{}[{}] : {}, mint_in);",
-        c.dst, c.array, c.offset, c.array
-    ));
+    b.push(Stmt::AsyncCopy(AsyncCopy {
+        chunk16: c.chunk > 1,
+        dst: format!("{}[mint_lr][mint_lc]", c.dst),
+        array: c.array.into(),
+        offset: c.offset.into(),
+        pred: "mint_in".into(),
+    }));
 }
 
 /// With `pipeline`, before the first step: the copies of the planes the first step reads
@@ -681,7 +684,7 @@ fn ring_prologue(p: &mut CPrinter, b: &mut Builder, g: &Gen, shared: &[(usize, S
                 &format!("mint_z0{}", plus(rel)),
             );
         }
-        b.raw("mint_cp_async_commit();");
+        b.push(Stmt::AsyncCommit);
     }
 }
 
@@ -690,10 +693,10 @@ fn ring_prologue(p: &mut CPrinter, b: &mut Builder, g: &Gen, shared: &[(usize, S
 /// the slots of the planes the step reads, and fill the queues' leading registers.
 fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str) {
     let d = PIPELINE_DEPTH;
-    b.raw(format!(
-        "mint_cp_async_wait<{}>(); // this step's planes have landed",
-        d - 1
-    ));
+    b.push(Stmt::AsyncWait {
+        pending: d - 1,
+        note: Some("this step's planes have landed".into()),
+    });
     b.push(Stmt::Barrier { note: None });
     b.raw(format!("if ({zv} + {d} < mint_z_end) {{"));
     b.indent();
@@ -711,7 +714,7 @@ fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str)
     }
     b.dedent();
     b.raw("}");
-    b.raw("mint_cp_async_commit();");
+    b.push(Stmt::AsyncCommit);
     for (ai, s) in shared {
         let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
         let ns = g.plan.slots(*ai);
@@ -1163,7 +1166,10 @@ pub fn emit(
         if plan.pipeline {
             // no copy may be pending when the thread exits (a block with no step, or the
             // prologue's planes past the block's last step)
-            b.raw("mint_cp_async_wait<0>();");
+            b.push(Stmt::AsyncWait {
+                pending: 0,
+                note: None,
+            });
         }
     } else {
         let zz = if n == 3 {

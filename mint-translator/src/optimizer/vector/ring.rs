@@ -386,7 +386,7 @@ pub fn body(
         copies(p, b, &j.to_string(), &format!("mint_z0 + {j}"));
         b.dedent();
         b.raw("}");
-        b.raw("mint_cp_async_commit();");
+        b.push(Stmt::AsyncCommit);
     }
     b.raw(format!(
         "#pragma unroll {}",
@@ -399,10 +399,10 @@ pub fn body(
     b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
     b.raw(format!("if ({z} >= mint_z_end) break;"));
     lead_loads(p, b, k, nm, v, &lead, Some("mint_active"));
-    b.raw(format!(
-        "mint_cp_async_wait<{}>(); // this step's plane has landed",
-        depth - 1
-    ));
+    b.push(Stmt::AsyncWait {
+        pending: depth - 1,
+        note: Some("this step's plane has landed".into()),
+    });
     b.push(Stmt::Barrier {
         note: Some("and the slot the copy below refills is read by no thread".into()),
     });
@@ -416,7 +416,7 @@ pub fn body(
     );
     b.dedent();
     b.raw("}");
-    b.raw("mint_cp_async_commit();");
+    b.push(Stmt::AsyncCommit);
     b.raw(format!("const int mint_slot = (int)(mint_s % {slots});"));
     b.raw("if (mint_active) {");
     b.indent();
