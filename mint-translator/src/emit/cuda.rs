@@ -9,7 +9,7 @@ use super::cexpr::{CPrinter, RefResolver, red_combine, red_identity};
 use super::names::{Names, c_ident};
 use crate::baseline::config::LaunchConfig;
 use crate::ir::*;
-use crate::kir::{Builder, Stmt};
+use crate::kir::{Builder, Shared, Stmt};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -366,7 +366,12 @@ pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launc
         r.op.symbol(),
         r.var
     ));
-    b.raw(format!("__shared__ {} mint_red[{nt}];", t.cuda_name()));
+    b.push(Stmt::Shared(Shared {
+        ty: t.cuda_name().into(),
+        name: "mint_red".into(),
+        dims: vec![nt],
+        align: None,
+    }));
     b.raw(format!(
         "const int mint_tid = threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z);"
     ));

@@ -30,7 +30,7 @@ use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_iden
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, AsyncCopy, Builder, Stmt};
+use crate::kir::{self, AsyncCopy, Builder, Shared, Stmt};
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -981,16 +981,26 @@ pub fn emit(
         .filter_map(|(i, a)| a.shared.map(|s| (i, s)))
         .collect();
     if !shared.is_empty() {
-        b.raw("extern __shared__ __align__(16) unsigned char mint_smem[];");
+        b.push(Stmt::Shared(Shared {
+            ty: "unsigned char".into(),
+            name: "mint_smem".into(),
+            dims: Vec::new(),
+            align: Some(16),
+        }));
         for (ai, _) in &shared {
             let a = &k.arrays[*ai];
             let slots = plan.slots(*ai);
             let (_, sy, sx, _) = g.shape(*ai);
             let t = a.elem.cuda_name();
-            b.raw(format!(
-                "{t} (*{})[{sy}][{sx}] = reinterpret_cast<{t} (*)[{sy}][{sx}]>(mint_smem + {smem_bytes}); // {slots} slot(s)",
-                g.sh(*ai)
-            ));
+            b.push(Stmt::SharedView {
+                ty: t.into(),
+                name: g.sh(*ai),
+                rows: sy,
+                cols: sx,
+                base: "mint_smem".into(),
+                offset: smem_bytes,
+                slots,
+            });
             smem_bytes += plan.shared_bytes(*ai, g.tx, g.ty, a.elem.size_bytes());
         }
     }

@@ -53,7 +53,7 @@ use crate::emit::cexpr::{CPrinter, Helper};
 use crate::emit::cuda::{extent_name, hi_name, lo_name, pitch_name, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::Kernel;
-use crate::kir::{Builder, Stmt};
+use crate::kir::{Builder, Shared, Stmt};
 use crate::optimizer::chunk::{PlaneCopy, async_plane_copy};
 use crate::target::{GUARD_BYTES, Target};
 
@@ -309,13 +309,12 @@ pub fn body(
     ));
     for r in rings {
         let a = &k.arrays[r.ai];
-        b.raw(format!(
-            "__shared__ __align__(16) {} {}[{slots}][{}][{}];",
-            a.elem.cuda_name(),
-            Ring::name(&a.name),
-            r.rows,
-            r.cols
-        ));
+        b.push(Stmt::Shared(Shared {
+            ty: a.elem.cuda_name().into(),
+            name: Ring::name(&a.name),
+            dims: vec![slots as u32, r.rows, r.cols],
+            align: Some(16),
+        }));
     }
     b.raw(format!(
         "const idx_t mint_x_tile = {} + (idx_t)blockIdx.x * {};",
