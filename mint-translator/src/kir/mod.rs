@@ -364,6 +364,11 @@ impl Builder {
         self.stack.last_mut().expect("an open level").push(s);
     }
 
+    /// Appends `stmts`.
+    pub fn extend(&mut self, stmts: impl IntoIterator<Item = Stmt>) {
+        self.stack.last_mut().expect("an open level").extend(stmts);
+    }
+
     /// Appends one line of text ([`Stmt::Raw`]).
     pub fn raw(&mut self, line: impl Into<String>) {
         self.push(Stmt::Raw(line.into()));

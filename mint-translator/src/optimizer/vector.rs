@@ -57,7 +57,7 @@ use crate::emit::cuda::{
 };
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, Builder};
+use crate::kir::{self, Builder, If, Stmt, VLoad, VSource, VStore};
 use crate::report::Report;
 use crate::target::{GUARD_BYTES, Target};
 use crate::translation::{KernelSource, Translation};
@@ -526,17 +526,24 @@ fn step(
     for l in &loads {
         let a = &k.arrays[l.ai];
         if let Some(at) = &l.shared {
-            b.raw(format!("mint_vload_shared(&{at}, {});", l.dst));
+            b.push(Stmt::VLoad(VLoad {
+                src: VSource::Shared(at.clone()),
+                dst: l.dst.clone(),
+            }));
             continue;
         }
-        b.raw(format!(
-            "mint_vload{}({}, {} + mint_x0{}, {});",
-            if l.rw { "_rw" } else { "" },
-            p.names.get(&a.name),
-            row_off(k, l.ai, nm, l.dy, l.dz),
-            plus(l.h * v as i64),
-            l.dst
-        ));
+        b.push(Stmt::VLoad(VLoad {
+            src: VSource::Global {
+                array: p.names.get(&a.name),
+                index: format!(
+                    "{} + mint_x0{}",
+                    row_off(k, l.ai, nm, l.dy, l.dz),
+                    plus(l.h * v as i64)
+                ),
+                rw: l.rw,
+            },
+            dst: l.dst.clone(),
+        }));
     }
     let guard = lanes_need_guard(k, arrays);
     if cy == 1 {
@@ -562,15 +569,20 @@ fn step(
                 row_off(k, ai, nm, yl, 0),
                 wname(&a.name, yl),
             );
-            b.raw(format!(
-                "if (mint_x0{} <= {}) mint_vstore({base}, {off} + mint_x0, {w});",
-                plus(v as i64),
-                hi_name(0)
-            ));
-            b.raw(format!(
-                "else mint_vstore_part({base}, {off} + mint_x0, {} - mint_x0, {w});",
-                hi_name(0)
-            ));
+            let store = |count: Option<String>| {
+                vec![Stmt::VStore(VStore {
+                    array: base.clone(),
+                    index: format!("{off} + mint_x0"),
+                    count,
+                    src: w.clone(),
+                })]
+            };
+            b.push(Stmt::If(If {
+                cond: format!("mint_x0{} <= {}", plus(v as i64), hi_name(0)),
+                then: store(None),
+                els: Some(store(Some(format!("{} - mint_x0", hi_name(0))))),
+                inline: true,
+            }));
         }
     }
 }
@@ -594,18 +606,20 @@ fn lead_loads(
         let z = nm.z.as_ref().expect("z queues are 3-D");
         let next = l.ahead.then(|| format!("{z} + 1 < mint_z_end"));
         let conds: Vec<String> = cond.map(String::from).into_iter().chain(next).collect();
-        b.raw(format!(
-            "{}mint_vload({}, {} + mint_x0{}, {});",
-            if conds.is_empty() {
-                String::new()
-            } else {
-                format!("if ({}) ", conds.join(" && "))
-            },
+        let load = vload(
             p.names.get(&a.name),
-            row_off(k, l.ai, nm, l.dy, l.dz),
-            plus(l.h * v as i64),
-            queue_name(&a.name, l.dy, l.h, l.dz)
-        ));
+            format!(
+                "{} + mint_x0{}",
+                row_off(k, l.ai, nm, l.dy, l.dz),
+                plus(l.h * v as i64)
+            ),
+            queue_name(&a.name, l.dy, l.h, l.dz),
+        );
+        if conds.is_empty() {
+            b.push(load);
+        } else {
+            b.push(Stmt::if_line(conds.join(" && "), load));
+        }
     }
 }
 
@@ -807,12 +821,14 @@ fn queues(
                 .collect();
             b.raw(format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
             for d in lo..=hi + ahead - 1 {
-                loads.push(format!(
-                    "mint_vload({}, {} + mint_x0{}, {});",
+                loads.push(vload(
                     p.names.get(&a.name),
-                    row_off(k, ai, &first, dy, d),
-                    plus(h * v as i64),
-                    queue_name(&a.name, dy, h, d)
+                    format!(
+                        "{} + mint_x0{}",
+                        row_off(k, ai, &first, dy, d),
+                        plus(h * v as i64)
+                    ),
+                    queue_name(&a.name, dy, h, d),
                 ));
             }
             lead.push(Lead {
@@ -825,16 +841,28 @@ fn queues(
         }
     }
     match guard {
-        None => loads.iter().for_each(|l| b.raw(l)),
+        None => b.extend(loads),
         Some(c) => {
             b.raw(format!("if ({c}) {{"));
             b.indent();
-            loads.iter().for_each(|l| b.raw(l));
+            b.extend(loads);
             b.dedent();
             b.raw("}");
         }
     }
     (lead, ahead)
+}
+
+/// A 16-byte load of `array[index ..]` through the read-only path into `dst`.
+fn vload(array: String, index: String, dst: String) -> Stmt {
+    Stmt::VLoad(VLoad {
+        src: VSource::Global {
+            array,
+            index,
+            rw: false,
+        },
+        dst,
+    })
 }
 
 /// The end of a step: every z queue moves one plane along (register renaming where the
@@ -844,11 +872,10 @@ fn queue_moves(b: &mut Builder, k: &Kernel, arrays: &[ArrayVec], ahead: i64) {
         let a = &k.arrays[ai];
         for (&(dy, h), &(lo, hi)) in &av.queues {
             for d in lo..hi + ahead {
-                b.raw(format!(
-                    "mint_vmove({}, {});",
-                    queue_name(&a.name, dy, h, d),
-                    queue_name(&a.name, dy, h, d + 1)
-                ));
+                b.push(Stmt::VMove {
+                    dst: queue_name(&a.name, dy, h, d),
+                    src: queue_name(&a.name, dy, h, d + 1),
+                });
             }
         }
     }
