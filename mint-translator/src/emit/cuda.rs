@@ -9,7 +9,7 @@ use super::cexpr::{CPrinter, RefResolver, red_combine, red_identity};
 use super::names::{Names, c_ident};
 use crate::baseline::config::LaunchConfig;
 use crate::ir::*;
-use crate::kir::{Builder, Shared, Stmt};
+use crate::kir::{Builder, Loop, LoopRole, Shared, Stmt};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -379,17 +379,19 @@ pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launc
     b.push(Stmt::Barrier { note: None });
     let half = nt.next_power_of_two() / 2;
     if half > 0 {
-        b.raw(format!(
-            "for (int mint_s = {half}; mint_s > 0; mint_s >>= 1) {{"
-        ));
-        b.indent();
-        b.raw(format!(
-            "if (mint_tid < mint_s && mint_tid + mint_s < {nt}) mint_red[mint_tid] = {};",
-            red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]")
-        ));
-        b.push(Stmt::Barrier { note: None });
-        b.dedent();
-        b.raw("}");
+        let l = Loop::new(
+            LoopRole::Reduction,
+            format!("int mint_s = {half}"),
+            "mint_s > 0",
+            "mint_s >>= 1",
+        );
+        b.for_(l, |b| {
+            b.raw(format!(
+                "if (mint_tid < mint_s && mint_tid + mint_s < {nt}) mint_red[mint_tid] = {};",
+                red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]")
+            ));
+            b.push(Stmt::Barrier { note: None });
+        });
     }
     // a block's partial goes to the slot of its tile, whatever order the blocks run in
     let [y, z] = block_yz_names(k);
@@ -479,11 +481,8 @@ pub fn has_top_level_continue(b: &Block) -> bool {
 /// Prints the point body, guarded so `continue` skips the point.
 pub fn point_body(p: &mut CPrinter, b: &mut Builder, body: &Block) {
     if has_top_level_continue(body) {
-        b.raw("do {");
-        b.indent();
-        b.body(p, |p| p.block_body(body));
-        b.dedent();
-        b.raw("} while (0);");
+        let v = b.nest(|b| b.body(p, |p| p.block_body(body)));
+        b.push(Stmt::Once(v));
     } else {
         b.body(p, |p| p.block_body(body));
     }
@@ -509,8 +508,10 @@ pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launch
     b.raw("// this thread's points (work partitioner, thesis Sec. 4.2.5)");
     let dims = ["x", "y", "z"];
     let mut guards = Vec::new();
-    let mut opened = 0;
-    // z, then y, then x: chunk loops nest outermost-first.
+    // z, then y, then x: chunk loops nest outermost-first; each level holds the
+    // statements before its loop
+    let mut levels: Vec<(Vec<Stmt>, Loop)> = Vec::new();
+    let mut cur = Builder::new();
     for axis in (0..n).rev() {
         let var = p.names.get(k.axis_var(axis).unwrap());
         let (t, c, bs) = (cfg.tile[axis], cfg.chunk[axis], cfg.block[axis]);
@@ -524,44 +525,47 @@ pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launch
             format!("(idx_t){bi} * {t}")
         };
         if c == 1 {
-            b.raw(format!(
+            cur.raw(format!(
                 "const idx_t {var} = {lo} + {blk} + (idx_t)threadIdx.{d};"
             ));
             guards.push(format!("{var} < {hi}"));
         } else if axis == 0 {
-            b.raw(format!(
+            cur.raw(format!(
                 "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d};"
             ));
-            b.raw(format!(
-                "for (int mint_c{d} = 0; mint_c{d} < {c}; ++mint_c{d}) {{"
-            ));
-            b.indent();
-            opened += 1;
-            b.raw(format!("const idx_t {var} = mint_{d}0 + mint_c{d} * {bs};"));
+            let l = Loop::new(
+                LoopRole::Chunk,
+                format!("int mint_c{d} = 0"),
+                format!("mint_c{d} < {c}"),
+                format!("++mint_c{d}"),
+            );
+            levels.push((std::mem::take(&mut cur).finish(), l));
+            cur.raw(format!("const idx_t {var} = mint_{d}0 + mint_c{d} * {bs};"));
             guards.push(format!("{var} < {hi}"));
         } else {
-            b.raw(format!(
+            cur.raw(format!(
                 "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d} * {c};"
             ));
-            b.raw(format!(
-                "for (idx_t {var} = mint_{d}0, mint_{d}_end = min(mint_{d}0 + {c}, {hi}); {var} < mint_{d}_end; ++{var}) {{"
-            ));
-            b.indent();
-            opened += 1;
+            let l = Loop::new(
+                LoopRole::Chunk,
+                format!("idx_t {var} = mint_{d}0, mint_{d}_end = min(mint_{d}0 + {c}, {hi})"),
+                format!("{var} < mint_{d}_end"),
+                format!("++{var}"),
+            );
+            levels.push((std::mem::take(&mut cur).finish(), l));
         }
     }
     if guards.is_empty() {
-        point_body(p, b, &k.body);
+        point_body(p, &mut cur, &k.body);
     } else {
-        b.raw(format!("if ({}) {{", guards.join(" && ")));
-        b.indent();
-        point_body(p, b, &k.body);
-        b.dedent();
-        b.raw("}");
+        cur.if_(guards.join(" && "), |b| point_body(p, b, &k.body));
     }
-    for _ in 0..opened {
-        b.dedent();
-        b.raw("}");
+    let mut inner = cur.finish();
+    for (mut pre, mut l) in levels.into_iter().rev() {
+        l.body = inner;
+        pre.push(Stmt::Loop(l));
+        inner = pre;
     }
+    b.extend(inner);
     reduction_epilogue(p, b, k, cfg);
 }

@@ -23,8 +23,6 @@ pub enum Stmt {
     /// One line of C text, printed as it is at the current indentation (the escape hatch
     /// for constructs that have no node of their own).
     Raw(String),
-    /// Statements printed one level deeper than their surroundings.
-    Nested(Vec<Stmt>),
     /// Loop-body text printed by `CPrinter` at indentation 0: each of its lines is
     /// indented to the place of the node (the stencil's statements at one point).
     Body(String),
@@ -287,6 +285,16 @@ impl Stmt {
         }
     }
 
+    /// `if (cond) { then } else { els }`.
+    pub fn if_else(cond: impl Into<String>, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
+        Stmt::If(If {
+            cond: cond.into(),
+            then,
+            els: Some(els),
+            inline: false,
+        })
+    }
+
     /// `if (cond) s;` on one line.
     pub fn if_line(cond: impl Into<String>, s: Stmt) -> Stmt {
         Stmt::If(If {
@@ -345,10 +353,17 @@ impl Loop {
 }
 
 /// Collects the statements of a kernel skeleton in order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Builder {
-    /// The open levels: the outermost first, the one being filled last.
+    /// The open levels ([`Builder::nest`]): the outermost first, the one being filled
+    /// last.
     stack: Vec<Vec<Stmt>>,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
 }
 
 impl Builder {
@@ -379,16 +394,42 @@ impl Builder {
         self.push(Stmt::Comment(text.into()));
     }
 
-    /// Opens a level one deeper.
-    pub fn indent(&mut self) {
+    /// The statements `f` appends, for a node that holds them.
+    pub fn nest(&mut self, f: impl FnOnce(&mut Builder)) -> Vec<Stmt> {
         self.stack.push(Vec::new());
+        f(self);
+        self.stack.pop().expect("an open level")
     }
 
-    /// Closes the level [`Builder::indent`] opened.
-    pub fn dedent(&mut self) {
-        let inner = self.stack.pop().expect("an open level");
-        assert!(!self.stack.is_empty(), "dedent without indent");
-        self.push(Stmt::Nested(inner));
+    /// Appends `if (cond) { f }`.
+    pub fn if_(&mut self, cond: impl Into<String>, f: impl FnOnce(&mut Builder)) {
+        let then = self.nest(f);
+        self.push(Stmt::If(If {
+            cond: cond.into(),
+            then,
+            els: None,
+            inline: false,
+        }));
+    }
+
+    /// Appends `if (cond) { f }` where there is a condition, `f`'s statements where not.
+    pub fn if_some(&mut self, cond: Option<&str>, f: impl FnOnce(&mut Builder)) {
+        match cond {
+            Some(c) => self.if_(c, f),
+            None => f(self),
+        }
+    }
+
+    /// Appends `l` with the body `f` appends.
+    pub fn for_(&mut self, mut l: Loop, f: impl FnOnce(&mut Builder)) {
+        l.body = self.nest(f);
+        self.push(Stmt::Loop(l));
+    }
+
+    /// Appends `{ f }`.
+    pub fn scope(&mut self, f: impl FnOnce(&mut Builder)) {
+        let v = self.nest(f);
+        self.push(Stmt::Scope(v));
     }
 
     /// Prints `f`'s loop-body statements through `p` and appends them as [`Stmt::Body`].
@@ -405,7 +446,7 @@ impl Builder {
 
     /// The statements built.
     pub fn finish(mut self) -> Vec<Stmt> {
-        assert_eq!(self.stack.len(), 1, "unbalanced indent");
+        assert_eq!(self.stack.len(), 1, "a level left open");
         self.stack.pop().unwrap()
     }
 }

@@ -91,7 +91,6 @@ fn stmt_to(out: &mut String, s: &Stmt, indent: usize) {
                 line(out, indent, l);
             }
         }
-        Stmt::Nested(v) => stmts_to(out, v, indent + 1),
         Stmt::Comment(c) => line(out, indent, &format!("// {c}")),
         Stmt::Scope(v) => braced(out, indent, "{", v, "}"),
         Stmt::Once(v) => braced(out, indent, "do {", v, "} while (0);"),
@@ -204,7 +203,6 @@ fn simple(s: &Stmt) -> String {
         Stmt::VStore(s) => vstore(s),
         Stmt::VMove { dst, src } => format!("mint_vmove({dst}, {src});"),
         Stmt::Body(_)
-        | Stmt::Nested(_)
         | Stmt::Comment(_)
         | Stmt::Scope(_)
         | Stmt::Once(_)

@@ -30,7 +30,7 @@ use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_iden
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, AsyncCopy, Builder, Shared, Stmt};
+use crate::kir::{self, AsyncCopy, Builder, Loop, LoopRole, Shared, Stmt, Unroll};
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -413,39 +413,35 @@ fn plane(
         if cells.is_empty() {
             continue;
         }
-        if let Some(c) = &grp.cond {
-            b.raw(format!("if ({c}) {{"));
-            b.indent();
-        }
-        for l in &grp.dst_pre {
-            b.raw(l);
-        }
-        if op != PlaneOp::Store {
-            for l in &grp.src_pre {
+        b.if_some(grp.cond.as_deref(), |b| {
+            for l in &grp.dst_pre {
                 b.raw(l);
             }
-        }
-        for c in cells {
-            let dst = format!("{sh}[{slot}][{}][{}]", c.row, c.col);
-            let inside = || g.inside(ai, &c.gx, &c.gy, zz, c.x_may_be_neg, c.y_may_be_neg);
-            let load = || g.load(ai, &c.gx, &c.gy, zz);
-            let queued = c
-                .center_of
-                .filter(|_| from_queue)
-                .map(|pt| qname(&name, pt, g.points(), dz));
-            match (op, queued) {
-                (PlaneOp::Direct | PlaneOp::Store, Some(q)) => b.raw(format!("{dst} = {q};")),
-                (PlaneOp::Direct, None) => b.raw(format!("if ({}) {dst} = {};", inside(), load())),
-                (PlaneOp::Fetch, _) => {
-                    b.raw(format!("{} = ({}) ? {} : {t}(0);", c.reg, inside(), load()))
+            if op != PlaneOp::Store {
+                for l in &grp.src_pre {
+                    b.raw(l);
                 }
-                (PlaneOp::Store, None) => b.raw(format!("{dst} = {};", c.reg)),
             }
-        }
-        if grp.cond.is_some() {
-            b.dedent();
-            b.raw("}");
-        }
+            for c in cells {
+                let dst = format!("{sh}[{slot}][{}][{}]", c.row, c.col);
+                let inside = || g.inside(ai, &c.gx, &c.gy, zz, c.x_may_be_neg, c.y_may_be_neg);
+                let load = || g.load(ai, &c.gx, &c.gy, zz);
+                let queued = c
+                    .center_of
+                    .filter(|_| from_queue)
+                    .map(|pt| qname(&name, pt, g.points(), dz));
+                match (op, queued) {
+                    (PlaneOp::Direct | PlaneOp::Store, Some(q)) => b.raw(format!("{dst} = {q};")),
+                    (PlaneOp::Direct, None) => {
+                        b.raw(format!("if ({}) {dst} = {};", inside(), load()))
+                    }
+                    (PlaneOp::Fetch, _) => {
+                        b.raw(format!("{} = ({}) ? {} : {t}(0);", c.reg, inside(), load()))
+                    }
+                    (PlaneOp::Store, None) => b.raw(format!("{dst} = {};", c.reg)),
+                }
+            }
+        });
     }
 }
 
@@ -498,19 +494,17 @@ fn ring_copy(b: &mut Builder, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, zz
         );
     };
     if vec {
-        b.raw(format!(
-            "if ((((size_t)({name} + (mint_x_tile - {pad}))) & 15) == 0 && ({} * {}) % 16 == 0{slice_ok}) {{",
-            g.pitch[ai],
-            a.elem.size_bytes()
+        let then = b.nest(|b| cells(b, w));
+        let els = b.nest(|b| cells(b, 1));
+        b.push(Stmt::if_else(
+            format!(
+                "(((size_t)({name} + (mint_x_tile - {pad}))) & 15) == 0 && ({} * {}) % 16 == 0{slice_ok}",
+                g.pitch[ai],
+                a.elem.size_bytes()
+            ),
+            then,
+            els,
         ));
-        b.indent();
-        cells(b, w);
-        b.dedent();
-        b.raw("} else {");
-        b.indent();
-        cells(b, 1);
-        b.dedent();
-        b.raw("}");
     } else {
         cells(b, 1);
     }
@@ -567,25 +561,24 @@ pub(crate) fn async_plane_copy(b: &mut Builder, c: &PlaneCopy) {
         "// {} rows x {per_row} copies of {} element(s) over {} threads",
         c.rows, c.chunk, c.threads
     ));
-    b.raw(format!(
-        "for (int mint_le = {}; mint_le < {}; mint_le += {}) {{",
-        c.tid,
-        c.rows * per_row,
-        c.threads
-    ));
-    b.indent();
-    b.raw(format!("const int mint_lr = mint_le / {per_row};"));
-    if c.chunk > 1 {
-        b.raw(format!(
-            "const int mint_lc = mint_le % {per_row} * {};",
-            c.chunk
-        ));
-    } else {
-        b.raw(format!("const int mint_lc = mint_le % {per_row};"));
-    }
-    plane_copy_cell(b, c);
-    b.dedent();
-    b.raw("}");
+    let l = Loop::new(
+        LoopRole::Rounds,
+        format!("int mint_le = {}", c.tid),
+        format!("mint_le < {}", c.rows * per_row),
+        format!("mint_le += {}", c.threads),
+    );
+    b.for_(l, |b| {
+        b.raw(format!("const int mint_lr = mint_le / {per_row};"));
+        if c.chunk > 1 {
+            b.raw(format!(
+                "const int mint_lc = mint_le % {per_row} * {};",
+                c.chunk
+            ));
+        } else {
+            b.raw(format!("const int mint_lc = mint_le % {per_row};"));
+        }
+        plane_copy_cell(b, c);
+    });
 }
 
 /// [`async_plane_copy`] in known rounds.
@@ -597,41 +590,43 @@ fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32) {
         "// {} rows x {per_row} copies of {} element(s): {rounds} round(s) of {} threads",
         c.rows, c.chunk, c.threads
     ));
-    b.raw("#pragma unroll");
-    b.raw(format!(
-        "for (int mint_le = 0; mint_le < {rounds}; ++mint_le) {{"
-    ));
-    b.indent();
-    if !cells.is_multiple_of(c.threads) {
-        // the last round: only the threads whose cell is in the rectangle
-        b.raw(format!(
-            "if (mint_le == {} && {tid} + {}u * {} >= {cells}u) break;",
-            rounds - 1,
-            c.threads,
-            rounds - 1
-        ));
-    }
-    let col = |cell: &str| {
-        if c.chunk > 1 {
-            format!("(int)({cell} % {per_row}u) * {}", c.chunk)
-        } else {
-            format!("(int)({cell} % {per_row}u)")
+    let l = Loop::new(
+        LoopRole::Rounds,
+        "int mint_le = 0",
+        format!("mint_le < {rounds}"),
+        "++mint_le",
+    )
+    .unroll(Some(Unroll::Full));
+    b.for_(l, |b| {
+        if !cells.is_multiple_of(c.threads) {
+            // the last round: only the threads whose cell is in the rectangle
+            b.raw(format!(
+                "if (mint_le == {} && {tid} + {}u * {} >= {cells}u) break;",
+                rounds - 1,
+                c.threads,
+                rounds - 1
+            ));
         }
-    };
-    if c.threads.is_multiple_of(per_row) {
-        b.raw(format!(
-            "const int mint_lr = (int)({tid} / {per_row}u) + {} * mint_le;",
-            c.threads / per_row
-        ));
-        b.raw(format!("const int mint_lc = {};", col(&tid)));
-    } else {
-        let cell = format!("({tid} + {}u * (unsigned int)mint_le)", c.threads);
-        b.raw(format!("const int mint_lr = (int)({cell} / {per_row}u);"));
-        b.raw(format!("const int mint_lc = {};", col(&cell)));
-    }
-    plane_copy_cell(b, c);
-    b.dedent();
-    b.raw("}");
+        let col = |cell: &str| {
+            if c.chunk > 1 {
+                format!("(int)({cell} % {per_row}u) * {}", c.chunk)
+            } else {
+                format!("(int)({cell} % {per_row}u)")
+            }
+        };
+        if c.threads.is_multiple_of(per_row) {
+            b.raw(format!(
+                "const int mint_lr = (int)({tid} / {per_row}u) + {} * mint_le;",
+                c.threads / per_row
+            ));
+            b.raw(format!("const int mint_lc = {};", col(&tid)));
+        } else {
+            let cell = format!("({tid} + {}u * (unsigned int)mint_le)", c.threads);
+            b.raw(format!("const int mint_lr = (int)({cell} / {per_row}u);"));
+            b.raw(format!("const int mint_lc = {};", col(&cell)));
+        }
+        plane_copy_cell(b, c);
+    });
 }
 
 /// The copy of cell (`mint_lr`, `mint_lc`) of [`async_plane_copy`]'s rectangle.
@@ -698,22 +693,20 @@ fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str)
         note: Some("this step's planes have landed".into()),
     });
     b.push(Stmt::Barrier { note: None });
-    b.raw(format!("if ({zv} + {d} < mint_z_end) {{"));
-    b.indent();
-    for (ai, s) in shared {
-        let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
-        let ns = g.plan.slots(*ai);
-        ring_copy(
-            b,
-            g,
-            *ai,
-            s,
-            &format!("(int)(({zv} - mint_z0 + {}) % {ns})", hi + d - lo),
-            &format!("{zv}{}", plus(hi + d)),
-        );
-    }
-    b.dedent();
-    b.raw("}");
+    b.if_(format!("{zv} + {d} < mint_z_end"), |b| {
+        for (ai, s) in shared {
+            let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
+            let ns = g.plan.slots(*ai);
+            ring_copy(
+                b,
+                g,
+                *ai,
+                s,
+                &format!("(int)(({zv} - mint_z0 + {}) % {ns})", hi + d - lo),
+                &format!("{zv}{}", plus(hi + d)),
+            );
+        }
+    });
     b.push(Stmt::AsyncCommit);
     for (ai, s) in shared {
         let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
@@ -796,51 +789,46 @@ fn points(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs) {
                 "// point {pt}: column {i}, row {j} of this thread's chunk"
             ));
         }
-        b.raw("{");
-        b.indent();
-        b.raw(format!("const idx_t {xv} = mint_x{i};"));
-        b.raw(format!("const idx_t {yv} = mint_y{j};"));
-        b.raw(format!(
-            "if ({xv} < {} && {yv} < {}) {{",
-            hi_name(0),
-            hi_name(1)
-        ));
-        b.indent();
-        let mut stores = Vec::new();
-        for (ai, a) in k.arrays.iter().enumerate() {
-            if let RegPlan::Point { load, store } = g.plan.arrays[ai].reg {
-                let r = pname(&a.name, pt, g.points());
-                let center: Vec<Expr> = (0..n)
-                    .map(|d| Expr {
-                        kind: ExprKind::Var(k.axis_var(n - 1 - d).unwrap().to_string()),
-                        ty: Some(ScalarTy::Usize),
-                        span: 0,
-                    })
-                    .collect();
-                let global = {
-                    // the device-memory spelling of the center point
-                    let gl = GlobalOnly { g };
-                    let tmp = CPrinter::new(p.names.clone(), &gl);
-                    gl.elem(&tmp, &a.name, &center)
-                };
-                if load {
-                    b.raw(format!("{} {r} = {global};", a.elem.cuda_name()));
-                } else {
-                    b.raw(format!("{} {r};", a.elem.cuda_name()));
-                }
-                if store {
-                    stores.push(format!("{global} = {r};"));
-                }
-            }
-        }
-        point_body(p, b, &k.body);
-        for s in stores {
-            b.raw(s);
-        }
-        b.dedent();
-        b.raw("}");
-        b.dedent();
-        b.raw("}");
+        b.scope(|b| {
+            b.raw(format!("const idx_t {xv} = mint_x{i};"));
+            b.raw(format!("const idx_t {yv} = mint_y{j};"));
+            b.if_(
+                format!("{xv} < {} && {yv} < {}", hi_name(0), hi_name(1)),
+                |b| {
+                    let mut stores = Vec::new();
+                    for (ai, a) in k.arrays.iter().enumerate() {
+                        if let RegPlan::Point { load, store } = g.plan.arrays[ai].reg {
+                            let r = pname(&a.name, pt, g.points());
+                            let center: Vec<Expr> = (0..n)
+                                .map(|d| Expr {
+                                    kind: ExprKind::Var(k.axis_var(n - 1 - d).unwrap().to_string()),
+                                    ty: Some(ScalarTy::Usize),
+                                    span: 0,
+                                })
+                                .collect();
+                            let global = {
+                                // the device-memory spelling of the center point
+                                let gl = GlobalOnly { g };
+                                let tmp = CPrinter::new(p.names.clone(), &gl);
+                                gl.elem(&tmp, &a.name, &center)
+                            };
+                            if load {
+                                b.raw(format!("{} {r} = {global};", a.elem.cuda_name()));
+                            } else {
+                                b.raw(format!("{} {r};", a.elem.cuda_name()));
+                            }
+                            if store {
+                                stores.push(format!("{global} = {r};"));
+                            }
+                        }
+                    }
+                    point_body(p, b, &k.body);
+                    for s in stores {
+                        b.raw(s);
+                    }
+                },
+            );
+        });
     }
 }
 
@@ -1098,81 +1086,83 @@ pub fn emit(
                 s.z.1,
             );
         }
-        b.raw(format!(
-            "for (idx_t {zv} = mint_z0; {zv} < mint_z_end; ++{zv}) {{"
-        ));
-        b.indent();
-        for &(ai, _, hi) in queues.iter().filter(|q| plan.ring(q.0).is_none()) {
-            queue_load(
-                &mut b,
-                &g,
-                ai,
-                Some(&format!("{zv}{}", plus(hi + 1))),
-                hi + 1,
-                false,
-            );
-        }
-        if plan.pipeline {
-            ring_step(&mut b, &g, &shared, &zv);
-        }
-        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
-            let slot = g.slot_var(*ai, s.z.1 - s.z.0);
-            plane(
-                &mut b,
-                &g,
-                *ai,
-                s,
-                PlaneOp::Store,
-                &slot,
-                Some(&format!("{zv}{}", plus(s.z.1))),
-                s.z.1,
-            );
-            plane(
-                &mut b,
-                &g,
-                *ai,
-                s,
-                PlaneOp::Fetch,
-                &slot,
-                Some(&format!("{zv}{}", plus(s.z.1 + 1))),
-                s.z.1 + 1,
-            );
-        }
-        if any_shared && !plan.pipeline {
-            b.push(Stmt::Barrier { note: None });
-        }
-        points(&mut p, &mut b, &g, &refs);
-        if !queues.is_empty() || any_shared {
-            b.raw("// rotate: registers move down the queue, planes by swapping slot indices");
-        }
-        for &(ai, lo, hi) in &queues {
-            let a = &k.arrays[ai];
-            let fed = plan.ring(ai).is_some();
-            for pt in 0..g.points() {
-                for d in lo..=hi - fed as i64 {
-                    b.raw(format!(
-                        "{} = {};",
-                        qname(&a.name, pt, g.points(), d),
-                        qname(&a.name, pt, g.points(), d + 1)
-                    ));
+        let l = Loop::new(
+            LoopRole::ZWindow,
+            format!("idx_t {zv} = mint_z0"),
+            format!("{zv} < mint_z_end"),
+            format!("++{zv}"),
+        );
+        b.for_(l, |b| {
+            for &(ai, _, hi) in queues.iter().filter(|q| plan.ring(q.0).is_none()) {
+                queue_load(
+                    b,
+                    &g,
+                    ai,
+                    Some(&format!("{zv}{}", plus(hi + 1))),
+                    hi + 1,
+                    false,
+                );
+            }
+            if plan.pipeline {
+                ring_step(b, &g, &shared, &zv);
+            }
+            for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
+                let slot = g.slot_var(*ai, s.z.1 - s.z.0);
+                plane(
+                    b,
+                    &g,
+                    *ai,
+                    s,
+                    PlaneOp::Store,
+                    &slot,
+                    Some(&format!("{zv}{}", plus(s.z.1))),
+                    s.z.1,
+                );
+                plane(
+                    b,
+                    &g,
+                    *ai,
+                    s,
+                    PlaneOp::Fetch,
+                    &slot,
+                    Some(&format!("{zv}{}", plus(s.z.1 + 1))),
+                    s.z.1 + 1,
+                );
+            }
+            if any_shared && !plan.pipeline {
+                b.push(Stmt::Barrier { note: None });
+            }
+            points(&mut p, b, &g, &refs);
+            if !queues.is_empty() || any_shared {
+                b.raw("// rotate: registers move down the queue, planes by swapping slot indices");
+            }
+            for &(ai, lo, hi) in &queues {
+                let a = &k.arrays[ai];
+                let fed = plan.ring(ai).is_some();
+                for pt in 0..g.points() {
+                    for d in lo..=hi - fed as i64 {
+                        b.raw(format!(
+                            "{} = {};",
+                            qname(&a.name, pt, g.points(), d),
+                            qname(&a.name, pt, g.points(), d + 1)
+                        ));
+                    }
                 }
             }
-        }
-        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
-            let np = s.planes() as i64;
-            let mut line = format!("{{ const int mint_t = {};", g.slot_var(*ai, 0));
-            for pos in 0..np {
-                line.push_str(&format!(
-                    " {} = {};",
-                    g.slot_var(*ai, pos),
-                    g.slot_var(*ai, pos + 1)
-                ));
+            for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
+                let np = s.planes() as i64;
+                let mut line = format!("{{ const int mint_t = {};", g.slot_var(*ai, 0));
+                for pos in 0..np {
+                    line.push_str(&format!(
+                        " {} = {};",
+                        g.slot_var(*ai, pos),
+                        g.slot_var(*ai, pos + 1)
+                    ));
+                }
+                line.push_str(&format!(" {} = mint_t; }}", g.slot_var(*ai, np)));
+                b.raw(line);
             }
-            line.push_str(&format!(" {} = mint_t; }}", g.slot_var(*ai, np)));
-            b.raw(line);
-        }
-        b.dedent();
-        b.raw("}");
+        });
         if plan.pipeline {
             // no copy may be pending when the thread exits (a block with no step, or the
             // prologue's planes past the block's last step)
@@ -1185,41 +1175,38 @@ pub fn emit(
         let zz = if n == 3 {
             let zv = p.names.get(k.axis_var(2).unwrap());
             b.raw(format!("const idx_t {zv} = {} + (idx_t){bz};", lo_name(2)));
-            b.raw(format!("if ({zv} < {}) {{", hi_name(2)));
-            b.indent();
             Some(zv)
         } else {
             None
         };
-        for &(ai, lo, hi) in &queues {
-            for d in lo..=hi {
-                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
-                queue_load(&mut b, &g, ai, z.as_deref(), d, true);
+        let cond = zz.as_ref().map(|zv| format!("{zv} < {}", hi_name(2)));
+        b.if_some(cond.as_deref(), |b| {
+            for &(ai, lo, hi) in &queues {
+                for d in lo..=hi {
+                    let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
+                    queue_load(b, &g, ai, z.as_deref(), d, true);
+                }
             }
-        }
-        for (ai, s) in &shared {
-            for d in s.z.0..=s.z.1 {
-                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
-                plane(
-                    &mut b,
-                    &g,
-                    *ai,
-                    s,
-                    PlaneOp::Direct,
-                    &(d - s.z.0).to_string(),
-                    z.as_deref(),
-                    d,
-                );
+            for (ai, s) in &shared {
+                for d in s.z.0..=s.z.1 {
+                    let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
+                    plane(
+                        b,
+                        &g,
+                        *ai,
+                        s,
+                        PlaneOp::Direct,
+                        &(d - s.z.0).to_string(),
+                        z.as_deref(),
+                        d,
+                    );
+                }
             }
-        }
-        if any_shared {
-            b.push(Stmt::Barrier { note: None });
-        }
-        points(&mut p, &mut b, &g, &refs);
-        if zz.is_some() {
-            b.dedent();
-            b.raw("}");
-        }
+            if any_shared {
+                b.push(Stmt::Barrier { note: None });
+            }
+            points(&mut p, b, &g, &refs);
+        });
     }
     cuda::reduction_epilogue(&p, &mut b, k, cfg);
 

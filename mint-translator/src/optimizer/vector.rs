@@ -57,7 +57,7 @@ use crate::emit::cuda::{
 };
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, Builder, If, Stmt, VLoad, VSource, VStore};
+use crate::kir::{self, Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore};
 use crate::report::Report;
 use crate::target::{GUARD_BYTES, Target};
 use crate::translation::{KernelSource, Translation};
@@ -552,12 +552,10 @@ fn step(
         // the thread's y rows, each with the loop variable of its own row
         for yl in 0..cy {
             refs.ylane.set(yl);
-            b.raw("{");
-            b.indent();
-            b.raw(format!("const idx_t {} = mint_y0{};", nm.yvar, plus(yl)));
-            lanes(p, b, k, refs, nm, v, guard);
-            b.dedent();
-            b.raw("}");
+            b.scope(|b| {
+                b.raw(format!("const idx_t {} = mint_y0{};", nm.yvar, plus(yl)));
+                lanes(p, b, k, refs, nm, v, guard);
+            });
         }
         refs.ylane.set(0);
     }
@@ -635,20 +633,11 @@ fn lanes(
 ) {
     for lane in 0..v as i64 {
         refs.lane.set(lane);
-        b.raw("{");
-        b.indent();
-        b.raw(format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
-        if guard {
-            b.raw(format!("if ({} < {}) {{", nm.x, hi_name(0)));
-            b.indent();
-        }
-        point_body(p, b, &k.body);
-        if guard {
-            b.dedent();
-            b.raw("}");
-        }
-        b.dedent();
-        b.raw("}");
+        b.scope(|b| {
+            b.raw(format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
+            let cond = guard.then(|| format!("{} < {}", nm.x, hi_name(0)));
+            b.if_some(cond.as_deref(), |b| point_body(p, b, &k.body));
+        });
     }
 }
 
@@ -668,32 +657,67 @@ fn edge_path(
     lane_loop: bool,
 ) {
     refs.direct.set(true);
-    if let Some(z) = &nm.z {
-        b.raw(format!(
-            "for (idx_t {z} = mint_z0; {z} < mint_z_end; ++{z}) {{"
-        ));
-        b.indent();
-    }
-    if lane_loop {
-        b.raw("#pragma unroll 1");
-        b.raw(format!("for (int mint_l = 0; mint_l < {v}; ++mint_l) {{"));
-        b.indent();
-        b.raw(format!("const idx_t {} = mint_x0 + mint_l;", nm.x));
-        b.raw(format!("if ({} < {}) {{", nm.x, hi_name(0)));
-        b.indent();
-        point_body(p, b, &k.body);
-        b.dedent();
-        b.raw("}");
-        b.dedent();
-        b.raw("}");
-    } else {
-        lanes(p, b, k, refs, nm, v, true);
-    }
-    if nm.z.is_some() {
-        b.dedent();
-        b.raw("}");
+    let mut per_lane = |b: &mut Builder| {
+        if lane_loop {
+            let l = Loop::new(
+                LoopRole::Lanes,
+                "int mint_l = 0",
+                format!("mint_l < {v}"),
+                "++mint_l",
+            )
+            .unroll(Some(Unroll::By(1)));
+            b.for_(l, |b| {
+                b.raw(format!("const idx_t {} = mint_x0 + mint_l;", nm.x));
+                b.if_(format!("{} < {}", nm.x, hi_name(0)), |b| {
+                    point_body(p, b, &k.body)
+                });
+            });
+        } else {
+            lanes(p, b, k, refs, nm, v, true);
+        }
+    };
+    match &nm.z {
+        Some(z) => {
+            let l = Loop::new(
+                LoopRole::ZWindow,
+                format!("idx_t {z} = mint_z0"),
+                format!("{z} < mint_z_end"),
+                format!("++{z}"),
+            );
+            b.for_(l, per_lane);
+        }
+        None => per_lane(b),
     }
     refs.direct.set(false);
+}
+
+/// [`edge_path`] for each of the thread's `cy` y rows (`chunksize` y): a loop over the
+/// rows inside the loop's range where there are several.
+#[allow(clippy::too_many_arguments)]
+fn edge_rows(
+    p: &mut CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    refs: &VecRefs,
+    nm: &Names3,
+    v: u32,
+    cy: u32,
+    lane_loop: bool,
+) {
+    if cy == 1 {
+        return edge_path(p, b, k, refs, nm, v, lane_loop);
+    }
+    let y = &nm.yvar;
+    let l = Loop::new(
+        LoopRole::Rows,
+        format!(
+            "idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {})",
+            hi_name(1)
+        ),
+        format!("{y} < mint_y_end"),
+        format!("++{y}"),
+    );
+    b.for_(l, |b| edge_path(p, b, k, refs, nm, v, lane_loop));
 }
 
 /// The 16-byte vector type of each element type the kernel vectorizes.
@@ -840,16 +864,7 @@ fn queues(
             });
         }
     }
-    match guard {
-        None => b.extend(loads),
-        Some(c) => {
-            b.raw(format!("if ({c}) {{"));
-            b.indent();
-            b.extend(loads);
-            b.dedent();
-            b.raw("}");
-        }
-    }
+    b.if_some(guard, |b| b.extend(loads));
     (lead, ahead)
 }
 
@@ -1026,80 +1041,67 @@ pub fn emit(
             &mut p, &mut b, k, cfg, &arrays, &refs, &nm, v, &rings, rolled, by,
         );
     } else {
-        b.raw(format!("if (mint_x0 < {}) {{", hi_name(0)));
-        b.indent();
-        let y = &nm.yvar;
-        if cy == 1 {
-            b.raw(format!("const idx_t {y} = mint_y0;"));
-            b.raw(format!("if ({y} < {}) {{", hi_name(1)));
-        } else {
-            b.raw(format!("if (mint_y0 < {}) {{", hi_name(1)));
-        }
-        b.indent();
-        let cz = cfg.chunk[2];
-        if n == 3 {
-            b.raw(format!(
-                "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
-                hi_name(2)
-            ));
-        }
-        let mut fast = fast_condition(k, &arrays, &nm, v as i64);
-        if cy > 1 {
-            // every one of the thread's y rows is a point of the loop
-            fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
-        }
-        b.raw(format!("if ({fast}) {{"));
-        b.indent();
-        b.raw(
-        "// every access of this thread's chunk is a whole aligned vector within the allocation",
-    );
-        match &nm.z {
-            Some(z) => {
-                let (lead, ahead) = if window {
-                    queues(&mut p, &mut b, k, &arrays, &nm, v, None, QUEUE_REGISTERS)
-                } else {
-                    (Vec::new(), 0)
-                };
-                if rolled {
-                    b.raw("#pragma unroll 1");
-                } else if cz <= UNROLL_Z {
-                    b.raw("#pragma unroll");
+        let (cy, cz) = (cfg.chunk[1], cfg.chunk[2]);
+        b.if_(format!("mint_x0 < {}", hi_name(0)), |b| {
+            let y = &nm.yvar;
+            let cond = if cy == 1 {
+                b.raw(format!("const idx_t {y} = mint_y0;"));
+                format!("{y} < {}", hi_name(1))
+            } else {
+                format!("mint_y0 < {}", hi_name(1))
+            };
+            b.if_(cond, |b| {
+                if n == 3 {
+                    b.raw(format!(
+                        "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
+                        hi_name(2)
+                    ));
                 }
-                b.raw(format!(
-                    "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
-                ));
-                b.indent();
-                b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
-                b.raw(format!("if ({z} >= mint_z_end) break;"));
-                step(&mut p, &mut b, k, &arrays, &refs, &nm, v, &lead, &[]);
-                queue_moves(&mut b, k, &arrays, ahead);
-                b.dedent();
-                b.raw("}");
-            }
-            None => step(&mut p, &mut b, k, &arrays, &refs, &nm, v, &[], &[]),
-        }
-        b.dedent();
-        b.raw("} else {");
-        b.indent();
-        b.raw("// edge thread (or rows not 16-byte aligned): the loop body per lane");
-        if cy == 1 {
-            edge_path(&mut p, &mut b, k, &refs, &nm, v, false);
-        } else {
-            b.raw(format!(
-            "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
-            hi_name(1)
-        ));
-            b.indent();
-            edge_path(&mut p, &mut b, k, &refs, &nm, v, false);
-            b.dedent();
-            b.raw("}");
-        }
-        b.dedent();
-        b.raw("}");
-        b.dedent();
-        b.raw("}");
-        b.dedent();
-        b.raw("}");
+                let mut fast = fast_condition(k, &arrays, &nm, v as i64);
+                if cy > 1 {
+                    // every one of the thread's y rows is a point of the loop
+                    fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
+                }
+                let then = b.nest(|b| {
+                        b.raw("// every access of this thread's chunk is a whole aligned vector within the allocation");
+                        match &nm.z {
+                            Some(z) => {
+                                let (lead, ahead) = if window {
+                                    queues(&mut p, b, k, &arrays, &nm, v, None, QUEUE_REGISTERS)
+                                } else {
+                                    (Vec::new(), 0)
+                                };
+                                let unroll = if rolled {
+                                    Some(Unroll::By(1))
+                                } else if cz <= UNROLL_Z {
+                                    Some(Unroll::Full)
+                                } else {
+                                    None
+                                };
+                                let l = Loop::new(
+                                    LoopRole::ZWindow,
+                                    "idx_t mint_s = 0",
+                                    format!("mint_s < {cz}"),
+                                    "++mint_s",
+                                )
+                                .unroll(unroll);
+                                b.for_(l, |b| {
+                                    b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
+                                    b.raw(format!("if ({z} >= mint_z_end) break;"));
+                                    step(&mut p, b, k, &arrays, &refs, &nm, v, &lead, &[]);
+                                    queue_moves(b, k, &arrays, ahead);
+                                });
+                            }
+                            None => step(&mut p, b, k, &arrays, &refs, &nm, v, &[], &[]),
+                        }
+                });
+                let els = b.nest(|b| {
+                        b.raw("// edge thread (or rows not 16-byte aligned): the loop body per lane");
+                        edge_rows(&mut p, b, k, &refs, &nm, v, cy, false);
+                });
+                b.push(Stmt::if_else(fast, then, els));
+            });
+        });
     }
 
     let body = kir::print::block(&b.finish(), 1);

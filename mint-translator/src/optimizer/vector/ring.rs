@@ -45,7 +45,7 @@
 //! Otherwise the report says why and the vector path reads device memory.
 
 use super::{
-    ArrayVec, Names3, RING_QUEUE_REGISTERS, VecRefs, edge_path, lead_loads, plane_conditions,
+    ArrayVec, Names3, RING_QUEUE_REGISTERS, VecRefs, edge_rows, lead_loads, plane_conditions,
     queue_moves, queues, step,
 };
 use crate::baseline::config::LaunchConfig;
@@ -53,7 +53,7 @@ use crate::emit::cexpr::{CPrinter, Helper};
 use crate::emit::cuda::{extent_name, hi_name, lo_name, pitch_name, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::Kernel;
-use crate::kir::{Builder, Shared, Stmt};
+use crate::kir::{Builder, Loop, LoopRole, Shared, Stmt, Unroll};
 use crate::optimizer::chunk::{PlaneCopy, async_plane_copy};
 use crate::target::{GUARD_BYTES, Target};
 
@@ -359,92 +359,73 @@ pub fn body(
         "// the block's planes exist{} and its rows are 16-byte aligned: the whole block takes the ring path",
         if cy > 1 { ", its rows are inside the loop" } else { "" }
     ));
-    b.raw(format!("if ({}) {{", cond.join(" && ")));
-    b.indent();
-    let (lead, ahead) = queues(
-        p,
-        b,
-        k,
-        arrays,
-        nm,
-        v,
-        Some("mint_active"),
-        RING_QUEUE_REGISTERS,
-    );
-    let copies = |p: &mut CPrinter, b: &mut Builder, slot: &str, zz: &str| {
-        for r in rings {
-            fill(p, b, k, r, v, threads, slot, zz);
-        }
-    };
-    b.raw(format!(
-        "// the first {depth} planes into the rings, one commit group each"
-    ));
-    for j in 0..depth {
-        b.raw(format!("if (mint_z0 + {j} < mint_z_end) {{"));
-        b.indent();
-        copies(p, b, &j.to_string(), &format!("mint_z0 + {j}"));
-        b.dedent();
-        b.raw("}");
-        b.push(Stmt::AsyncCommit);
-    }
-    b.raw(format!(
-        "#pragma unroll {}",
-        if rolled { 1 } else { UNROLL_Z }
-    ));
-    b.raw(format!(
-        "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
-    ));
-    b.indent();
-    b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
-    b.raw(format!("if ({z} >= mint_z_end) break;"));
-    lead_loads(p, b, k, nm, v, &lead, Some("mint_active"));
-    b.push(Stmt::AsyncWait {
-        pending: depth - 1,
-        note: Some("this step's plane has landed".into()),
-    });
-    b.push(Stmt::Barrier {
-        note: Some("and the slot the copy below refills is read by no thread".into()),
-    });
-    b.raw(format!("if ({z} + {depth} < mint_z_end) {{"));
-    b.indent();
-    copies(
-        p,
-        b,
-        &format!("(int)((mint_s + {depth}) % {slots})"),
-        &format!("{z} + {depth}"),
-    );
-    b.dedent();
-    b.raw("}");
-    b.push(Stmt::AsyncCommit);
-    b.raw(format!("const int mint_slot = (int)(mint_s % {slots});"));
-    b.raw("if (mint_active) {");
-    b.indent();
-    step(p, b, k, arrays, refs, nm, v, &[], rings);
-    b.dedent();
-    b.raw("}");
-    // every thread moves its queue, so the moves stay register renaming: under the
-    // condition the compiler keeps both the moved and the unmoved queue (the radius-8
-    // star in f32: 202 registers instead of 158, bench-results/h100-2026-11-25c/lanes/)
-    queue_moves(b, k, arrays, ahead);
-    b.dedent();
-    b.raw("}");
-    b.dedent();
-    b.raw("} else if (mint_active) {");
-    b.indent();
-    b.raw("// edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
-    if cy == 1 {
-        edge_path(p, b, k, refs, nm, v, true);
-    } else {
-        let y = &nm.yvar;
+    let then = b.nest(|b| {
+        let (lead, ahead) = queues(
+            p,
+            b,
+            k,
+            arrays,
+            nm,
+            v,
+            Some("mint_active"),
+            RING_QUEUE_REGISTERS,
+        );
+        let copies = |p: &mut CPrinter, b: &mut Builder, slot: &str, zz: &str| {
+            for r in rings {
+                fill(p, b, k, r, v, threads, slot, zz);
+            }
+        };
         b.raw(format!(
-            "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
-            hi_name(1)
+            "// the first {depth} planes into the rings, one commit group each"
         ));
-        b.indent();
-        edge_path(p, b, k, refs, nm, v, true);
-        b.dedent();
-        b.raw("}");
-    }
-    b.dedent();
-    b.raw("}");
+        for j in 0..depth {
+            b.if_(format!("mint_z0 + {j} < mint_z_end"), |b| {
+                copies(p, b, &j.to_string(), &format!("mint_z0 + {j}"))
+            });
+            b.push(Stmt::AsyncCommit);
+        }
+        let l = Loop::new(
+            LoopRole::ZWindow,
+            "idx_t mint_s = 0",
+            format!("mint_s < {cz}"),
+            "++mint_s",
+        )
+        .unroll(Some(Unroll::By(if rolled { 1 } else { UNROLL_Z })));
+        b.for_(l, |b| {
+            b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
+            b.raw(format!("if ({z} >= mint_z_end) break;"));
+            lead_loads(p, b, k, nm, v, &lead, Some("mint_active"));
+            b.push(Stmt::AsyncWait {
+                pending: depth - 1,
+                note: Some("this step's plane has landed".into()),
+            });
+            b.push(Stmt::Barrier {
+                note: Some("and the slot the copy below refills is read by no thread".into()),
+            });
+            b.if_(format!("{z} + {depth} < mint_z_end"), |b| {
+                copies(
+                    p,
+                    b,
+                    &format!("(int)((mint_s + {depth}) % {slots})"),
+                    &format!("{z} + {depth}"),
+                )
+            });
+            b.push(Stmt::AsyncCommit);
+            b.raw(format!("const int mint_slot = (int)(mint_s % {slots});"));
+            b.if_("mint_active", |b| {
+                step(p, b, k, arrays, refs, nm, v, &[], rings)
+            });
+            // every thread moves its queue, so the moves stay register renaming: under the
+            // condition the compiler keeps both the moved and the unmoved queue (the radius-8
+            // star in f32: 202 registers instead of 158, bench-results/h100-2026-11-25c/lanes/)
+            queue_moves(b, k, arrays, ahead);
+        });
+    });
+    let edge = b.nest(|b| {
+        b.if_("mint_active", |b| {
+            b.raw("// edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
+            edge_rows(p, b, k, refs, nm, v, cy, true);
+        })
+    });
+    b.push(Stmt::if_else(cond.join(" && "), then, edge));
 }
