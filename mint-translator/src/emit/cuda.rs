@@ -353,6 +353,18 @@ pub fn base_names(k: &Kernel, params: &[Param], packed: &[Param]) -> Names {
     names
 }
 
+/// The thread's reduction accumulator, set to the operator's identity.
+pub fn reduction_acc(p: &CPrinter, b: &mut Builder, k: &Kernel) {
+    if let Some(r) = &k.reduction {
+        let t = r.ty.unwrap_or(ScalarTy::F64);
+        b.push(Stmt::var(
+            t.cuda_name(),
+            p.names.get(&r.var),
+            red_identity(r.op, t),
+        ));
+    }
+}
+
 /// Code for the reduction epilogue: the block's values combined in a fixed tree order,
 /// one partial per block (deterministic; the finish kernel combines the partials).
 pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &LaunchConfig) {
@@ -361,8 +373,8 @@ pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launc
     let nt = cfg.threads();
     let acc = p.names.get(&r.var);
     let [bx, by, _] = cfg.block;
-    b.raw(format!(
-        "// reduction({}: {}): the block's values are combined in a fixed order",
+    b.comment(format!(
+        "reduction({}: {}): the block's values are combined in a fixed order",
         r.op.symbol(),
         r.var
     ));
@@ -372,10 +384,12 @@ pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launc
         dims: vec![nt],
         align: None,
     }));
-    b.raw(format!(
-        "const int mint_tid = threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z);"
+    b.push(Stmt::konst(
+        "int",
+        "mint_tid",
+        format!("threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z)"),
     ));
-    b.raw(format!("mint_red[mint_tid] = {acc};"));
+    b.push(Stmt::assign("mint_red[mint_tid]", acc.clone()));
     b.push(Stmt::Barrier { note: None });
     let half = nt.next_power_of_two() / 2;
     if half > 0 {
@@ -386,16 +400,25 @@ pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launc
             "mint_s >>= 1",
         );
         b.for_(l, |b| {
-            b.raw(format!(
-                "if (mint_tid < mint_s && mint_tid + mint_s < {nt}) mint_red[mint_tid] = {};",
-                red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]")
+            b.push(Stmt::if_line(
+                format!("mint_tid < mint_s && mint_tid + mint_s < {nt}"),
+                Stmt::assign(
+                    "mint_red[mint_tid]",
+                    red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]"),
+                ),
             ));
             b.push(Stmt::Barrier { note: None });
         });
     }
     // a block's partial goes to the slot of its tile, whatever order the blocks run in
     let [y, z] = block_yz_names(k);
-    b.raw(format!("if (mint_tid == 0) mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})] = mint_red[0];"));
+    let slot = format!(
+        "mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})]"
+    );
+    b.push(Stmt::if_line(
+        "mint_tid == 0",
+        Stmt::assign(slot, "mint_red[0]"),
+    ));
 }
 
 /// The block indices along y and z that a kernel's tile origins use: `blockIdx.y` and
@@ -410,21 +433,21 @@ pub fn block_yz(b: &mut Builder, k: &Kernel) -> [&'static str; 2] {
         return block_yz_names(k);
     }
     let band = SWIZZLE_BAND_BLOCKS;
-    for line in [
-        format!("// swizzle: bands of about {band} blocks (y tiles with the x tiles), each swept along z"),
-        format!("const unsigned int mint_sw_band = max(1u, min(gridDim.y, {band}u / gridDim.x));"),
-        "const unsigned int mint_sw_l = blockIdx.y + gridDim.y * blockIdx.z;".into(),
-        "const unsigned int mint_sw_full = gridDim.y / mint_sw_band * mint_sw_band;".into(),
-        "const bool mint_sw_in = mint_sw_l < mint_sw_full * gridDim.z;".into(),
-        "const unsigned int mint_sw_rows = mint_sw_in ? mint_sw_band : gridDim.y - mint_sw_full;"
-            .into(),
-        "const unsigned int mint_sw_r = mint_sw_in ? mint_sw_l % (mint_sw_band * gridDim.z) : mint_sw_l - mint_sw_full * gridDim.z;".into(),
-        "const unsigned int mint_sw_first = mint_sw_in ? mint_sw_l / (mint_sw_band * gridDim.z) * mint_sw_band : mint_sw_full;".into(),
-        "const unsigned int mint_by = mint_sw_first + mint_sw_r % mint_sw_rows;".into(),
-        "const unsigned int mint_bz = mint_sw_r / mint_sw_rows;".into(),
-    ] {
-        b.raw(line);
-    }
+    b.comment(format!(
+        "swizzle: bands of about {band} blocks (y tiles with the x tiles), each swept along z"
+    ));
+    let u = "unsigned int";
+    b.extend([
+        Stmt::konst(u, "mint_sw_band", format!("max(1u, min(gridDim.y, {band}u / gridDim.x))")),
+        Stmt::konst(u, "mint_sw_l", "blockIdx.y + gridDim.y * blockIdx.z"),
+        Stmt::konst(u, "mint_sw_full", "gridDim.y / mint_sw_band * mint_sw_band"),
+        Stmt::konst("bool", "mint_sw_in", "mint_sw_l < mint_sw_full * gridDim.z"),
+        Stmt::konst(u, "mint_sw_rows", "mint_sw_in ? mint_sw_band : gridDim.y - mint_sw_full"),
+        Stmt::konst(u, "mint_sw_r", "mint_sw_in ? mint_sw_l % (mint_sw_band * gridDim.z) : mint_sw_l - mint_sw_full * gridDim.z"),
+        Stmt::konst(u, "mint_sw_first", "mint_sw_in ? mint_sw_l / (mint_sw_band * gridDim.z) * mint_sw_band : mint_sw_full"),
+        Stmt::konst(u, "mint_by", "mint_sw_first + mint_sw_r % mint_sw_rows"),
+        Stmt::konst(u, "mint_bz", "mint_sw_r / mint_sw_rows"),
+    ]);
     block_yz_names(k)
 }
 
@@ -494,18 +517,10 @@ pub fn point_body(p: &mut CPrinter, b: &mut Builder, body: &Block) {
 /// ranges are skipped.
 pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &LaunchConfig) {
     let n = k.nest.len();
-    if let Some(r) = &k.reduction {
-        let t = r.ty.unwrap_or(ScalarTy::F64);
-        let acc = p.names.get(&r.var);
-        b.raw(format!(
-            "{} {acc} = {};",
-            t.cuda_name(),
-            red_identity(r.op, t)
-        ));
-    }
+    reduction_acc(p, b, k);
     let [by, bz] = block_yz(b, k);
     let blocks = ["blockIdx.x", by, bz];
-    b.raw("// this thread's points (work partitioner, thesis Sec. 4.2.5)");
+    b.comment("this thread's points (work partitioner, thesis Sec. 4.2.5)");
     let dims = ["x", "y", "z"];
     let mut guards = Vec::new();
     // z, then y, then x: chunk loops nest outermost-first; each level holds the
@@ -525,13 +540,17 @@ pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launch
             format!("(idx_t){bi} * {t}")
         };
         if c == 1 {
-            cur.raw(format!(
-                "const idx_t {var} = {lo} + {blk} + (idx_t)threadIdx.{d};"
+            cur.push(Stmt::konst(
+                "idx_t",
+                var.clone(),
+                format!("{lo} + {blk} + (idx_t)threadIdx.{d}"),
             ));
             guards.push(format!("{var} < {hi}"));
         } else if axis == 0 {
-            cur.raw(format!(
-                "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d};"
+            cur.push(Stmt::konst(
+                "idx_t",
+                format!("mint_{d}0"),
+                format!("{lo} + {blk} + (idx_t)threadIdx.{d}"),
             ));
             let l = Loop::new(
                 LoopRole::Chunk,
@@ -540,11 +559,17 @@ pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launch
                 format!("++mint_c{d}"),
             );
             levels.push((std::mem::take(&mut cur).finish(), l));
-            cur.raw(format!("const idx_t {var} = mint_{d}0 + mint_c{d} * {bs};"));
+            cur.push(Stmt::konst(
+                "idx_t",
+                var.clone(),
+                format!("mint_{d}0 + mint_c{d} * {bs}"),
+            ));
             guards.push(format!("{var} < {hi}"));
         } else {
-            cur.raw(format!(
-                "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d} * {c};"
+            cur.push(Stmt::konst(
+                "idx_t",
+                format!("mint_{d}0"),
+                format!("{lo} + {blk} + (idx_t)threadIdx.{d} * {c}"),
             ));
             let l = Loop::new(
                 LoopRole::Chunk,

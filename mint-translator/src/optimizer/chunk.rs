@@ -26,11 +26,11 @@ use super::shared::SharedPlan;
 use super::{PIPELINE_DEPTH, Plan};
 use crate::analyzer::refs::stencil_offset;
 use crate::baseline::config::LaunchConfig;
-use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_identity};
+use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source};
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, AsyncCopy, Builder, Loop, LoopRole, Shared, Stmt, Unroll};
+use crate::kir::{self, AsyncCopy, Builder, Loop, LoopRole, Shared, Stmt, Unroll, Var};
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -227,9 +227,9 @@ struct Group {
     cond: Option<String>,
     /// Declarations the shared-memory destination (`row`, `col`) needs: every phase
     /// emits them.
-    dst_pre: Vec<String>,
+    dst_pre: Vec<Stmt>,
     /// Declarations the device-memory source (`gx`, `gy`) needs: loads only.
-    src_pre: Vec<String>,
+    src_pre: Vec<Stmt>,
     cells: Vec<PlaneCell>,
 }
 
@@ -329,17 +329,17 @@ fn plane_groups(g: &Gen, ai: usize, s: &SharedPlan) -> Vec<Group> {
                 cells - k * threads
             )),
             dst_pre: vec![
-                format!(
-                    "const int {e} = mint_tx + {} * mint_ty + {};",
-                    g.bx,
-                    k * threads
+                Stmt::konst(
+                    "int",
+                    e,
+                    format!("mint_tx + {} * mint_ty + {}", g.bx, k * threads),
                 ),
-                format!("const int mint_lr = {};", select(&row_parts)),
-                format!("const int mint_lc = {};", select(&col_parts)),
+                Stmt::konst("int", "mint_lr", select(&row_parts)),
+                Stmt::konst("int", "mint_lc", select(&col_parts)),
             ],
             src_pre: vec![
-                format!("const idx_t mint_gx = mint_x_tile - {xl} + mint_lc;"),
-                format!("const idx_t mint_gy = mint_y_tile - {yl} + mint_lr;"),
+                Stmt::konst("idx_t", "mint_gx", format!("mint_x_tile - {xl} + mint_lc")),
+                Stmt::konst("idx_t", "mint_gy", format!("mint_y_tile - {yl} + mint_lr")),
             ],
             cells: vec![PlaneCell {
                 reg: reg(format!("g{k}")),
@@ -391,8 +391,8 @@ fn plane(
         PlaneOp::Store => "store the prefetched",
     };
     let zdesc = zz.map(|z| format!(" z = {z}")).unwrap_or_default();
-    b.raw(format!(
-        "// {what} `{name}`{zdesc}{}: centre, then ghost cells (-x {}, +x {}, -y {}, +y {}{})",
+    b.comment(format!(
+        "{what} `{name}`{zdesc}{}: centre, then ghost cells (-x {}, +x {}, -y {}, +y {}{})",
         if op == PlaneOp::Fetch {
             String::new()
         } else {
@@ -414,13 +414,9 @@ fn plane(
             continue;
         }
         b.if_some(grp.cond.as_deref(), |b| {
-            for l in &grp.dst_pre {
-                b.raw(l);
-            }
+            b.extend(grp.dst_pre.iter().cloned());
             if op != PlaneOp::Store {
-                for l in &grp.src_pre {
-                    b.raw(l);
-                }
+                b.extend(grp.src_pre.iter().cloned());
             }
             for c in cells {
                 let dst = format!("{sh}[{slot}][{}][{}]", c.row, c.col);
@@ -431,14 +427,17 @@ fn plane(
                     .filter(|_| from_queue)
                     .map(|pt| qname(&name, pt, g.points(), dz));
                 match (op, queued) {
-                    (PlaneOp::Direct | PlaneOp::Store, Some(q)) => b.raw(format!("{dst} = {q};")),
+                    (PlaneOp::Direct | PlaneOp::Store, Some(q)) => {
+                        b.push(Stmt::assign(dst.clone(), q.clone()))
+                    }
                     (PlaneOp::Direct, None) => {
-                        b.raw(format!("if ({}) {dst} = {};", inside(), load()))
+                        b.push(Stmt::if_line(inside(), Stmt::assign(dst, load())))
                     }
-                    (PlaneOp::Fetch, _) => {
-                        b.raw(format!("{} = ({}) ? {} : {t}(0);", c.reg, inside(), load()))
-                    }
-                    (PlaneOp::Store, None) => b.raw(format!("{dst} = {};", c.reg)),
+                    (PlaneOp::Fetch, _) => b.push(Stmt::assign(
+                        c.reg.clone(),
+                        format!("({}) ? {} : {t}(0)", inside(), load()),
+                    )),
+                    (PlaneOp::Store, None) => b.push(Stmt::assign(dst.clone(), c.reg.clone())),
                 }
             }
         });
@@ -462,8 +461,8 @@ fn ring_copy(b: &mut Builder, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, zz
     } else {
         (String::new(), String::new())
     };
-    b.raw(format!(
-        "// copy `{}` z = {zz} into ring slot {slot}: {sy} x {sx} cells, asynchronously",
+    b.comment(format!(
+        "copy `{}` z = {zz} into ring slot {slot}: {sy} x {sx} cells, asynchronously",
         a.name
     ));
     let cells = |b: &mut Builder, chunk: u32| {
@@ -557,8 +556,8 @@ pub(crate) fn async_plane_copy(b: &mut Builder, c: &PlaneCopy) {
     if c.rounds {
         return plane_copy_rounds(b, c, per_row);
     }
-    b.raw(format!(
-        "// {} rows x {per_row} copies of {} element(s) over {} threads",
+    b.comment(format!(
+        "{} rows x {per_row} copies of {} element(s) over {} threads",
         c.rows, c.chunk, c.threads
     ));
     let l = Loop::new(
@@ -568,14 +567,23 @@ pub(crate) fn async_plane_copy(b: &mut Builder, c: &PlaneCopy) {
         format!("mint_le += {}", c.threads),
     );
     b.for_(l, |b| {
-        b.raw(format!("const int mint_lr = mint_le / {per_row};"));
+        b.push(Stmt::konst(
+            "int",
+            "mint_lr",
+            format!("mint_le / {per_row}"),
+        ));
         if c.chunk > 1 {
-            b.raw(format!(
-                "const int mint_lc = mint_le % {per_row} * {};",
-                c.chunk
+            b.push(Stmt::konst(
+                "int",
+                "mint_lc",
+                format!("mint_le % {per_row} * {}", c.chunk),
             ));
         } else {
-            b.raw(format!("const int mint_lc = mint_le % {per_row};"));
+            b.push(Stmt::konst(
+                "int",
+                "mint_lc",
+                format!("mint_le % {per_row}"),
+            ));
         }
         plane_copy_cell(b, c);
     });
@@ -586,8 +594,8 @@ fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32) {
     let cells = c.rows * per_row;
     let rounds = cells.div_ceil(c.threads);
     let tid = format!("(unsigned int)({})", c.tid);
-    b.raw(format!(
-        "// {} rows x {per_row} copies of {} element(s): {rounds} round(s) of {} threads",
+    b.comment(format!(
+        "{} rows x {per_row} copies of {} element(s): {rounds} round(s) of {} threads",
         c.rows, c.chunk, c.threads
     ));
     let l = Loop::new(
@@ -600,12 +608,13 @@ fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32) {
     b.for_(l, |b| {
         if !cells.is_multiple_of(c.threads) {
             // the last round: only the threads whose cell is in the rectangle
-            b.raw(format!(
-                "if (mint_le == {} && {tid} + {}u * {} >= {cells}u) break;",
+            let last = format!(
+                "mint_le == {} && {tid} + {}u * {} >= {cells}u",
                 rounds - 1,
                 c.threads,
                 rounds - 1
-            ));
+            );
+            b.push(Stmt::if_line(last, Stmt::Break));
         }
         let col = |cell: &str| {
             if c.chunk > 1 {
@@ -615,15 +624,23 @@ fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32) {
             }
         };
         if c.threads.is_multiple_of(per_row) {
-            b.raw(format!(
-                "const int mint_lr = (int)({tid} / {per_row}u) + {} * mint_le;",
-                c.threads / per_row
+            b.push(Stmt::konst(
+                "int",
+                "mint_lr",
+                format!(
+                    "(int)({tid} / {per_row}u) + {} * mint_le",
+                    c.threads / per_row
+                ),
             ));
-            b.raw(format!("const int mint_lc = {};", col(&tid)));
+            b.push(Stmt::konst("int", "mint_lc", col(&tid)));
         } else {
             let cell = format!("({tid} + {}u * (unsigned int)mint_le)", c.threads);
-            b.raw(format!("const int mint_lr = (int)({cell} / {per_row}u);"));
-            b.raw(format!("const int mint_lc = {};", col(&cell)));
+            b.push(Stmt::konst(
+                "int",
+                "mint_lr",
+                format!("(int)({cell} / {per_row}u)"),
+            ));
+            b.push(Stmt::konst("int", "mint_lc", col(&cell)));
         }
         plane_copy_cell(b, c);
     });
@@ -631,9 +648,17 @@ fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32) {
 
 /// The copy of cell (`mint_lr`, `mint_lc`) of [`async_plane_copy`]'s rectangle.
 fn plane_copy_cell(b: &mut Builder, c: &PlaneCopy) {
-    b.raw(format!("const idx_t mint_gx = {} + mint_lc;", c.x0));
-    b.raw(format!("const idx_t mint_gy = {} + mint_lr;", c.y0));
-    b.raw(format!("const bool mint_in = {};", c.inside));
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_gx",
+        format!("{} + mint_lc", c.x0),
+    ));
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_gy",
+        format!("{} + mint_lr", c.y0),
+    ));
+    b.push(Stmt::konst("bool", "mint_in", c.inside));
     b.push(Stmt::AsyncCopy(AsyncCopy {
         chunk16: c.chunk > 1,
         dst: format!("{}[mint_lr][mint_lc]", c.dst),
@@ -660,9 +685,7 @@ fn ring_prologue(p: &mut CPrinter, b: &mut Builder, g: &Gen, shared: &[(usize, S
         })
         .collect();
     let total = rings.iter().map(|r| r.3 - r.2).max().unwrap_or(0) + d;
-    b.raw(format!(
-        "// pipeline: the first planes into the rings, {d} plane(s) in flight ahead of each step's newest"
-    ));
+    b.comment(format!("pipeline: the first planes into the rings, {d} plane(s) in flight ahead of each step's newest"));
     for k in 0..total {
         for &(ai, s, lo, hi) in &rings {
             let rel = hi + d - total + k;
@@ -713,24 +736,22 @@ fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str)
         let ns = g.plan.slots(*ai);
         let slot = |dz: i64| format!("(int)(({zv} - mint_z0{}) % {ns})", plus(dz - lo));
         for pos in 0..s.planes() as i64 {
-            b.raw(format!(
-                "const int {} = {};",
-                g.slot_var(*ai, pos),
-                slot(s.z.0 + pos)
-            ));
+            b.push(Stmt::konst("int", g.slot_var(*ai, pos), slot(s.z.0 + pos)));
         }
         if let RegPlan::Queue { hi: qhi, .. } = g.plan.arrays[*ai].reg {
             debug_assert_eq!(qhi, hi);
             let name = &g.k.arrays[*ai].name;
             for pt in 0..g.points() {
                 let (i, j) = g.point_ij(pt);
-                b.raw(format!(
-                    "{} = {}[{}][mint_ly{j}{}][mint_lx{i}{}];",
+                b.push(Stmt::assign(
                     qname(name, pt, g.points(), hi),
-                    g.sh(*ai),
-                    slot(hi),
-                    plus(s.y_lo as i64),
-                    plus(g.shape(*ai).0 as i64)
+                    format!(
+                        "{}[{}][mint_ly{j}{}][mint_lx{i}{}]",
+                        g.sh(*ai),
+                        slot(hi),
+                        plus(s.y_lo as i64),
+                        plus(g.shape(*ai).0 as i64)
+                    ),
                 ));
             }
         }
@@ -743,14 +764,14 @@ fn prefetch_decls(b: &mut Builder, g: &Gen, ai: usize, s: &SharedPlan) {
     // the queue provides the centres of the leading plane and of the one after it
     let from_queue =
         matches!(g.plan.arrays[ai].reg, RegPlan::Queue { lo, hi } if s.z.1 >= lo && s.z.1 < hi + 1);
-    let regs: Vec<String> = plane_groups(g, ai, s)
+    let regs: Vec<Var> = plane_groups(g, ai, s)
         .into_iter()
         .flat_map(|grp| grp.cells)
         .filter(|c| !(from_queue && c.center_of.is_some()))
-        .map(|c| format!("{} = 0", c.reg))
+        .map(|c| Var::init(c.reg, "0"))
         .collect();
     if !regs.is_empty() {
-        b.raw(format!("{t} {};", regs.join(", ")));
+        b.push(Stmt::vars(t, regs));
     }
 }
 
@@ -761,17 +782,17 @@ fn queue_load(b: &mut Builder, g: &Gen, ai: usize, zz: Option<&str>, d: i64, dec
         let (i, j) = g.point_ij(pt);
         let (x, y) = (format!("mint_x{i}"), format!("mint_y{j}"));
         let q = qname(&a.name, pt, g.points(), d);
-        let decl = if declare {
-            format!("const {} ", a.elem.cuda_name())
-        } else {
-            String::new()
-        };
-        b.raw(format!(
-            "{decl}{q} = ({}) ? {} : {}(0);",
+        let value = format!(
+            "({}) ? {} : {}(0)",
             g.inside(ai, &x, &y, zz, false, false),
             g.load(ai, &x, &y, zz),
             a.elem.cuda_name()
-        ));
+        );
+        b.push(if declare {
+            Stmt::konst(a.elem.cuda_name(), q, value)
+        } else {
+            Stmt::assign(q, value)
+        });
     }
 }
 
@@ -785,13 +806,13 @@ fn points(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs) {
         let (i, j) = g.point_ij(pt);
         refs.point.set(pt);
         if g.points() > 1 {
-            b.raw(format!(
-                "// point {pt}: column {i}, row {j} of this thread's chunk"
+            b.comment(format!(
+                "point {pt}: column {i}, row {j} of this thread's chunk"
             ));
         }
         b.scope(|b| {
-            b.raw(format!("const idx_t {xv} = mint_x{i};"));
-            b.raw(format!("const idx_t {yv} = mint_y{j};"));
+            b.push(Stmt::konst("idx_t", xv.clone(), format!("mint_x{i}")));
+            b.push(Stmt::konst("idx_t", yv.clone(), format!("mint_y{j}")));
             b.if_(
                 format!("{xv} < {} && {yv} < {}", hi_name(0), hi_name(1)),
                 |b| {
@@ -813,19 +834,22 @@ fn points(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs) {
                                 gl.elem(&tmp, &a.name, &center)
                             };
                             if load {
-                                b.raw(format!("{} {r} = {global};", a.elem.cuda_name()));
+                                b.push(Stmt::var(a.elem.cuda_name(), &r, &global));
                             } else {
-                                b.raw(format!("{} {r};", a.elem.cuda_name()));
+                                let reg = Var {
+                                    name: r.clone(),
+                                    len: None,
+                                    init: None,
+                                };
+                                b.push(Stmt::vars(a.elem.cuda_name(), vec![reg]));
                             }
                             if store {
-                                stores.push(format!("{global} = {r};"));
+                                stores.push(Stmt::assign(global, r));
                             }
                         }
                     }
                     point_body(p, b, &k.body);
-                    for s in stores {
-                        b.raw(s);
-                    }
+                    b.extend(stores);
                 },
             );
         });
@@ -929,18 +953,18 @@ pub fn emit(
     let mut b = Builder::new();
 
     let [by, bz] = cuda::block_yz(&mut b, k);
-    b.raw("// tile origin and this thread's points in each plane");
-    b.raw("const int mint_tx = threadIdx.x;");
-    b.raw("const int mint_ty = threadIdx.y;");
-    b.raw(format!(
-        "const idx_t mint_x_tile = {} + (idx_t)blockIdx.x * {};",
-        lo_name(0),
-        g.tx
+    b.comment("tile origin and this thread's points in each plane");
+    b.push(Stmt::konst("int", "mint_tx", "threadIdx.x"));
+    b.push(Stmt::konst("int", "mint_ty", "threadIdx.y"));
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_x_tile",
+        format!("{} + (idx_t)blockIdx.x * {}", lo_name(0), g.tx),
     ));
-    b.raw(format!(
-        "const idx_t mint_y_tile = {} + (idx_t){by} * {};",
-        lo_name(1),
-        g.ty
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_y_tile",
+        format!("{} + (idx_t){by} * {}", lo_name(1), g.ty),
     ));
     for i in 0..g.cx {
         let stride = if i == 0 {
@@ -948,8 +972,16 @@ pub fn emit(
         } else {
             format!(" + {}", i * g.bx)
         };
-        b.raw(format!("const int mint_lx{i} = mint_tx{stride};"));
-        b.raw(format!("const idx_t mint_x{i} = mint_x_tile + mint_lx{i};"));
+        b.push(Stmt::konst(
+            "int",
+            format!("mint_lx{i}"),
+            format!("mint_tx{stride}"),
+        ));
+        b.push(Stmt::konst(
+            "idx_t",
+            format!("mint_x{i}"),
+            format!("mint_x_tile + mint_lx{i}"),
+        ));
     }
     for j in 0..g.cy {
         let row = if g.cy == 1 {
@@ -957,8 +989,12 @@ pub fn emit(
         } else {
             format!("mint_ty * {}{}", g.cy, plus(j as i64))
         };
-        b.raw(format!("const int mint_ly{j} = {row};"));
-        b.raw(format!("const idx_t mint_y{j} = mint_y_tile + mint_ly{j};"));
+        b.push(Stmt::konst("int", format!("mint_ly{j}"), row.clone()));
+        b.push(Stmt::konst(
+            "idx_t",
+            format!("mint_y{j}"),
+            format!("mint_y_tile + mint_ly{j}"),
+        ));
     }
     // shared memory: one dynamic allocation carved per array
     let mut smem_bytes = 0u32;
@@ -992,15 +1028,7 @@ pub fn emit(
             smem_bytes += plan.shared_bytes(*ai, g.tx, g.ty, a.elem.size_bytes());
         }
     }
-    if let Some(r) = &k.reduction {
-        let t = r.ty.unwrap_or(ScalarTy::F64);
-        let acc = p.names.get(&r.var);
-        b.raw(format!(
-            "{} {acc} = {};",
-            t.cuda_name(),
-            red_identity(r.op, t)
-        ));
-    }
+    cuda::reduction_acc(&p, &mut b, k);
     let queues: Vec<(usize, i64, i64)> = plan
         .arrays
         .iter()
@@ -1013,16 +1041,16 @@ pub fn emit(
     let any_shared = !shared.is_empty();
     if n == 3 && plan.window {
         let zv = p.names.get(k.axis_var(2).unwrap());
-        b.raw("// sliding window along z (thesis Sec. 5.8)");
-        b.raw(format!(
-            "const idx_t mint_z0 = {} + (idx_t){bz} * {};",
-            lo_name(2),
-            cfg.tile[2]
+        b.comment("sliding window along z (thesis Sec. 5.8)");
+        b.push(Stmt::konst(
+            "idx_t",
+            "mint_z0",
+            format!("{} + (idx_t){bz} * {}", lo_name(2), cfg.tile[2]),
         ));
-        b.raw(format!(
-            "const idx_t mint_z_end = min(mint_z0 + {}, {});",
-            cfg.tile[2],
-            hi_name(2)
+        b.push(Stmt::konst(
+            "idx_t",
+            "mint_z_end",
+            format!("min(mint_z0 + {}, {})", cfg.tile[2], hi_name(2)),
         ));
         // Software pipelining: every value a step needs from device memory is fetched
         // one step ahead into registers, so its latency overlaps the current step's
@@ -1032,13 +1060,13 @@ pub fn emit(
             // a queue fed by its ring (`pipeline`) takes its leading value from there
             let fed = plan.ring(ai).is_some();
             for pt in 0..g.points() {
-                let mut decl: Vec<String> = (lo..=hi)
-                    .map(|d| format!("{} = 0", qname(&a.name, pt, g.points(), d)))
+                let mut decl: Vec<Var> = (lo..=hi)
+                    .map(|d| Var::init(qname(&a.name, pt, g.points(), d), "0"))
                     .collect();
                 if !fed {
-                    decl.push(format!("{} = 0", qname(&a.name, pt, g.points(), hi + 1)));
+                    decl.push(Var::init(qname(&a.name, pt, g.points(), hi + 1), "0"));
                 }
-                b.raw(format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+                b.push(Stmt::vars(a.elem.cuda_name(), decl));
             }
             for d in lo..=hi - fed as i64 {
                 queue_load(
@@ -1056,10 +1084,10 @@ pub fn emit(
         }
         for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
             let np = s.planes() as i64;
-            let decl: Vec<String> = (0..=np)
-                .map(|pos| format!("{} = {pos}", g.slot_var(*ai, pos)))
+            let decl: Vec<Var> = (0..=np)
+                .map(|pos| Var::init(g.slot_var(*ai, pos), pos.to_string()))
                 .collect();
-            b.raw(format!("int {};", decl.join(", ")));
+            b.push(Stmt::vars("int", decl));
             for d in s.z.0..s.z.1 {
                 let slot = g.slot_var(*ai, d - s.z.0);
                 plane(
@@ -1134,33 +1162,28 @@ pub fn emit(
             }
             points(&mut p, b, &g, &refs);
             if !queues.is_empty() || any_shared {
-                b.raw("// rotate: registers move down the queue, planes by swapping slot indices");
+                b.comment("rotate: registers move down the queue, planes by swapping slot indices");
             }
             for &(ai, lo, hi) in &queues {
                 let a = &k.arrays[ai];
                 let fed = plan.ring(ai).is_some();
                 for pt in 0..g.points() {
                     for d in lo..=hi - fed as i64 {
-                        b.raw(format!(
-                            "{} = {};",
+                        b.push(Stmt::assign(
                             qname(&a.name, pt, g.points(), d),
-                            qname(&a.name, pt, g.points(), d + 1)
+                            qname(&a.name, pt, g.points(), d + 1),
                         ));
                     }
                 }
             }
             for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
                 let np = s.planes() as i64;
-                let mut line = format!("{{ const int mint_t = {};", g.slot_var(*ai, 0));
+                let mut line = vec![Stmt::konst("int", "mint_t", g.slot_var(*ai, 0))];
                 for pos in 0..np {
-                    line.push_str(&format!(
-                        " {} = {};",
-                        g.slot_var(*ai, pos),
-                        g.slot_var(*ai, pos + 1)
-                    ));
+                    line.push(Stmt::assign(g.slot_var(*ai, pos), g.slot_var(*ai, pos + 1)));
                 }
-                line.push_str(&format!(" {} = mint_t; }}", g.slot_var(*ai, np)));
-                b.raw(line);
+                line.push(Stmt::assign(g.slot_var(*ai, np), "mint_t"));
+                b.push(Stmt::Line(line));
             }
         });
         if plan.pipeline {
@@ -1174,7 +1197,11 @@ pub fn emit(
     } else {
         let zz = if n == 3 {
             let zv = p.names.get(k.axis_var(2).unwrap());
-            b.raw(format!("const idx_t {zv} = {} + (idx_t){bz};", lo_name(2)));
+            b.push(Stmt::konst(
+                "idx_t",
+                zv.clone(),
+                format!("{} + (idx_t){bz}", lo_name(2)),
+            ));
             Some(zv)
         } else {
             None

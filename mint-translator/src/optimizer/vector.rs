@@ -57,7 +57,7 @@ use crate::emit::cuda::{
 };
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore};
+use crate::kir::{self, Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore, Var};
 use crate::report::Report;
 use crate::target::{GUARD_BYTES, Target};
 use crate::translation::{KernelSource, Translation};
@@ -488,7 +488,7 @@ fn step(
                     continue;
                 }
                 let dst = vname(&a.name, dy, dz, h);
-                b.raw(format!("{t} {dst}[{v}];"));
+                b.push(Stmt::vars(t, vec![Var::array(&dst, v)]));
                 let shared = rings
                     .iter()
                     .find(|r| r.ai == ai && dz == 0)
@@ -507,7 +507,7 @@ fn step(
         if av.written {
             for yl in 0..cy {
                 let w = wname(&a.name, yl);
-                b.raw(format!("{t} {w}[{v}];"));
+                b.push(Stmt::vars(t, vec![Var::array(&w, v)]));
                 if av.load {
                     loads.push(Load {
                         ai,
@@ -553,7 +553,11 @@ fn step(
         for yl in 0..cy {
             refs.ylane.set(yl);
             b.scope(|b| {
-                b.raw(format!("const idx_t {} = mint_y0{};", nm.yvar, plus(yl)));
+                b.push(Stmt::konst(
+                    "idx_t",
+                    nm.yvar.clone(),
+                    format!("mint_y0{}", plus(yl)),
+                ));
                 lanes(p, b, k, refs, nm, v, guard);
             });
         }
@@ -634,7 +638,11 @@ fn lanes(
     for lane in 0..v as i64 {
         refs.lane.set(lane);
         b.scope(|b| {
-            b.raw(format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
+            b.push(Stmt::konst(
+                "idx_t",
+                nm.x.clone(),
+                format!("mint_x0{}", plus(lane)),
+            ));
             let cond = guard.then(|| format!("{} < {}", nm.x, hi_name(0)));
             b.if_some(cond.as_deref(), |b| point_body(p, b, &k.body));
         });
@@ -667,7 +675,7 @@ fn edge_path(
             )
             .unroll(Some(Unroll::By(1)));
             b.for_(l, |b| {
-                b.raw(format!("const idx_t {} = mint_x0 + mint_l;", nm.x));
+                b.push(Stmt::konst("idx_t", nm.x.clone(), "mint_x0 + mint_l"));
                 b.if_(format!("{} < {}", nm.x, hi_name(0)), |b| {
                     point_body(p, b, &k.body)
                 });
@@ -818,17 +826,17 @@ fn queues(
     // the leading plane one step ahead, unless that holds more than `limit` registers
     let prefetch = queue_registers(k, arrays, 1) <= limit;
     let ahead = i64::from(prefetch);
-    b.raw("// sliding window along z: center vectors of the dy = 0 rows in a register queue,");
-    b.raw(if prefetch {
-        "// the next step's leading plane prefetched one step ahead"
+    b.comment("sliding window along z: center vectors of the dy = 0 rows in a register queue,");
+    b.comment(if prefetch {
+        "the next step's leading plane prefetched one step ahead"
     } else {
-        "// each step loads its leading plane (a prefetch would hold too many registers)"
+        "each step loads its leading plane (a prefetch would hold too many registers)"
     });
     if arrays
         .iter()
         .any(|av| av.queues.keys().any(|&q| q != (0, 0)))
     {
-        b.raw("// (and so are the other vectors read at several planes, in queues of their own)");
+        b.comment("(and so are the other vectors read at several planes, in queues of their own)");
     }
     let first = Names3 {
         x: nm.x.clone(),
@@ -840,10 +848,10 @@ fn queues(
     for (ai, av) in arrays.iter().enumerate() {
         let a = &k.arrays[ai];
         for (&(dy, h), &(lo, hi)) in &av.queues {
-            let decl: Vec<String> = (lo..=hi + ahead)
-                .map(|d| format!("{}[{v}]", queue_name(&a.name, dy, h, d)))
+            let decl: Vec<Var> = (lo..=hi + ahead)
+                .map(|d| Var::array(queue_name(&a.name, dy, h, d), v))
                 .collect();
-            b.raw(format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+            b.push(Stmt::vars(a.elem.cuda_name(), decl));
             for d in lo..=hi + ahead - 1 {
                 loads.push(vload(
                     p.names.get(&a.name),
@@ -987,26 +995,38 @@ pub fn emit(
         z: (n == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
     };
     let [by, bz] = cuda::block_yz(&mut b, k);
-    b.raw(format!(
-        "// vectorize: {v} consecutive x points per thread, 16-byte loads and stores"
+    b.comment(format!(
+        "vectorize: {v} consecutive x points per thread, 16-byte loads and stores"
     ));
-    b.raw(format!(
-        "const idx_t mint_x0 = {} + (idx_t)blockIdx.x * {} + (idx_t)threadIdx.x * {v};",
-        lo_name(0),
-        cfg.tile[0]
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_x0",
+        format!(
+            "{} + (idx_t)blockIdx.x * {} + (idx_t)threadIdx.x * {v}",
+            lo_name(0),
+            cfg.tile[0]
+        ),
     ));
-    b.raw(format!(
-        "const idx_t mint_y0 = {} + (idx_t){by} * {} + (idx_t)threadIdx.y * {};",
-        lo_name(1),
-        cfg.tile[1],
-        cfg.chunk[1]
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_y0",
+        format!(
+            "{} + (idx_t){by} * {} + (idx_t)threadIdx.y * {}",
+            lo_name(1),
+            cfg.tile[1],
+            cfg.chunk[1]
+        ),
     ));
     if n == 3 {
-        b.raw(format!(
-            "const idx_t mint_z0 = {} + (idx_t){bz} * {} + (idx_t)threadIdx.z * {};",
-            lo_name(2),
-            cfg.tile[2],
-            cfg.chunk[2]
+        b.push(Stmt::konst(
+            "idx_t",
+            "mint_z0",
+            format!(
+                "{} + (idx_t){bz} * {} + (idx_t)threadIdx.z * {}",
+                lo_name(2),
+                cfg.tile[2],
+                cfg.chunk[2]
+            ),
         ));
     }
     let mut aligned = Vec::new();
@@ -1027,14 +1047,15 @@ pub fn emit(
             ));
         }
     }
-    b.raw("// 16-byte accesses when every vectorized array's rows are 16-byte aligned at x = lo");
-    b.raw(format!(
-        "const bool mint_vec = {};",
+    b.comment("16-byte accesses when every vectorized array's rows are 16-byte aligned at x = lo");
+    b.push(Stmt::konst(
+        "bool",
+        "mint_vec",
         if aligned.is_empty() {
             "false".to_string()
         } else {
             aligned.join(" && ")
-        }
+        },
     ));
     if !rings.is_empty() {
         ring::body(
@@ -1045,17 +1066,14 @@ pub fn emit(
         b.if_(format!("mint_x0 < {}", hi_name(0)), |b| {
             let y = &nm.yvar;
             let cond = if cy == 1 {
-                b.raw(format!("const idx_t {y} = mint_y0;"));
+                b.push(Stmt::konst("idx_t", y.clone(), "mint_y0"));
                 format!("{y} < {}", hi_name(1))
             } else {
                 format!("mint_y0 < {}", hi_name(1))
             };
             b.if_(cond, |b| {
                 if n == 3 {
-                    b.raw(format!(
-                        "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
-                        hi_name(2)
-                    ));
+                    b.push(Stmt::konst("idx_t", "mint_z_end", format!("min(mint_z0 + {cz}, {})", hi_name(2))));
                 }
                 let mut fast = fast_condition(k, &arrays, &nm, v as i64);
                 if cy > 1 {
@@ -1063,7 +1081,7 @@ pub fn emit(
                     fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
                 }
                 let then = b.nest(|b| {
-                        b.raw("// every access of this thread's chunk is a whole aligned vector within the allocation");
+                        b.comment("every access of this thread's chunk is a whole aligned vector within the allocation");
                         match &nm.z {
                             Some(z) => {
                                 let (lead, ahead) = if window {
@@ -1086,8 +1104,8 @@ pub fn emit(
                                 )
                                 .unroll(unroll);
                                 b.for_(l, |b| {
-                                    b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
-                                    b.raw(format!("if ({z} >= mint_z_end) break;"));
+                                    b.push(Stmt::konst("idx_t", z.clone(), "mint_z0 + mint_s"));
+                                    b.push(Stmt::if_line(format!("{z} >= mint_z_end"), Stmt::Break));
                                     step(&mut p, b, k, &arrays, &refs, &nm, v, &lead, &[]);
                                     queue_moves(b, k, &arrays, ahead);
                                 });
@@ -1096,7 +1114,7 @@ pub fn emit(
                         }
                 });
                 let els = b.nest(|b| {
-                        b.raw("// edge thread (or rows not 16-byte aligned): the loop body per lane");
+                        b.comment("edge thread (or rows not 16-byte aligned): the loop body per lane");
                         edge_rows(&mut p, b, k, &refs, &nm, v, cy, false);
                 });
                 b.push(Stmt::if_else(fast, then, els));

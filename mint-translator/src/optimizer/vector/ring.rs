@@ -304,9 +304,7 @@ pub fn body(
     let threads = cfg.tile[0] / v * (cfg.tile[1] / cy);
     let (depth, slots) = (rings[0].depth(), rings[0].slots());
     p.use_helper(Helper::AsyncCopy);
-    b.raw(format!(
-        "// pipeline: the steps read their x and y neighbours from shared-memory rings of {slots} planes that cp.async fills {depth} planes ahead"
-    ));
+    b.comment(format!("pipeline: the steps read their x and y neighbours from shared-memory rings of {slots} planes that cp.async fills {depth} planes ahead"));
     for r in rings {
         let a = &k.arrays[r.ai];
         b.push(Stmt::Shared(Shared {
@@ -316,31 +314,33 @@ pub fn body(
             align: Some(16),
         }));
     }
-    b.raw(format!(
-        "const idx_t mint_x_tile = {} + (idx_t)blockIdx.x * {};",
-        lo_name(0),
-        cfg.tile[0]
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_x_tile",
+        format!("{} + (idx_t)blockIdx.x * {}", lo_name(0), cfg.tile[0]),
     ));
-    b.raw(format!(
-        "const idx_t mint_y_tile = {} + (idx_t){by} * {};",
-        lo_name(1),
-        cfg.tile[1]
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_y_tile",
+        format!("{} + (idx_t){by} * {}", lo_name(1), cfg.tile[1]),
     ));
-    b.raw(format!(
-        "const int mint_tid = threadIdx.x + {} * threadIdx.y;",
-        cfg.tile[0] / v
+    b.push(Stmt::konst(
+        "int",
+        "mint_tid",
+        format!("threadIdx.x + {} * threadIdx.y", cfg.tile[0] / v),
     ));
-    b.raw(format!(
-        "const bool mint_active = mint_x0 < {} && mint_y0 < {};",
-        hi_name(0),
-        hi_name(1)
+    b.push(Stmt::konst(
+        "bool",
+        "mint_active",
+        format!("mint_x0 < {} && mint_y0 < {}", hi_name(0), hi_name(1)),
     ));
     if cy == 1 {
-        b.raw(format!("const idx_t {} = mint_y0;", nm.yvar));
+        b.push(Stmt::konst("idx_t", nm.yvar.clone(), "mint_y0"));
     }
-    b.raw(format!(
-        "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
-        hi_name(2)
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_z_end",
+        format!("min(mint_z0 + {cz}, {})", hi_name(2)),
     ));
     let mut cond = vec!["mint_vec".to_string()];
     if cy > 1 {
@@ -355,10 +355,7 @@ pub fn body(
             }
         }
     }
-    b.raw(format!(
-        "// the block's planes exist{} and its rows are 16-byte aligned: the whole block takes the ring path",
-        if cy > 1 { ", its rows are inside the loop" } else { "" }
-    ));
+    b.comment(format!("the block's planes exist{} and its rows are 16-byte aligned: the whole block takes the ring path", if cy > 1 { ", its rows are inside the loop" } else { "" }));
     let then = b.nest(|b| {
         let (lead, ahead) = queues(
             p,
@@ -375,8 +372,8 @@ pub fn body(
                 fill(p, b, k, r, v, threads, slot, zz);
             }
         };
-        b.raw(format!(
-            "// the first {depth} planes into the rings, one commit group each"
+        b.comment(format!(
+            "the first {depth} planes into the rings, one commit group each"
         ));
         for j in 0..depth {
             b.if_(format!("mint_z0 + {j} < mint_z_end"), |b| {
@@ -392,8 +389,8 @@ pub fn body(
         )
         .unroll(Some(Unroll::By(if rolled { 1 } else { UNROLL_Z })));
         b.for_(l, |b| {
-            b.raw(format!("const idx_t {z} = mint_z0 + mint_s;"));
-            b.raw(format!("if ({z} >= mint_z_end) break;"));
+            b.push(Stmt::konst("idx_t", z.clone(), "mint_z0 + mint_s"));
+            b.push(Stmt::if_line(format!("{z} >= mint_z_end"), Stmt::Break));
             lead_loads(p, b, k, nm, v, &lead, Some("mint_active"));
             b.push(Stmt::AsyncWait {
                 pending: depth - 1,
@@ -411,7 +408,11 @@ pub fn body(
                 )
             });
             b.push(Stmt::AsyncCommit);
-            b.raw(format!("const int mint_slot = (int)(mint_s % {slots});"));
+            b.push(Stmt::konst(
+                "int",
+                "mint_slot",
+                format!("(int)(mint_s % {slots})"),
+            ));
             b.if_("mint_active", |b| {
                 step(p, b, k, arrays, refs, nm, v, &[], rings)
             });
@@ -423,7 +424,7 @@ pub fn body(
     });
     let edge = b.nest(|b| {
         b.if_("mint_active", |b| {
-            b.raw("// edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
+            b.comment("edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
             edge_rows(p, b, k, refs, nm, v, cy, true);
         })
     });
