@@ -5,6 +5,7 @@
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cuda::{self, Param};
 use crate::ir::*;
+use crate::kir;
 use crate::report::Report;
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
@@ -61,38 +62,37 @@ pub(crate) struct KernelSource<'a> {
     pub helpers: &'a str,
     pub params: &'a [Param],
     pub packed: &'a [Param],
-    pub body: &'a str,
-    /// Registers per thread to hold the kernel to (`__launch_bounds__`' minimum blocks).
+    /// The kernel's body in the kernel IR.
+    pub body: Vec<kir::Stmt>,
+    /// Registers per thread to hold the kernel to (the launch bounds' minimum blocks).
     pub max_registers: Option<u32>,
 }
 
 impl KernelSource<'_> {
     /// The CUDA source: preamble, signature, body and, for a reduction, the kernel that
-    /// combines the blocks' partial results (thesis Sec. 4.2; reductions beyond `+`).
+    /// combines the blocks' partial results (thesis Sec. 4.2; reductions beyond `+`), as
+    /// one [`kir::Module`] printed by [`kir::print`].
     /// Returns the source, the reduction's plan, and the static shared-memory bytes the
     /// reduction's per-thread partials take.
     pub(crate) fn assemble(
-        &self,
+        self,
         k: &Kernel,
         cfg: &LaunchConfig,
         target: &Target,
     ) -> (String, Option<ReductionPlan>, u32) {
-        let mut source = cuda::preamble(k, cfg, target.idx64, self.notes, self.helpers);
-        source.push_str(&cuda::signature(
-            k,
-            self.entry,
-            cfg,
-            self.params,
-            self.packed,
-            self.max_registers,
-        ));
-        source.push_str(self.body);
-        source.push_str("}\n");
+        let mut body = cuda::unpack(k, self.packed);
+        body.extend(self.body);
+        let mut functions = vec![kir::Function {
+            entry: self.entry.into(),
+            bounds: cuda::launch_bounds(k, cfg, self.max_registers),
+            params: cuda::param_list(k, self.params),
+            close_on_last: false,
+            body,
+        }];
         let reduction = k.reduction.as_ref().map(|r| {
             let ty = r.ty.unwrap_or(ScalarTy::F64);
             let finish_entry = format!("{}_finish", self.entry);
-            source.push('\n');
-            source.push_str(&cuda::finish_kernel(&finish_entry, r.op, ty));
+            functions.push(cuda::finish_kernel(&finish_entry, r.op, ty));
             ReductionPlan {
                 op: r.op,
                 ty,
@@ -100,6 +100,13 @@ impl KernelSource<'_> {
                 finish_entry,
             }
         });
+        let module = kir::Module {
+            comments: cuda::header(k, cfg, self.notes),
+            idx64: target.idx64,
+            helpers: self.helpers.into(),
+            functions,
+        };
+        let source = kir::print::module(&module);
         let partial_bytes = k
             .reduction
             .as_ref()

@@ -9,7 +9,7 @@ pub mod outline;
 use crate::emit::cexpr::{CPrinter, helpers_source};
 use crate::emit::cuda::{self, GlobalRefs};
 use crate::ir::Kernel;
-use crate::kir::{self, Builder};
+use crate::kir::Builder;
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -29,7 +29,7 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
     } else {
         cuda::baseline_body(&mut p, &mut b, k, cfg);
     }
-    let body = kir::print::block(&b.finish(), 1);
+    let body = b.finish();
     let helpers = helpers_source(&p.helpers.borrow());
     let mut notes =
         vec!["optimizations: none (baseline: every reference goes to device memory)".to_string()];
@@ -46,7 +46,7 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
         helpers: &helpers,
         params: &params,
         packed: &packed,
-        body: &body,
+        body,
         max_registers: None,
     };
     let (source, reduction, static_shared_bytes) = kernel_source.assemble(k, cfg, target);

@@ -710,3 +710,71 @@ const IMINMAX_MAX: &str = concat!(
 fn is_mul(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Binary { op: BinOp::Mul, .. }) && ty(e).is_float()
 }
+
+/// Device helpers of vectorized kernels (`vectorize`), with `types` the `mint_vec<T>`
+/// specializations of the kernel's element types: alignment test, 16-byte loads through
+/// the read-only path and plain, 16-byte and partial stores, vector moves.
+pub fn vector_helpers(types: &str) -> String {
+    format!("{VECTOR_HELPERS_HEAD}{types}{VECTOR_HELPERS_TAIL}")
+}
+
+/// [`vector_helpers`] before the vector types.
+const VECTOR_HELPERS_HEAD: &str = r#"// 16-byte vector accesses (vectorize): V = 16 / sizeof(T) consecutive elements of a row
+template <typename T> struct mint_vec;
+"#;
+
+/// [`vector_helpers`] after the vector types.
+const VECTOR_HELPERS_TAIL: &str = r#"__device__ __forceinline__ bool mint_valigned(const void* p, size_t pitch_bytes, size_t slice_bytes) {
+    return (((size_t)p | pitch_bytes | slice_bytes) & 15) == 0;
+}
+// r = a[i .. i + V) through the read-only path: a whole aligned vector (the caller checked)
+template <typename T>
+__device__ __forceinline__ void mint_vload(const T* __restrict__ a, idx_t i, T* r) {
+    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(a + i));
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+// r = a[i .. i + V) of an array the kernel writes (a plain load)
+template <typename T>
+__device__ __forceinline__ void mint_vload_rw(const T* a, idx_t i, T* r) {
+    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(a + i);
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+// a[i .. i + V) = r
+template <typename T>
+__device__ __forceinline__ void mint_vstore(T* a, idx_t i, const T* r) {
+    typename mint_vec<T>::type w;
+    T* q = reinterpret_cast<T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) q[k] = r[k];
+    *reinterpret_cast<typename mint_vec<T>::type*>(a + i) = w;
+}
+// a[i .. i + min(n, V)) = r: the last thread of a row, whose lanes past the loop end are
+// not stored
+template <typename T>
+__device__ __forceinline__ void mint_vstore_part(T* a, idx_t i, idx_t n, const T* r) {
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k)
+        if (k < n) a[i + k] = r[k];
+}
+template <typename T>
+__device__ __forceinline__ void mint_vmove(T* d, const T* s) {
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) d[k] = s[k];
+}
+"#;
+
+/// Device helper of the vector path's shared-memory rings (`pipeline` with `vectorize`):
+/// a 16-byte vector from shared memory.
+pub const RING_HELPERS: &str = r#"// r = s[0 .. V) from shared memory (the ring path): one 16-byte load
+template <typename T>
+__device__ __forceinline__ void mint_vload_shared(const T* s, T* r) {
+    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(s);
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+"#;

@@ -9,9 +9,8 @@ use super::cexpr::{CPrinter, RefResolver, red_combine, red_identity};
 use super::names::{Names, c_ident};
 use crate::baseline::config::LaunchConfig;
 use crate::ir::*;
-use crate::kir::{Builder, Loop, LoopRole, Shared, Stmt};
+use crate::kir::{Builder, Function, LaunchBounds, Loop, LoopRole, Shared, Stmt};
 use serde::{Deserialize, Serialize};
-use std::fmt::Write;
 
 /// What a kernel parameter holds; the runtime fills it at launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -247,26 +246,18 @@ pub fn param_ctype(k: &Kernel, p: &Param) -> String {
     }
 }
 
-/// Writes the header comment, index typedef and the helper functions.
-pub fn preamble(
-    k: &Kernel,
-    cfg: &LaunchConfig,
-    idx64: bool,
-    notes: &[String],
-    helpers: &str,
-) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// Mint for Rust: kernel `{}` of fn `{}` at {}:{}:{}",
+/// The header comments of a kernel's module: where the kernel comes from, its
+/// configuration, and `notes` (the optimizations applied).
+pub fn header(k: &Kernel, cfg: &LaunchConfig, notes: &[String]) -> Vec<String> {
+    let mut h = vec![format!(
+        "Mint for Rust: kernel `{}` of fn `{}` at {}:{}:{}",
         k.name, k.region, k.origin.file, k.origin.line, k.origin.column
-    );
+    )];
     if k.is_single() {
-        let _ = writeln!(s, "// single: one thread runs the block");
+        h.push("single: one thread runs the block".into());
     } else {
-        let _ = writeln!(
-            s,
-            "// nest({}) tile({}, {}, {}) chunksize({}, {}, {}): {}x{}x{} threads per block",
+        h.push(format!(
+            "nest({}) tile({}, {}, {}) chunksize({}, {}, {}): {}x{}x{} threads per block",
             cfg.nest,
             cfg.tile[0],
             cfg.tile[1],
@@ -277,62 +268,52 @@ pub fn preamble(
             cfg.block[0],
             cfg.block[1],
             cfg.block[2]
-        );
+        ));
     }
-    for n in notes {
-        let _ = writeln!(s, "// {n}");
-    }
-    let _ = writeln!(
-        s,
-        "typedef {} idx_t;",
-        if idx64 { "long long" } else { "int" }
-    );
-    s.push_str(helpers);
-    s
+    h.extend(notes.iter().cloned());
+    h
 }
 
-/// The kernel's signature line(s) and, for packed parameters, the unpacking prologue.
-///
-/// `__launch_bounds__` gives the block's thread count and, with `max_registers`, the
+/// The kernel's launch bounds: the block's thread count and, with `max_registers`, the
 /// minimum number of blocks per SM that holds each thread to about that many registers
-/// ([`crate::target::min_blocks`]).
-pub fn signature(
+/// ([`crate::target::min_blocks`]). None for a `single` kernel.
+pub fn launch_bounds(
     k: &Kernel,
-    entry: &str,
     cfg: &LaunchConfig,
-    params: &[Param],
-    packed: &[Param],
     max_registers: Option<u32>,
-) -> String {
-    let mut s = String::new();
+) -> Option<LaunchBounds> {
     let threads = cfg.threads();
-    let bounds = match max_registers {
-        _ if k.is_single() => String::new(),
-        Some(r) => format!(
-            "__launch_bounds__({threads}, {}) ",
-            crate::target::min_blocks(r, threads)
-        ),
-        None => format!("__launch_bounds__({threads}) "),
-    };
-    let _ = writeln!(s, "extern \"C\" __global__ void {bounds}{entry}(");
-    for (i, p) in params.iter().enumerate() {
-        let sep = if i + 1 == params.len() { "" } else { "," };
-        let _ = writeln!(s, "    {} {}{sep}", param_ctype(k, p), p.name);
+    (!k.is_single()).then(|| LaunchBounds {
+        threads,
+        min_blocks: max_registers.map(|r| crate::target::min_blocks(r, threads)),
+    })
+}
+
+/// The `(C type, name)` list of the kernel's parameters.
+pub fn param_list(k: &Kernel, params: &[Param]) -> Vec<(String, String)> {
+    params
+        .iter()
+        .map(|p| (param_ctype(k, p), p.name.clone()))
+        .collect()
+}
+
+/// For packed parameters, the prologue that unpacks them from the device array of words
+/// (thesis Sec. 4.2.9).
+pub fn unpack(k: &Kernel, packed: &[Param]) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    if packed.is_empty() {
+        return out;
     }
-    s.push_str(")\n{\n");
-    if !packed.is_empty() {
-        let _ = writeln!(
-            s,
-            "    // parameters past the {}-word limit arrive packed (thesis Sec. 4.2.9)",
-            packed.len()
-        );
-        for (i, p) in packed.iter().enumerate() {
-            let ty = param_ctype(k, p);
-            let cast = ty.trim_start_matches("const ").replace(" __restrict__", "");
-            let _ = writeln!(s, "    {ty} {} = ({cast})mint_args[{i}];", p.name);
-        }
+    out.push(Stmt::Comment(format!(
+        "parameters past the {}-word limit arrive packed (thesis Sec. 4.2.9)",
+        packed.len()
+    )));
+    for (i, p) in packed.iter().enumerate() {
+        let ty = param_ctype(k, p);
+        let cast = ty.trim_start_matches("const ").replace(" __restrict__", "");
+        out.push(Stmt::var(&ty, &p.name, format!("({cast})mint_args[{i}]")));
     }
-    s
+    out
 }
 
 /// The names every kernel reserves, bound before the body is printed.
@@ -475,17 +456,67 @@ pub const SWIZZLE_BAND_BLOCKS: u32 = 64;
 pub const FINISH_THREADS: u32 = 256;
 
 /// The finish kernel: one block combines `mint_n` partials in a fixed order.
-pub fn finish_kernel(entry: &str, op: RedOp, t: ScalarTy) -> String {
+pub fn finish_kernel(entry: &str, op: RedOp, t: ScalarTy) -> Function {
     let c = t.cuda_name();
     let n = FINISH_THREADS;
-    let id = red_identity(op, t);
     let comb = |a: &str, b: &str| red_combine(op, t, a, b);
-    format!(
-        "extern \"C\" __global__ void __launch_bounds__({n}) {entry}(\n    const {c}* __restrict__ mint_partials,\n    const unsigned long long mint_n,\n    {c}* __restrict__ mint_out)\n{{\n    __shared__ {c} mint_red[{n}];\n    {c} mint_acc = {id};\n    for (unsigned long long i = threadIdx.x; i < mint_n; i += {n}) mint_acc = {};\n    mint_red[threadIdx.x] = mint_acc;\n    __syncthreads();\n    for (int mint_s = {}; mint_s > 0; mint_s >>= 1) {{\n        if (threadIdx.x < mint_s) mint_red[threadIdx.x] = {};\n        __syncthreads();\n    }}\n    if (threadIdx.x == 0) mint_out[0] = mint_red[0];\n}}\n",
+    let mut acc = Loop::new(
+        LoopRole::Plain,
+        "unsigned long long i = threadIdx.x",
+        "i < mint_n",
+        format!("i += {n}"),
+    );
+    acc.body = vec![Stmt::assign(
+        "mint_acc",
         comb("mint_acc", "mint_partials[i]"),
-        n / 2,
-        comb("mint_red[threadIdx.x]", "mint_red[threadIdx.x + mint_s]")
-    )
+    )];
+    acc.inline = true;
+    let mut tree = Loop::new(
+        LoopRole::Reduction,
+        format!("int mint_s = {}", n / 2),
+        "mint_s > 0",
+        "mint_s >>= 1",
+    );
+    tree.body = vec![
+        Stmt::if_line(
+            "threadIdx.x < mint_s",
+            Stmt::assign(
+                "mint_red[threadIdx.x]",
+                comb("mint_red[threadIdx.x]", "mint_red[threadIdx.x + mint_s]"),
+            ),
+        ),
+        Stmt::Barrier { note: None },
+    ];
+    Function {
+        entry: entry.into(),
+        bounds: Some(LaunchBounds {
+            threads: n,
+            min_blocks: None,
+        }),
+        params: vec![
+            (format!("const {c}* __restrict__"), "mint_partials".into()),
+            ("const unsigned long long".into(), "mint_n".into()),
+            (format!("{c}* __restrict__"), "mint_out".into()),
+        ],
+        close_on_last: true,
+        body: vec![
+            Stmt::Shared(Shared {
+                ty: c.into(),
+                name: "mint_red".into(),
+                dims: vec![n],
+                align: None,
+            }),
+            Stmt::var(c, "mint_acc", red_identity(op, t)),
+            Stmt::Loop(acc),
+            Stmt::assign("mint_red[threadIdx.x]", "mint_acc"),
+            Stmt::Barrier { note: None },
+            Stmt::Loop(tree),
+            Stmt::if_line(
+                "threadIdx.x == 0",
+                Stmt::assign("mint_out[0]", "mint_red[0]"),
+            ),
+        ],
+    }
 }
 
 /// Whether the body has a `continue` outside any serial loop (it then skips the point).

@@ -30,7 +30,7 @@ use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source};
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, AsyncCopy, Builder, Loop, LoopRole, Shared, Stmt, Unroll, Var};
+use crate::kir::{AsyncCopy, Builder, Loop, LoopRole, Shared, Stmt, Unroll, Var};
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -1237,7 +1237,7 @@ pub fn emit(
     }
     cuda::reduction_epilogue(&p, &mut b, k, cfg);
 
-    let body = kir::print::block(&b.finish(), 1);
+    let body = b.finish();
     let helpers = helpers_source(&p.helpers.borrow());
     let mut notes = vec![format!("optimizations: {}", report.level)];
     for (ai, s) in &shared {
@@ -1261,7 +1261,7 @@ pub fn emit(
         helpers: &helpers,
         params: &params,
         packed: &packed,
-        body: &body,
+        body,
         max_registers: None,
     };
     let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);

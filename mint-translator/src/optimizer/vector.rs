@@ -51,13 +51,13 @@ use super::chunk::plus;
 use super::register::qname;
 use crate::analyzer::refs::{references, stencil_offset};
 use crate::baseline::config::{LaunchConfig, vector_width};
-use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source};
+use crate::emit::cexpr::{CPrinter, RING_HELPERS, RefResolver, helpers_source, vector_helpers};
 use crate::emit::cuda::{
     self, extent_name, flat_ref, hi_name, lo_name, pitch_name, point_body, slice_name,
 };
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{self, Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore, Var};
+use crate::kir::{Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore, Var};
 use crate::report::Report;
 use crate::target::{GUARD_BYTES, Target};
 use crate::translation::{KernelSource, Translation};
@@ -281,52 +281,6 @@ impl RefResolver for VecRefs<'_> {
         }
     }
 }
-
-/// Device helpers of vectorized kernels.
-const HELPERS: &str = r#"// 16-byte vector accesses (vectorize): V = 16 / sizeof(T) consecutive elements of a row
-template <typename T> struct mint_vec;
-MINT_VEC_TYPES__device__ __forceinline__ bool mint_valigned(const void* p, size_t pitch_bytes, size_t slice_bytes) {
-    return (((size_t)p | pitch_bytes | slice_bytes) & 15) == 0;
-}
-// r = a[i .. i + V) through the read-only path: a whole aligned vector (the caller checked)
-template <typename T>
-__device__ __forceinline__ void mint_vload(const T* __restrict__ a, idx_t i, T* r) {
-    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(a + i));
-    const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
-}
-// r = a[i .. i + V) of an array the kernel writes (a plain load)
-template <typename T>
-__device__ __forceinline__ void mint_vload_rw(const T* a, idx_t i, T* r) {
-    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(a + i);
-    const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
-}
-// a[i .. i + V) = r
-template <typename T>
-__device__ __forceinline__ void mint_vstore(T* a, idx_t i, const T* r) {
-    typename mint_vec<T>::type w;
-    T* q = reinterpret_cast<T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) q[k] = r[k];
-    *reinterpret_cast<typename mint_vec<T>::type*>(a + i) = w;
-}
-// a[i .. i + min(n, V)) = r: the last thread of a row, whose lanes past the loop end are
-// not stored
-template <typename T>
-__device__ __forceinline__ void mint_vstore_part(T* a, idx_t i, idx_t n, const T* r) {
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k)
-        if (k < n) a[i + k] = r[k];
-}
-template <typename T>
-__device__ __forceinline__ void mint_vmove(T* d, const T* s) {
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) d[k] = s[k];
-}
-"#;
 
 pub use crate::target::{MAX_REGISTERS, REGISTER_STEPS, min_blocks, next_register_cap};
 
@@ -1122,11 +1076,11 @@ pub fn emit(
         });
     }
 
-    let body = kir::print::block(&b.finish(), 1);
+    let body = b.finish();
     let helpers = format!(
         "{}{}{}",
-        HELPERS.replace("MINT_VEC_TYPES", &vector_types(k, &arrays)),
-        if rings.is_empty() { "" } else { ring::HELPERS },
+        vector_helpers(&vector_types(k, &arrays)),
+        if rings.is_empty() { "" } else { RING_HELPERS },
         helpers_source(&p.helpers.borrow())
     );
     // the report
@@ -1209,7 +1163,7 @@ pub fn emit(
         helpers: &helpers,
         params: &params,
         packed: &packed,
-        body: &body,
+        body,
         max_registers: Some(target.max_registers),
     };
     let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);

@@ -224,17 +224,6 @@ pub fn plan(
     Ok(rings)
 }
 
-/// Device helper of the ring path: a 16-byte vector from shared memory.
-pub const HELPERS: &str = r#"// r = s[0 .. V) from shared memory (the ring path): one 16-byte load
-template <typename T>
-__device__ __forceinline__ void mint_vload_shared(const T* s, T* r) {
-    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(s);
-    const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
-}
-"#;
-
 /// Copies plane `zz` of ring `r`'s array into slot `slot` with `cp.async`, 16-byte chunk
 /// `t`, `t + n`, … by thread `t` of the block's `n`; chunks outside the allocation are
 /// zero-filled.
