@@ -55,37 +55,75 @@ pub struct Translation {
 }
 
 /// The parts of a generated kernel, as the baseline translator and the optimizer produce
-/// them.
-pub(crate) struct KernelSource<'a> {
-    pub entry: &'a str,
-    pub notes: &'a [String],
-    pub helpers: &'a str,
-    pub params: &'a [Param],
-    pub packed: &'a [Param],
+/// them; [`KernelSource::translation`] makes the one [`Translation`] of all three paths.
+pub(crate) struct KernelSource {
+    pub entry: String,
+    /// The header's notes (the optimizations applied).
+    pub notes: Vec<String>,
+    /// The device helper functions' definitions.
+    pub helpers: String,
+    pub params: Vec<Param>,
+    pub packed: Vec<Param>,
     /// The kernel's body in the kernel IR.
     pub body: Vec<kir::Stmt>,
     /// Registers per thread to hold the kernel to (the launch bounds' minimum blocks).
     pub max_registers: Option<u32>,
+    /// Dynamic shared memory (the staged planes), bytes.
+    pub dynamic_shared_bytes: u32,
+    /// Static shared memory besides the reduction's partials (the vector path's rings),
+    /// bytes.
+    pub static_shared_bytes: u32,
+    /// Arrays sharing pitch and plane-stride variables (`same_index`).
+    pub same_index: Vec<Vec<usize>>,
 }
 
-impl KernelSource<'_> {
+impl KernelSource {
+    /// The translation: the CUDA source ([`KernelSource::source`]) and what the runtime
+    /// needs to launch it.
+    pub(crate) fn translation(
+        self,
+        k: &Kernel,
+        cfg: &LaunchConfig,
+        target: &Target,
+        report: Report,
+    ) -> Translation {
+        let (source, reduction, red_bytes) = self.source(k, cfg, target);
+        Translation {
+            kernel: k.name.clone(),
+            entry: self.entry,
+            source,
+            config: *cfg,
+            params: self.params,
+            packed: self.packed,
+            dynamic_shared_bytes: self.dynamic_shared_bytes,
+            static_shared_bytes: red_bytes + self.static_shared_bytes,
+            prefer_l1: k.options.prefer_l1,
+            max_registers: self.max_registers,
+            idx64: target.idx64,
+            reduction,
+            report,
+            ir: k.clone(),
+            same_index: self.same_index,
+        }
+    }
+
     /// The CUDA source: preamble, signature, body and, for a reduction, the kernel that
     /// combines the blocks' partial results (thesis Sec. 4.2; reductions beyond `+`), as
     /// one [`kir::Module`] printed by [`kir::print`].
     /// Returns the source, the reduction's plan, and the static shared-memory bytes the
     /// reduction's per-thread partials take.
-    pub(crate) fn assemble(
-        self,
+    fn source(
+        &self,
         k: &Kernel,
         cfg: &LaunchConfig,
         target: &Target,
     ) -> (String, Option<ReductionPlan>, u32) {
-        let mut body = cuda::unpack(k, self.packed);
-        body.extend(self.body);
+        let mut body = cuda::unpack(k, &self.packed);
+        body.extend(self.body.iter().cloned());
         let mut functions = vec![kir::Function {
-            entry: self.entry.into(),
+            entry: self.entry.clone(),
             bounds: cuda::launch_bounds(k, cfg, self.max_registers),
-            params: cuda::param_list(k, self.params),
+            params: cuda::param_list(k, &self.params),
             close_on_last: false,
             body,
         }];
@@ -101,9 +139,9 @@ impl KernelSource<'_> {
             }
         });
         let module = kir::Module {
-            comments: cuda::header(k, cfg, self.notes),
+            comments: cuda::header(k, cfg, &self.notes),
             idx64: target.idx64,
-            helpers: self.helpers.into(),
+            helpers: self.helpers.clone(),
             functions,
         };
         let source = kir::print::module(&module);

@@ -40,31 +40,17 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
             target.param_limit
         ));
     }
-    let kernel_source = KernelSource {
-        entry: &entry,
-        notes: &notes,
-        helpers: &helpers,
-        params: &params,
-        packed: &packed,
-        body,
-        max_registers: None,
-    };
-    let (source, reduction, static_shared_bytes) = kernel_source.assemble(k, cfg, target);
-    Translation {
-        kernel: k.name.clone(),
+    KernelSource {
         entry,
-        source,
-        config: *cfg,
+        notes,
+        helpers,
         params,
         packed,
-        dynamic_shared_bytes: 0,
-        static_shared_bytes,
-        prefer_l1: k.options.prefer_l1,
+        body,
         max_registers: None,
-        idx64: target.idx64,
-        reduction,
-        report,
-        ir: k.clone(),
+        dynamic_shared_bytes: 0,
+        static_shared_bytes: 0,
         same_index: Vec::new(),
     }
+    .translation(k, cfg, target, report)
 }

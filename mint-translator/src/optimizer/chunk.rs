@@ -1255,32 +1255,18 @@ pub fn emit(
     for &(ai, lo, hi) in &queues {
         notes.push(format!("registers: `{}` z {lo}..={hi}", k.arrays[ai].name));
     }
-    let kernel_source = KernelSource {
-        entry: &entry,
-        notes: &notes,
-        helpers: &helpers,
-        params: &params,
-        packed: &packed,
-        body,
-        max_registers: None,
-    };
-    let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
     report.shared_bytes = smem_bytes;
-    Translation {
-        kernel: k.name.clone(),
+    KernelSource {
         entry,
-        source,
-        config: *cfg,
+        notes,
+        helpers,
         params,
         packed,
-        dynamic_shared_bytes: smem_bytes,
-        static_shared_bytes: red_bytes,
-        prefer_l1: k.options.prefer_l1,
+        body,
         max_registers: None,
-        idx64: target.idx64,
-        reduction,
-        report,
-        ir: k.clone(),
+        dynamic_shared_bytes: smem_bytes,
+        static_shared_bytes: 0,
         same_index: plan.same_index.clone(),
     }
+    .translation(k, cfg, target, report)
 }

@@ -1157,34 +1157,20 @@ pub fn emit(
         format!("optimizations: {}", report.level),
         format!("vector width {v}; {loads} 16-byte loads per thread and step"),
     ];
-    let kernel_source = KernelSource {
-        entry: &entry,
-        notes: &notes,
-        helpers: &helpers,
-        params: &params,
-        packed: &packed,
-        body,
-        max_registers: Some(target.max_registers),
-    };
-    let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
     report.shared_bytes = ring_bytes as u32;
-    Ok(Translation {
-        kernel: k.name.clone(),
+    Ok(KernelSource {
         entry,
-        source,
-        config: *cfg,
+        notes,
+        helpers,
         params,
         packed,
-        dynamic_shared_bytes: 0,
-        static_shared_bytes: red_bytes + ring_bytes as u32,
-        prefer_l1: k.options.prefer_l1,
+        body,
         max_registers: Some(target.max_registers),
-        idx64: target.idx64,
-        reduction,
-        report,
-        ir: k.clone(),
+        dynamic_shared_bytes: 0,
+        static_shared_bytes: ring_bytes as u32,
         same_index: Vec::new(),
-    })
+    }
+    .translation(k, cfg, target, report))
 }
 
 #[cfg(test)]
