@@ -285,6 +285,16 @@ impl Stmt {
         }
     }
 
+    /// `if (cond) { then }`.
+    pub fn if_(cond: impl Into<String>, then: Vec<Stmt>) -> Stmt {
+        Stmt::If(If {
+            cond: cond.into(),
+            then,
+            els: None,
+            inline: false,
+        })
+    }
+
     /// `if (cond) { then } else { els }`.
     pub fn if_else(cond: impl Into<String>, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
         Stmt::If(If {

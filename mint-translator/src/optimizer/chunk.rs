@@ -23,7 +23,7 @@
 
 use super::register::{RegPlan, qname};
 use super::shared::SharedPlan;
-use super::{PIPELINE_DEPTH, Plan};
+use super::{PIPELINE_DEPTH, Plan, skeleton};
 use crate::analyzer::refs::stencil_offset;
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source};
@@ -46,9 +46,58 @@ struct Gen<'a> {
     /// Tile extents along x and y (points).
     tx: u32,
     ty: u32,
+    /// The z extent of a tile: the planes of a block's sliding window.
+    tz: u32,
     /// Pitch and plane-stride names per array (shared under `same_index`).
     pitch: Vec<String>,
     slice: Vec<String>,
+    /// The arrays staged in shared memory, with their plans.
+    shared: Vec<(usize, SharedPlan)>,
+    /// The arrays with a register queue: `(array, lo, hi)`.
+    queues: Vec<(usize, i64, i64)>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(k: &'a Kernel, cfg: &LaunchConfig, plan: &'a Plan) -> Gen<'a> {
+        let mut pitch: Vec<String> = k.arrays.iter().map(|a| pitch_name(&a.name)).collect();
+        let mut slice: Vec<String> = k.arrays.iter().map(|a| slice_name(&a.name)).collect();
+        for grp in &plan.same_index {
+            for &i in &grp[1..] {
+                pitch[i] = pitch[grp[0]].clone();
+                slice[i] = slice[grp[0]].clone();
+            }
+        }
+        let shared = plan
+            .arrays
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| a.shared.map(|s| (i, s)))
+            .collect();
+        let queues = plan
+            .arrays
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a.reg {
+                RegPlan::Queue { lo, hi } => Some((i, lo, hi)),
+                _ => None,
+            })
+            .collect();
+        Gen {
+            k,
+            plan,
+            bx: cfg.block[0],
+            by: cfg.block[1],
+            cx: cfg.chunk[0],
+            cy: cfg.chunk[1],
+            tx: cfg.tile[0],
+            ty: cfg.tile[1],
+            tz: cfg.tile[2],
+            pitch,
+            slice,
+            shared,
+            queues,
+        }
+    }
 }
 
 impl Gen<'_> {
@@ -711,12 +760,8 @@ fn ring_prologue(p: &mut CPrinter, b: &mut Builder, g: &Gen, shared: &[(usize, S
 /// the slots of the planes the step reads, and fill the queues' leading registers.
 fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str) {
     let d = PIPELINE_DEPTH;
-    b.push(Stmt::AsyncWait {
-        pending: d - 1,
-        note: Some("this step's planes have landed".into()),
-    });
-    b.push(Stmt::Barrier { note: None });
-    b.if_(format!("{zv} + {d} < mint_z_end"), |b| {
+    let ahead = format!("{zv} + {d} < mint_z_end");
+    skeleton::async_step(b, d, "this step's planes have landed", None, ahead, |b| {
         for (ai, s) in shared {
             let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
             let ns = g.plan.slots(*ai);
@@ -730,7 +775,6 @@ fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str)
             );
         }
     });
-    b.push(Stmt::AsyncCommit);
     for (ai, s) in shared {
         let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
         let ns = g.plan.slots(*ai);
@@ -888,7 +932,8 @@ impl RefResolver for GlobalOnly<'_> {
     }
 }
 
-/// Emits the optimized translation of `k` under `plan`.
+/// Translates `k` under `plan`: lowers it to the staged kernel's skeleton
+/// ([`lower`]) and makes the translation.
 pub fn emit(
     k: &Kernel,
     cfg: &LaunchConfig,
@@ -896,7 +941,6 @@ pub fn emit(
     target: &Target,
     mut report: Report,
 ) -> Translation {
-    let n = k.nest.len();
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = plan
         .arrays
@@ -905,26 +949,7 @@ pub fn emit(
         .collect();
     let params = cuda::base_params(k, &extents);
     let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
-    let mut pitch: Vec<String> = k.arrays.iter().map(|a| pitch_name(&a.name)).collect();
-    let mut slice: Vec<String> = k.arrays.iter().map(|a| slice_name(&a.name)).collect();
-    for grp in &plan.same_index {
-        for &i in &grp[1..] {
-            pitch[i] = pitch[grp[0]].clone();
-            slice[i] = slice[grp[0]].clone();
-        }
-    }
-    let g = Gen {
-        k,
-        plan,
-        bx: cfg.block[0],
-        by: cfg.block[1],
-        cx: cfg.chunk[0],
-        cy: cfg.chunk[1],
-        tx: cfg.tile[0],
-        ty: cfg.tile[1],
-        pitch,
-        slice,
-    };
+    let g = Gen::new(k, cfg, plan);
     let refs = OptRefs {
         g: &g,
         point: Cell::new(0),
@@ -951,21 +976,48 @@ pub fn emit(
     }
     let mut p = CPrinter::new(names, &refs);
     let mut b = Builder::new();
+    let smem_bytes = lower(&mut p, &mut b, &g, &refs, cfg);
+    let helpers = helpers_source(&p.helpers.borrow());
+    report.shared_bytes = smem_bytes;
+    KernelSource {
+        entry,
+        notes: notes(&g, &report),
+        helpers,
+        params,
+        packed,
+        body: b.finish(),
+        max_registers: None,
+        dynamic_shared_bytes: smem_bytes,
+        static_shared_bytes: 0,
+        same_index: plan.same_index.clone(),
+    }
+    .translation(k, cfg, target, report)
+}
 
-    let [by, bz] = cuda::block_yz(&mut b, k);
+/// The staged kernel's skeleton: the tile origin and the thread's points, the shared
+/// planes, then the sliding window along z ([`window`]) or the one plane of each point
+/// ([`planes_once`]), and the reduction. Returns the dynamic shared memory's bytes.
+fn lower(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, cfg: &LaunchConfig) -> u32 {
+    let k = g.k;
+    let [by, bz] = cuda::block_yz(b, k);
+    tile_points(b, g, by);
+    let smem_bytes = shared_views(b, g);
+    cuda::reduction_acc(p, b, k);
+    if k.nest.len() == 3 && g.plan.window {
+        window(p, b, g, refs, bz);
+    } else {
+        planes_once(p, b, g, refs, bz);
+    }
+    cuda::reduction_epilogue(p, b, k, cfg);
+    smem_bytes
+}
+
+/// The tile origin and the columns and rows of this thread's points in each plane.
+fn tile_points(b: &mut Builder, g: &Gen, by: &str) {
     b.comment("tile origin and this thread's points in each plane");
     b.push(Stmt::konst("int", "mint_tx", "threadIdx.x"));
     b.push(Stmt::konst("int", "mint_ty", "threadIdx.y"));
-    b.push(Stmt::konst(
-        "idx_t",
-        "mint_x_tile",
-        format!("{} + (idx_t)blockIdx.x * {}", lo_name(0), g.tx),
-    ));
-    b.push(Stmt::konst(
-        "idx_t",
-        "mint_y_tile",
-        format!("{} + (idx_t){by} * {}", lo_name(1), g.ty),
-    ));
+    skeleton::tile_origin(b, by, g.tx, g.ty);
     for i in 0..g.cx {
         let stride = if i == 0 {
             String::new()
@@ -989,258 +1041,219 @@ pub fn emit(
         } else {
             format!("mint_ty * {}{}", g.cy, plus(j as i64))
         };
-        b.push(Stmt::konst("int", format!("mint_ly{j}"), row.clone()));
+        b.push(Stmt::konst("int", format!("mint_ly{j}"), row));
         b.push(Stmt::konst(
             "idx_t",
             format!("mint_y{j}"),
             format!("mint_y_tile + mint_ly{j}"),
         ));
     }
-    // shared memory: one dynamic allocation carved per array
-    let mut smem_bytes = 0u32;
-    let shared: Vec<(usize, SharedPlan)> = plan
-        .arrays
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| a.shared.map(|s| (i, s)))
-        .collect();
-    if !shared.is_empty() {
-        b.push(Stmt::Shared(Shared {
-            ty: "unsigned char".into(),
-            name: "mint_smem".into(),
-            dims: Vec::new(),
-            align: Some(16),
-        }));
-        for (ai, _) in &shared {
-            let a = &k.arrays[*ai];
-            let slots = plan.slots(*ai);
-            let (_, sy, sx, _) = g.shape(*ai);
-            let t = a.elem.cuda_name();
-            b.push(Stmt::SharedView {
-                ty: t.into(),
-                name: g.sh(*ai),
-                rows: sy,
-                cols: sx,
-                base: "mint_smem".into(),
-                offset: smem_bytes,
-                slots,
-            });
-            smem_bytes += plan.shared_bytes(*ai, g.tx, g.ty, a.elem.size_bytes());
-        }
-    }
-    cuda::reduction_acc(&p, &mut b, k);
-    let queues: Vec<(usize, i64, i64)> = plan
-        .arrays
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| match a.reg {
-            RegPlan::Queue { lo, hi } => Some((i, lo, hi)),
-            _ => None,
-        })
-        .collect();
-    let any_shared = !shared.is_empty();
-    if n == 3 && plan.window {
-        let zv = p.names.get(k.axis_var(2).unwrap());
-        b.comment("sliding window along z (thesis Sec. 5.8)");
-        b.push(Stmt::konst(
-            "idx_t",
-            "mint_z0",
-            format!("{} + (idx_t){bz} * {}", lo_name(2), cfg.tile[2]),
-        ));
-        b.push(Stmt::konst(
-            "idx_t",
-            "mint_z_end",
-            format!("min(mint_z0 + {}, {})", cfg.tile[2], hi_name(2)),
-        ));
-        // Software pipelining: every value a step needs from device memory is fetched
-        // one step ahead into registers, so its latency overlaps the current step's
-        // barrier and computation.
-        for &(ai, lo, hi) in &queues {
-            let a = &k.arrays[ai];
-            // a queue fed by its ring (`pipeline`) takes its leading value from there
-            let fed = plan.ring(ai).is_some();
-            for pt in 0..g.points() {
-                let mut decl: Vec<Var> = (lo..=hi)
-                    .map(|d| Var::init(qname(&a.name, pt, g.points(), d), "0"))
-                    .collect();
-                if !fed {
-                    decl.push(Var::init(qname(&a.name, pt, g.points(), hi + 1), "0"));
-                }
-                b.push(Stmt::vars(a.elem.cuda_name(), decl));
-            }
-            for d in lo..=hi - fed as i64 {
-                queue_load(
-                    &mut b,
-                    &g,
-                    ai,
-                    Some(&format!("mint_z0{}", plus(d))),
-                    d,
-                    false,
-                );
-            }
-        }
-        if plan.pipeline {
-            ring_prologue(&mut p, &mut b, &g, &shared);
-        }
-        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
-            let np = s.planes() as i64;
-            let decl: Vec<Var> = (0..=np)
-                .map(|pos| Var::init(g.slot_var(*ai, pos), pos.to_string()))
-                .collect();
-            b.push(Stmt::vars("int", decl));
-            for d in s.z.0..s.z.1 {
-                let slot = g.slot_var(*ai, d - s.z.0);
-                plane(
-                    &mut b,
-                    &g,
-                    *ai,
-                    s,
-                    PlaneOp::Direct,
-                    &slot,
-                    Some(&format!("mint_z0{}", plus(d))),
-                    d,
-                );
-            }
-            prefetch_decls(&mut b, &g, *ai, s);
-            let lead = g.slot_var(*ai, s.z.1 - s.z.0);
-            plane(
-                &mut b,
-                &g,
-                *ai,
-                s,
-                PlaneOp::Fetch,
-                &lead,
-                Some(&format!("mint_z0{}", plus(s.z.1))),
-                s.z.1,
-            );
-        }
-        let l = Loop::new(
-            LoopRole::ZWindow,
-            format!("idx_t {zv} = mint_z0"),
-            format!("{zv} < mint_z_end"),
-            format!("++{zv}"),
-        );
-        b.for_(l, |b| {
-            for &(ai, _, hi) in queues.iter().filter(|q| plan.ring(q.0).is_none()) {
-                queue_load(
-                    b,
-                    &g,
-                    ai,
-                    Some(&format!("{zv}{}", plus(hi + 1))),
-                    hi + 1,
-                    false,
-                );
-            }
-            if plan.pipeline {
-                ring_step(b, &g, &shared, &zv);
-            }
-            for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
-                let slot = g.slot_var(*ai, s.z.1 - s.z.0);
-                plane(
-                    b,
-                    &g,
-                    *ai,
-                    s,
-                    PlaneOp::Store,
-                    &slot,
-                    Some(&format!("{zv}{}", plus(s.z.1))),
-                    s.z.1,
-                );
-                plane(
-                    b,
-                    &g,
-                    *ai,
-                    s,
-                    PlaneOp::Fetch,
-                    &slot,
-                    Some(&format!("{zv}{}", plus(s.z.1 + 1))),
-                    s.z.1 + 1,
-                );
-            }
-            if any_shared && !plan.pipeline {
-                b.push(Stmt::Barrier { note: None });
-            }
-            points(&mut p, b, &g, &refs);
-            if !queues.is_empty() || any_shared {
-                b.comment("rotate: registers move down the queue, planes by swapping slot indices");
-            }
-            for &(ai, lo, hi) in &queues {
-                let a = &k.arrays[ai];
-                let fed = plan.ring(ai).is_some();
-                for pt in 0..g.points() {
-                    for d in lo..=hi - fed as i64 {
-                        b.push(Stmt::assign(
-                            qname(&a.name, pt, g.points(), d),
-                            qname(&a.name, pt, g.points(), d + 1),
-                        ));
-                    }
-                }
-            }
-            for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
-                let np = s.planes() as i64;
-                let mut line = vec![Stmt::konst("int", "mint_t", g.slot_var(*ai, 0))];
-                for pos in 0..np {
-                    line.push(Stmt::assign(g.slot_var(*ai, pos), g.slot_var(*ai, pos + 1)));
-                }
-                line.push(Stmt::assign(g.slot_var(*ai, np), "mint_t"));
-                b.push(Stmt::Line(line));
-            }
-        });
-        if plan.pipeline {
-            // no copy may be pending when the thread exits (a block with no step, or the
-            // prologue's planes past the block's last step)
-            b.push(Stmt::AsyncWait {
-                pending: 0,
-                note: None,
-            });
-        }
-    } else {
-        let zz = if n == 3 {
-            let zv = p.names.get(k.axis_var(2).unwrap());
-            b.push(Stmt::konst(
-                "idx_t",
-                zv.clone(),
-                format!("{} + (idx_t){bz}", lo_name(2)),
-            ));
-            Some(zv)
-        } else {
-            None
-        };
-        let cond = zz.as_ref().map(|zv| format!("{zv} < {}", hi_name(2)));
-        b.if_some(cond.as_deref(), |b| {
-            for &(ai, lo, hi) in &queues {
-                for d in lo..=hi {
-                    let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
-                    queue_load(b, &g, ai, z.as_deref(), d, true);
-                }
-            }
-            for (ai, s) in &shared {
-                for d in s.z.0..=s.z.1 {
-                    let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
-                    plane(
-                        b,
-                        &g,
-                        *ai,
-                        s,
-                        PlaneOp::Direct,
-                        &(d - s.z.0).to_string(),
-                        z.as_deref(),
-                        d,
-                    );
-                }
-            }
-            if any_shared {
-                b.push(Stmt::Barrier { note: None });
-            }
-            points(&mut p, b, &g, &refs);
-        });
-    }
-    cuda::reduction_epilogue(&p, &mut b, k, cfg);
+}
 
-    let body = b.finish();
-    let helpers = helpers_source(&p.helpers.borrow());
+/// Shared memory: one dynamic allocation, carved into each staged array's slots. Returns
+/// the allocation's bytes.
+fn shared_views(b: &mut Builder, g: &Gen) -> u32 {
+    let mut smem_bytes = 0u32;
+    if g.shared.is_empty() {
+        return smem_bytes;
+    }
+    b.push(Stmt::Shared(Shared {
+        ty: "unsigned char".into(),
+        name: "mint_smem".into(),
+        dims: Vec::new(),
+        align: Some(16),
+    }));
+    for (ai, _) in &g.shared {
+        let a = &g.k.arrays[*ai];
+        let (_, sy, sx, _) = g.shape(*ai);
+        b.push(Stmt::SharedView {
+            ty: a.elem.cuda_name().into(),
+            name: g.sh(*ai),
+            rows: sy,
+            cols: sx,
+            base: "mint_smem".into(),
+            offset: smem_bytes,
+            slots: g.plan.slots(*ai),
+        });
+        smem_bytes += g.plan.shared_bytes(*ai, g.tx, g.ty, a.elem.size_bytes());
+    }
+    smem_bytes
+}
+
+/// The sliding window along z (thesis Sec. 5.8): the window's first planes
+/// ([`window_prologue`]), then one step per plane of the thread's z chunk
+/// ([`window_step`]).
+fn window(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, bz: &str) {
+    let zv = p.names.get(g.k.axis_var(2).unwrap());
+    b.comment("sliding window along z (thesis Sec. 5.8)");
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_z0",
+        format!("{} + (idx_t){bz} * {}", lo_name(2), g.tz),
+    ));
+    skeleton::z_end(b, g.tz);
+    window_prologue(p, b, g);
+    let l = Loop::new(
+        LoopRole::ZWindow,
+        format!("idx_t {zv} = mint_z0"),
+        format!("{zv} < mint_z_end"),
+        format!("++{zv}"),
+    );
+    b.for_(l, |b| window_step(p, b, g, refs, &zv));
+    if g.plan.pipeline {
+        // no copy may be pending when the thread exits (a block with no step, or the
+        // prologue's planes past the block's last step)
+        b.push(Stmt::AsyncWait {
+            pending: 0,
+            note: None,
+        });
+    }
+}
+
+/// Before the first step: the register queues and their planes, the rings' first copies
+/// (`pipeline`) or the staged planes and the prefetch of the next.
+///
+/// Software pipelining: every value a step needs from device memory is fetched one step
+/// ahead into registers, so its latency overlaps the current step's barrier and
+/// computation.
+fn window_prologue(p: &mut CPrinter, b: &mut Builder, g: &Gen) {
+    let (k, plan) = (g.k, g.plan);
+    for &(ai, lo, hi) in &g.queues {
+        let a = &k.arrays[ai];
+        // a queue fed by its ring (`pipeline`) takes its leading value from there
+        let fed = plan.ring(ai).is_some();
+        for pt in 0..g.points() {
+            let mut decl: Vec<Var> = (lo..=hi)
+                .map(|d| Var::init(qname(&a.name, pt, g.points(), d), "0"))
+                .collect();
+            if !fed {
+                decl.push(Var::init(qname(&a.name, pt, g.points(), hi + 1), "0"));
+            }
+            b.push(Stmt::vars(a.elem.cuda_name(), decl));
+        }
+        for d in lo..=hi - fed as i64 {
+            queue_load(b, g, ai, Some(&format!("mint_z0{}", plus(d))), d, false);
+        }
+    }
+    if plan.pipeline {
+        ring_prologue(p, b, g, &g.shared);
+        return;
+    }
+    for (ai, s) in &g.shared {
+        let np = s.planes() as i64;
+        let decl: Vec<Var> = (0..=np)
+            .map(|pos| Var::init(g.slot_var(*ai, pos), pos.to_string()))
+            .collect();
+        b.push(Stmt::vars("int", decl));
+        for d in s.z.0..s.z.1 {
+            let slot = g.slot_var(*ai, d - s.z.0);
+            let z = format!("mint_z0{}", plus(d));
+            plane(b, g, *ai, s, PlaneOp::Direct, &slot, Some(&z), d);
+        }
+        prefetch_decls(b, g, *ai, s);
+        let lead = g.slot_var(*ai, s.z.1 - s.z.0);
+        let z = format!("mint_z0{}", plus(s.z.1));
+        plane(b, g, *ai, s, PlaneOp::Fetch, &lead, Some(&z), s.z.1);
+    }
+}
+
+/// One step of the sliding window at plane `zv`: the queues' leading values, the
+/// step's planes (from the rings, or stored from the prefetch registers with the next
+/// plane prefetched), the barrier, the points, the rotation.
+fn window_step(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, zv: &str) {
+    let plan = g.plan;
+    for &(ai, _, hi) in g.queues.iter().filter(|q| plan.ring(q.0).is_none()) {
+        let z = format!("{zv}{}", plus(hi + 1));
+        queue_load(b, g, ai, Some(&z), hi + 1, false);
+    }
+    if plan.pipeline {
+        ring_step(b, g, &g.shared, zv);
+    } else {
+        for (ai, s) in &g.shared {
+            let slot = g.slot_var(*ai, s.z.1 - s.z.0);
+            let z = format!("{zv}{}", plus(s.z.1));
+            plane(b, g, *ai, s, PlaneOp::Store, &slot, Some(&z), s.z.1);
+            let z = format!("{zv}{}", plus(s.z.1 + 1));
+            plane(b, g, *ai, s, PlaneOp::Fetch, &slot, Some(&z), s.z.1 + 1);
+        }
+        if !g.shared.is_empty() {
+            b.push(Stmt::Barrier { note: None });
+        }
+    }
+    points(p, b, g, refs);
+    rotate(b, g);
+}
+
+/// The end of a step: registers move down the queues, planes by swapping slot indices.
+fn rotate(b: &mut Builder, g: &Gen) {
+    let plan = g.plan;
+    if !g.queues.is_empty() || !g.shared.is_empty() {
+        b.comment("rotate: registers move down the queue, planes by swapping slot indices");
+    }
+    for &(ai, lo, hi) in &g.queues {
+        let a = &g.k.arrays[ai];
+        let fed = plan.ring(ai).is_some();
+        for pt in 0..g.points() {
+            for d in lo..=hi - fed as i64 {
+                b.push(Stmt::assign(
+                    qname(&a.name, pt, g.points(), d),
+                    qname(&a.name, pt, g.points(), d + 1),
+                ));
+            }
+        }
+    }
+    for (ai, s) in g.shared.iter().filter(|_| !plan.pipeline) {
+        let np = s.planes() as i64;
+        let mut line = vec![Stmt::konst("int", "mint_t", g.slot_var(*ai, 0))];
+        for pos in 0..np {
+            line.push(Stmt::assign(g.slot_var(*ai, pos), g.slot_var(*ai, pos + 1)));
+        }
+        line.push(Stmt::assign(g.slot_var(*ai, np), "mint_t"));
+        b.push(Stmt::Line(line));
+    }
+}
+
+/// Without the sliding window: the thread's plane (`blockIdx.z`'s in 3-D), its queues'
+/// registers and staged planes loaded once, the barrier, the points.
+fn planes_once(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, bz: &str) {
+    let k = g.k;
+    let zz = (k.nest.len() == 3).then(|| {
+        let zv = p.names.get(k.axis_var(2).unwrap());
+        b.push(Stmt::konst(
+            "idx_t",
+            zv.clone(),
+            format!("{} + (idx_t){bz}", lo_name(2)),
+        ));
+        zv
+    });
+    let cond = zz.as_ref().map(|zv| format!("{zv} < {}", hi_name(2)));
+    b.if_some(cond.as_deref(), |b| {
+        for &(ai, lo, hi) in &g.queues {
+            for d in lo..=hi {
+                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
+                queue_load(b, g, ai, z.as_deref(), d, true);
+            }
+        }
+        for (ai, s) in &g.shared {
+            for d in s.z.0..=s.z.1 {
+                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
+                let slot = (d - s.z.0).to_string();
+                plane(b, g, *ai, s, PlaneOp::Direct, &slot, z.as_deref(), d);
+            }
+        }
+        if !g.shared.is_empty() {
+            b.push(Stmt::Barrier { note: None });
+        }
+        points(p, b, g, refs);
+    });
+}
+
+/// The header's notes: the optimizations, each staged array's planes and halo, each
+/// register queue.
+fn notes(g: &Gen, report: &Report) -> Vec<String> {
+    let k = g.k;
     let mut notes = vec![format!("optimizations: {}", report.level)];
-    for (ai, s) in &shared {
+    for (ai, s) in &g.shared {
         notes.push(format!(
             "shared: `{}` {} plane(s), halo -x{} +x{} -y{} +y{}{}",
             k.arrays[*ai].name,
@@ -1252,21 +1265,8 @@ pub fn emit(
             if s.corners { " with corners" } else { "" }
         ));
     }
-    for &(ai, lo, hi) in &queues {
+    for &(ai, lo, hi) in &g.queues {
         notes.push(format!("registers: `{}` z {lo}..={hi}", k.arrays[ai].name));
     }
-    report.shared_bytes = smem_bytes;
-    KernelSource {
-        entry,
-        notes,
-        helpers,
-        params,
-        packed,
-        body,
-        max_registers: None,
-        dynamic_shared_bytes: smem_bytes,
-        static_shared_bytes: 0,
-        same_index: plan.same_index.clone(),
-    }
-    .translation(k, cfg, target, report)
+    notes
 }
