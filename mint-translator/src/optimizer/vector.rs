@@ -49,13 +49,15 @@
 
 use super::chunk::plus;
 use super::register::qname;
+use super::skeleton;
 use crate::analyzer::refs::{references, stencil_offset};
 use crate::baseline::config::{LaunchConfig, vector_width};
+use crate::emit::Param;
 use crate::emit::cexpr::{CPrinter, RING_HELPERS, RefResolver, helpers_source, vector_helpers};
 use crate::emit::cuda::{
     self, extent_name, flat_ref, hi_name, lo_name, pitch_name, point_body, slice_name,
 };
-use crate::emit::names::c_ident;
+use crate::emit::names::{Names, c_ident};
 use crate::ir::*;
 use crate::kir::{Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore, Var};
 use crate::report::Report;
@@ -432,6 +434,41 @@ fn step(
     rings: &[ring::Ring],
 ) {
     let cy = refs.cy;
+    let loads = step_registers(b, k, arrays, v, cy, rings);
+    lead_loads(p, b, k, nm, v, lead, None);
+    step_loads(p, b, k, nm, v, &loads);
+    let guard = lanes_need_guard(k, arrays);
+    if cy == 1 {
+        lanes(p, b, k, refs, nm, v, guard);
+    } else {
+        // the thread's y rows, each with the loop variable of its own row
+        for yl in 0..cy {
+            refs.ylane.set(yl);
+            b.scope(|b| {
+                b.push(Stmt::konst(
+                    "idx_t",
+                    nm.yvar.clone(),
+                    format!("mint_y0{}", plus(yl)),
+                ));
+                lanes(p, b, k, refs, nm, v, guard);
+            });
+        }
+        refs.ylane.set(0);
+    }
+    stores(p, b, k, arrays, nm, v, cy);
+}
+
+/// Declares the registers of a step's row vectors (those off the z queues) and of the
+/// written arrays' centers, and returns the loads that fill them: from a ring's slot
+/// where the array has one (the step's plane), else from device memory.
+fn step_registers(
+    b: &mut Builder,
+    k: &Kernel,
+    arrays: &[ArrayVec],
+    v: u32,
+    cy: i64,
+    rings: &[ring::Ring],
+) -> Vec<Load> {
     let mut loads: Vec<Load> = Vec::new();
     for (ai, av) in arrays.iter().enumerate() {
         let a = &k.arrays[ai];
@@ -476,8 +513,12 @@ fn step(
             }
         }
     }
-    lead_loads(p, b, k, nm, v, lead, None);
-    for l in &loads {
+    loads
+}
+
+/// The step's vector loads.
+fn step_loads(p: &CPrinter, b: &mut Builder, k: &Kernel, nm: &Names3, v: u32, loads: &[Load]) {
+    for l in loads {
         let a = &k.arrays[l.ai];
         if let Some(at) = &l.shared {
             b.push(Stmt::VLoad(VLoad {
@@ -499,24 +540,19 @@ fn step(
             dst: l.dst.clone(),
         }));
     }
-    let guard = lanes_need_guard(k, arrays);
-    if cy == 1 {
-        lanes(p, b, k, refs, nm, v, guard);
-    } else {
-        // the thread's y rows, each with the loop variable of its own row
-        for yl in 0..cy {
-            refs.ylane.set(yl);
-            b.scope(|b| {
-                b.push(Stmt::konst(
-                    "idx_t",
-                    nm.yvar.clone(),
-                    format!("mint_y0{}", plus(yl)),
-                ));
-                lanes(p, b, k, refs, nm, v, guard);
-            });
-        }
-        refs.ylane.set(0);
-    }
+}
+
+/// The step's 16-byte stores of the written arrays' centers, each row's last thread
+/// storing only its lanes inside the loop.
+fn stores(
+    p: &CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    arrays: &[ArrayVec],
+    nm: &Names3,
+    v: u32,
+    cy: i64,
+) {
     for (ai, _) in arrays.iter().enumerate().filter(|(_, av)| av.written) {
         for yl in 0..cy {
             let a = &k.arrays[ai];
@@ -858,6 +894,22 @@ fn queue_moves(b: &mut Builder, k: &Kernel, arrays: &[ArrayVec], ahead: i64) {
     }
 }
 
+/// What the vector path's lowering builds from: the kernel, its configuration and the
+/// plan ([`plan`], and the rings of `pipeline`).
+struct Lowering<'a> {
+    k: &'a Kernel,
+    cfg: &'a LaunchConfig,
+    arrays: &'a [ArrayVec],
+    refs: &'a VecRefs<'a>,
+    nm: Names3,
+    /// Elements per 16-byte vector (the lanes).
+    v: u32,
+    /// The sliding window along z (`chunksize` z above 1), its z steps rolled (`roll_z`).
+    window: bool,
+    rolled: bool,
+    rings: &'a [ring::Ring],
+}
+
 /// Translates `k` with vectorized x, or says why it cannot.
 ///
 /// # Errors
@@ -871,8 +923,6 @@ pub fn emit(
     mut report: Report,
 ) -> Result<Translation, String> {
     let (v, window, arrays) = plan(k, cfg)?;
-    // `roll_z` applies to the window's z-step loop only
-    let rolled = k.options.roll_z && window;
     // `pipeline`: the x and y neighbours from shared-memory rings
     let rings = if k.options.pipeline {
         ring::plan(k, cfg, target, &arrays, v, window).unwrap_or_else(|why| {
@@ -884,7 +934,6 @@ pub fn emit(
     } else {
         Vec::new()
     };
-    let n = k.nest.len();
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = arrays
         .iter()
@@ -901,8 +950,56 @@ pub fn emit(
         ylane: Cell::new(0),
         direct: Cell::new(false),
     };
-    let cy = refs.cy;
-    let mut names = cuda::base_names(k, &params, &packed);
+    let mut p = CPrinter::new(names(k, &params, &packed, &rings), &refs);
+    let x = Lowering {
+        k,
+        cfg,
+        arrays: &arrays,
+        refs: &refs,
+        nm: names3(&p, k, refs.cy),
+        v,
+        window,
+        // `roll_z` applies to the window's z-step loop only
+        rolled: k.options.roll_z && window,
+        rings: &rings,
+    };
+    let mut b = Builder::new();
+    lower(&mut p, &mut b, &x);
+    let helpers = format!(
+        "{}{}{}",
+        vector_helpers(&vector_types(k, &arrays)),
+        if rings.is_empty() { "" } else { RING_HELPERS },
+        helpers_source(&p.helpers.borrow())
+    );
+    let ring_bytes: usize = rings
+        .iter()
+        .map(|g| g.bytes(k.arrays[g.ai].elem.size_bytes() as usize))
+        .sum();
+    let loads = report_arrays(&mut report, &x);
+    report_level(&mut report, &x, loads);
+    let notes = vec![
+        format!("optimizations: {}", report.level),
+        format!("vector width {v}; {loads} 16-byte loads per thread and step"),
+    ];
+    report.shared_bytes = ring_bytes as u32;
+    Ok(KernelSource {
+        entry,
+        notes,
+        helpers,
+        params,
+        packed,
+        body: b.finish(),
+        max_registers: Some(target.max_registers),
+        dynamic_shared_bytes: 0,
+        static_shared_bytes: ring_bytes as u32,
+        same_index: Vec::new(),
+    }
+    .translation(k, cfg, target, report))
+}
+
+/// The names every vectorized kernel reserves, and those of the ring path.
+fn names(k: &Kernel, params: &[Param], packed: &[Param], rings: &[ring::Ring]) -> Names {
+    let mut names = cuda::base_names(k, params, packed);
     for internal in [
         "mint_x0",
         "mint_y0",
@@ -930,14 +1027,17 @@ pub fn emit(
         ] {
             names.reserve(internal);
         }
-        for r in &rings {
+        for r in rings {
             names.reserve(&ring::Ring::name(&k.arrays[r.ai].name));
         }
     }
-    let mut p = CPrinter::new(names, &refs);
-    let mut b = Builder::new();
+    names
+}
+
+/// The C names of the loop variables, and the y that row offsets start from.
+fn names3(p: &CPrinter, k: &Kernel, cy: i64) -> Names3 {
     let yvar = p.names.get(k.axis_var(1).unwrap());
-    let nm = Names3 {
+    Names3 {
         x: p.names.get(k.axis_var(0).unwrap()),
         // several y rows per thread: rows are numbered from the thread's first
         y: if cy == 1 {
@@ -946,9 +1046,27 @@ pub fn emit(
             "mint_y0".into()
         },
         yvar,
-        z: (n == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
-    };
-    let [by, bz] = cuda::block_yz(&mut b, k);
+        z: (k.nest.len() == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
+    }
+}
+
+/// The vector path's skeleton: the thread's first point, the alignment test, then the
+/// ring path (`ring::body`) or the vector path with its edge path ([`vector_path`]).
+fn lower(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let [by, bz] = cuda::block_yz(b, x.k);
+    thread_origin(b, x, by, bz);
+    aligned(p, b, x);
+    if x.rings.is_empty() {
+        vector_path(p, b, x);
+    } else {
+        ring::body(p, b, x, by);
+    }
+}
+
+/// The thread's first point: `mint_x0` (its `V` lanes from there), `mint_y0` (its first
+/// y row) and `mint_z0` (the first plane of its z chunk).
+fn thread_origin(b: &mut Builder, x: &Lowering, by: &str, bz: &str) {
+    let (cfg, v) = (x.cfg, x.v);
     b.comment(format!(
         "vectorize: {v} consecutive x points per thread, 16-byte loads and stores"
     ));
@@ -971,7 +1089,7 @@ pub fn emit(
             cfg.chunk[1]
         ),
     ));
-    if n == 3 {
+    if x.k.nest.len() == 3 {
         b.push(Stmt::konst(
             "idx_t",
             "mint_z0",
@@ -983,8 +1101,13 @@ pub fn emit(
             ),
         ));
     }
+}
+
+/// `mint_vec`: whether every vectorized array's rows are 16-byte aligned at x = lo.
+fn aligned(p: &CPrinter, b: &mut Builder, x: &Lowering) {
+    let k = x.k;
     let mut aligned = Vec::new();
-    for (ai, av) in arrays.iter().enumerate() {
+    for (ai, av) in x.arrays.iter().enumerate() {
         if av.written || !av.rows.is_empty() {
             let a = &k.arrays[ai];
             let t = a.elem.cuda_name();
@@ -1011,86 +1134,84 @@ pub fn emit(
             aligned.join(" && ")
         },
     ));
-    if !rings.is_empty() {
-        ring::body(
-            &mut p, &mut b, k, cfg, &arrays, &refs, &nm, v, &rings, rolled, by,
-        );
-    } else {
-        let (cy, cz) = (cfg.chunk[1], cfg.chunk[2]);
-        b.if_(format!("mint_x0 < {}", hi_name(0)), |b| {
-            let y = &nm.yvar;
-            let cond = if cy == 1 {
-                b.push(Stmt::konst("idx_t", y.clone(), "mint_y0"));
-                format!("{y} < {}", hi_name(1))
-            } else {
-                format!("mint_y0 < {}", hi_name(1))
-            };
-            b.if_(cond, |b| {
-                if n == 3 {
-                    b.push(Stmt::konst("idx_t", "mint_z_end", format!("min(mint_z0 + {cz}, {})", hi_name(2))));
-                }
-                let mut fast = fast_condition(k, &arrays, &nm, v as i64);
-                if cy > 1 {
-                    // every one of the thread's y rows is a point of the loop
-                    fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
-                }
-                let then = b.nest(|b| {
-                        b.comment("every access of this thread's chunk is a whole aligned vector within the allocation");
-                        match &nm.z {
-                            Some(z) => {
-                                let (lead, ahead) = if window {
-                                    queues(&mut p, b, k, &arrays, &nm, v, None, QUEUE_REGISTERS)
-                                } else {
-                                    (Vec::new(), 0)
-                                };
-                                let unroll = if rolled {
-                                    Some(Unroll::By(1))
-                                } else if cz <= UNROLL_Z {
-                                    Some(Unroll::Full)
-                                } else {
-                                    None
-                                };
-                                let l = Loop::new(
-                                    LoopRole::ZWindow,
-                                    "idx_t mint_s = 0",
-                                    format!("mint_s < {cz}"),
-                                    "++mint_s",
-                                )
-                                .unroll(unroll);
-                                b.for_(l, |b| {
-                                    b.push(Stmt::konst("idx_t", z.clone(), "mint_z0 + mint_s"));
-                                    b.push(Stmt::if_line(format!("{z} >= mint_z_end"), Stmt::Break));
-                                    step(&mut p, b, k, &arrays, &refs, &nm, v, &lead, &[]);
-                                    queue_moves(b, k, &arrays, ahead);
-                                });
-                            }
-                            None => step(&mut p, b, k, &arrays, &refs, &nm, v, &[], &[]),
-                        }
-                });
-                let els = b.nest(|b| {
-                        b.comment("edge thread (or rows not 16-byte aligned): the loop body per lane");
-                        edge_rows(&mut p, b, k, &refs, &nm, v, cy, false);
-                });
-                b.push(Stmt::if_else(fast, then, els));
-            });
-        });
-    }
+}
 
-    let body = b.finish();
-    let helpers = format!(
-        "{}{}{}",
-        vector_helpers(&vector_types(k, &arrays)),
-        if rings.is_empty() { "" } else { RING_HELPERS },
-        helpers_source(&p.helpers.borrow())
+/// The vector path without rings: threads inside the loop whose whole chunk passes
+/// [`fast_condition`] run [`vector_steps`], the others the edge path.
+fn vector_path(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let (k, nm, v) = (x.k, &x.nm, x.v);
+    let cy = x.cfg.chunk[1];
+    b.if_(format!("mint_x0 < {}", hi_name(0)), |b| {
+        let y = &nm.yvar;
+        let cond = if cy == 1 {
+            b.push(Stmt::konst("idx_t", y.clone(), "mint_y0"));
+            format!("{y} < {}", hi_name(1))
+        } else {
+            format!("mint_y0 < {}", hi_name(1))
+        };
+        b.if_(cond, |b| {
+            if k.nest.len() == 3 {
+                skeleton::z_end(b, x.cfg.chunk[2]);
+            }
+            let mut fast = fast_condition(k, x.arrays, nm, v as i64);
+            if cy > 1 {
+                // every one of the thread's y rows is a point of the loop
+                fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
+            }
+            let then = b.nest(|b| vector_steps(p, b, x));
+            let edge = b.nest(|b| {
+                b.comment("edge thread (or rows not 16-byte aligned): the loop body per lane");
+                edge_rows(p, b, k, x.refs, nm, v, cy, false);
+            });
+            skeleton::edge_split(b, fast, then, None, edge);
+        });
+    });
+}
+
+/// The fast path of a thread: its z queues and z steps (the sliding window), or its one
+/// step in 2-D or without the window.
+fn vector_steps(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let (k, arrays, refs, nm, v) = (x.k, x.arrays, x.refs, &x.nm, x.v);
+    b.comment(
+        "every access of this thread's chunk is a whole aligned vector within the allocation",
     );
-    // the report
+    let Some(z) = &nm.z else {
+        return step(p, b, k, arrays, refs, nm, v, &[], &[]);
+    };
+    let cz = x.cfg.chunk[2];
+    let (lead, ahead) = if x.window {
+        queues(p, b, k, arrays, nm, v, None, QUEUE_REGISTERS)
+    } else {
+        (Vec::new(), 0)
+    };
+    let unroll = if x.rolled {
+        Some(Unroll::By(1))
+    } else if cz <= UNROLL_Z {
+        Some(Unroll::Full)
+    } else {
+        None
+    };
+    let l = Loop::new(
+        LoopRole::ZWindow,
+        "idx_t mint_s = 0",
+        format!("mint_s < {cz}"),
+        "++mint_s",
+    )
+    .unroll(unroll);
+    b.for_(l, |b| {
+        b.push(Stmt::konst("idx_t", z.clone(), "mint_z0 + mint_s"));
+        b.push(Stmt::if_line(format!("{z} >= mint_z_end"), Stmt::Break));
+        step(p, b, k, arrays, refs, nm, v, &lead, &[]);
+        queue_moves(b, k, arrays, ahead);
+    });
+}
+
+/// The report's words for each array; returns the 16-byte loads per thread and step.
+fn report_arrays(report: &mut Report, x: &Lowering) -> i64 {
+    let (k, v) = (x.k, x.v);
     let mut loads = 0;
-    let ring_bytes: usize = rings
-        .iter()
-        .map(|g| g.bytes(k.arrays[g.ai].elem.size_bytes() as usize))
-        .sum();
-    for (ai, av) in arrays.iter().enumerate() {
-        let ring = rings.iter().find(|r| r.ai == ai);
+    for (ai, av) in x.arrays.iter().enumerate() {
+        let ring = x.rings.iter().find(|r| r.ai == ai);
         let r = &mut report.arrays[ai];
         r.shared_planes = ring.map_or(0, |g| g.slots() as u32);
         r.register = av.written || !av.queues.is_empty();
@@ -1126,14 +1247,20 @@ pub fn emit(
             )
         };
     }
+    loads
+}
+
+/// The report's level and notes of a vectorized kernel.
+fn report_level(report: &mut Report, x: &Lowering, loads: i64) {
+    let (k, v) = (x.k, x.v);
     report.level = format!(
         "vectorize ({v} x points per thread, 16-byte loads){}{}{}",
-        match (window, rolled) {
+        match (x.window, x.rolled) {
             (true, false) => " + sliding window along z (register queue)",
             (true, true) => " + sliding window along z (register queue, z steps rolled)",
             (false, _) => "",
         },
-        if rings.is_empty() {
+        if x.rings.is_empty() {
             ""
         } else {
             " + pipeline (x/y neighbours from shared-memory rings, cp.async)"
@@ -1142,9 +1269,9 @@ pub fn emit(
     );
     report.notes.push(format!(
         "vectorize: {loads} 16-byte load(s) per thread and step for {} points",
-        v as i64 * cy
+        v as i64 * x.refs.cy
     ));
-    if k.options.roll_z && !rolled {
+    if k.options.roll_z && !x.rolled {
         report.notes.push(super::ROLL_Z_NOT_APPLIED.into());
     }
     if k.options.shared > 0 || k.options.register {
@@ -1153,24 +1280,6 @@ pub fn emit(
                 .into(),
         );
     }
-    let notes = vec![
-        format!("optimizations: {}", report.level),
-        format!("vector width {v}; {loads} 16-byte loads per thread and step"),
-    ];
-    report.shared_bytes = ring_bytes as u32;
-    Ok(KernelSource {
-        entry,
-        notes,
-        helpers,
-        params,
-        packed,
-        body,
-        max_registers: Some(target.max_registers),
-        dynamic_shared_bytes: 0,
-        static_shared_bytes: ring_bytes as u32,
-        same_index: Vec::new(),
-    }
-    .translation(k, cfg, target, report))
 }
 
 #[cfg(test)]

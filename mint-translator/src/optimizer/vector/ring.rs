@@ -45,12 +45,12 @@
 //! Otherwise the report says why and the vector path reads device memory.
 
 use super::{
-    ArrayVec, Names3, RING_QUEUE_REGISTERS, VecRefs, edge_rows, lead_loads, plane_conditions,
-    queue_moves, queues, step,
+    ArrayVec, Lead, Lowering, RING_QUEUE_REGISTERS, edge_rows, lead_loads, plane_conditions,
+    queue_moves, queues, skeleton, step,
 };
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cexpr::{CPrinter, Helper};
-use crate::emit::cuda::{extent_name, hi_name, lo_name, pitch_name, slice_name};
+use crate::emit::cuda::{extent_name, hi_name, pitch_name, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::Kernel;
 use crate::kir::{Builder, Loop, LoopRole, Shared, Stmt, Unroll};
@@ -227,14 +227,12 @@ pub fn plan(
 /// Copies plane `zz` of ring `r`'s array into slot `slot` with `cp.async`, 16-byte chunk
 /// `t`, `t + n`, … by thread `t` of the block's `n`; chunks outside the allocation are
 /// zero-filled.
-#[allow(clippy::too_many_arguments)]
 fn fill(
-    p: &mut CPrinter,
+    p: &CPrinter,
     b: &mut Builder,
     k: &Kernel,
     r: &Ring,
-    v: u32,
-    threads: u32,
+    (v, threads): (u32, u32),
     slot: &str,
     zz: &str,
 ) {
@@ -274,23 +272,9 @@ fn fill(
 /// wait, barrier, the copy [`DEPTH`] planes ahead, the step of the threads inside the
 /// loop, the queues' moves); and the edge path
 /// for blocks whose planes leave the arrays or whose rows are not 16-byte aligned.
-#[allow(clippy::too_many_arguments)]
-pub fn body(
-    p: &mut CPrinter,
-    b: &mut Builder,
-    k: &Kernel,
-    cfg: &LaunchConfig,
-    arrays: &[ArrayVec],
-    refs: &VecRefs,
-    nm: &Names3,
-    v: u32,
-    rings: &[Ring],
-    rolled: bool,
-    by: &str,
-) {
-    let z = nm.z.clone().expect("the ring path is 3-D");
+pub(super) fn body(p: &mut CPrinter, b: &mut Builder, x: &Lowering, by: &str) {
+    let (k, cfg, v, rings) = (x.k, x.cfg, x.v, x.rings);
     let (cy, cz) = (cfg.chunk[1], cfg.chunk[2]);
-    let threads = cfg.tile[0] / v * (cfg.tile[1] / cy);
     let (depth, slots) = (rings[0].depth(), rings[0].slots());
     p.use_helper(Helper::AsyncCopy);
     b.comment(format!("pipeline: the steps read their x and y neighbours from shared-memory rings of {slots} planes that cp.async fills {depth} planes ahead"));
@@ -303,16 +287,7 @@ pub fn body(
             align: Some(16),
         }));
     }
-    b.push(Stmt::konst(
-        "idx_t",
-        "mint_x_tile",
-        format!("{} + (idx_t)blockIdx.x * {}", lo_name(0), cfg.tile[0]),
-    ));
-    b.push(Stmt::konst(
-        "idx_t",
-        "mint_y_tile",
-        format!("{} + (idx_t){by} * {}", lo_name(1), cfg.tile[1]),
-    ));
+    skeleton::tile_origin(b, by, cfg.tile[0], cfg.tile[1]);
     b.push(Stmt::konst(
         "int",
         "mint_tid",
@@ -324,20 +299,16 @@ pub fn body(
         format!("mint_x0 < {} && mint_y0 < {}", hi_name(0), hi_name(1)),
     ));
     if cy == 1 {
-        b.push(Stmt::konst("idx_t", nm.yvar.clone(), "mint_y0"));
+        b.push(Stmt::konst("idx_t", x.nm.yvar.clone(), "mint_y0"));
     }
-    b.push(Stmt::konst(
-        "idx_t",
-        "mint_z_end",
-        format!("min(mint_z0 + {cz}, {})", hi_name(2)),
-    ));
+    skeleton::z_end(b, cz);
     let mut cond = vec!["mint_vec".to_string()];
     if cy > 1 {
         // every y row of the block's threads is a point of the loop: each thread then
         // loads its rows' z queues and stores its rows with no test per row
         cond.push(format!("mint_y_tile + {} <= {}", cfg.tile[1], hi_name(1)));
     }
-    for (a, av) in k.arrays.iter().zip(arrays) {
+    for (a, av) in k.arrays.iter().zip(x.arrays) {
         for c in plane_conditions(a, av) {
             if !cond.contains(&c) {
                 cond.push(c);
@@ -345,77 +316,93 @@ pub fn body(
         }
     }
     b.comment(format!("the block's planes exist{} and its rows are 16-byte aligned: the whole block takes the ring path", if cy > 1 { ", its rows are inside the loop" } else { "" }));
-    let then = b.nest(|b| {
-        let (lead, ahead) = queues(
-            p,
-            b,
-            k,
-            arrays,
-            nm,
-            v,
-            Some("mint_active"),
-            RING_QUEUE_REGISTERS,
-        );
-        let copies = |p: &mut CPrinter, b: &mut Builder, slot: &str, zz: &str| {
-            for r in rings {
-                fill(p, b, k, r, v, threads, slot, zz);
-            }
-        };
-        b.comment(format!(
-            "the first {depth} planes into the rings, one commit group each"
-        ));
-        for j in 0..depth {
-            b.if_(format!("mint_z0 + {j} < mint_z_end"), |b| {
-                copies(p, b, &j.to_string(), &format!("mint_z0 + {j}"))
-            });
-            b.push(Stmt::AsyncCommit);
-        }
-        let l = Loop::new(
-            LoopRole::ZWindow,
-            "idx_t mint_s = 0",
-            format!("mint_s < {cz}"),
-            "++mint_s",
-        )
-        .unroll(Some(Unroll::By(if rolled { 1 } else { UNROLL_Z })));
-        b.for_(l, |b| {
-            b.push(Stmt::konst("idx_t", z.clone(), "mint_z0 + mint_s"));
-            b.push(Stmt::if_line(format!("{z} >= mint_z_end"), Stmt::Break));
-            lead_loads(p, b, k, nm, v, &lead, Some("mint_active"));
-            b.push(Stmt::AsyncWait {
-                pending: depth - 1,
-                note: Some("this step's plane has landed".into()),
-            });
-            b.push(Stmt::Barrier {
-                note: Some("and the slot the copy below refills is read by no thread".into()),
-            });
-            b.if_(format!("{z} + {depth} < mint_z_end"), |b| {
-                copies(
-                    p,
-                    b,
-                    &format!("(int)((mint_s + {depth}) % {slots})"),
-                    &format!("{z} + {depth}"),
-                )
-            });
-            b.push(Stmt::AsyncCommit);
-            b.push(Stmt::konst(
-                "int",
-                "mint_slot",
-                format!("(int)(mint_s % {slots})"),
-            ));
-            b.if_("mint_active", |b| {
-                step(p, b, k, arrays, refs, nm, v, &[], rings)
-            });
-            // every thread moves its queue, so the moves stay register renaming: under the
-            // condition the compiler keeps both the moved and the unmoved queue (the radius-8
-            // star in f32: 202 registers instead of 158, bench-results/h100-2026-11-25c/lanes/)
-            queue_moves(b, k, arrays, ahead);
-        });
-    });
+    let then = b.nest(|b| ring_steps(p, b, x));
     let edge = b.nest(|b| {
-        b.if_("mint_active", |b| {
-            b.comment("edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
-            edge_rows(p, b, k, refs, nm, v, cy, true);
-        })
+        b.comment("edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
+        edge_rows(p, b, k, x.refs, &x.nm, v, cy, true);
     });
-    b.push(Stmt::if_else(cond.join(" && "), then, edge));
+    skeleton::edge_split(b, cond.join(" && "), then, Some("mint_active"), edge);
+}
+
+/// The ring path of a block: the z queues, the prologue's copies (the first [`DEPTH`]
+/// planes, one commit group each), then the z steps ([`ring_step`]).
+fn ring_steps(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let (k, nm, v) = (x.k, &x.nm, x.v);
+    let depth = x.rings[0].depth();
+    let (lead, ahead) = queues(
+        p,
+        b,
+        k,
+        x.arrays,
+        nm,
+        v,
+        Some("mint_active"),
+        RING_QUEUE_REGISTERS,
+    );
+    b.comment(format!(
+        "the first {depth} planes into the rings, one commit group each"
+    ));
+    for j in 0..depth {
+        b.if_(format!("mint_z0 + {j} < mint_z_end"), |b| {
+            copies(p, b, x, &j.to_string(), &format!("mint_z0 + {j}"))
+        });
+        b.push(Stmt::AsyncCommit);
+    }
+    let l = Loop::new(
+        LoopRole::ZWindow,
+        "idx_t mint_s = 0",
+        format!("mint_s < {}", x.cfg.chunk[2]),
+        "++mint_s",
+    )
+    .unroll(Some(Unroll::By(if x.rolled { 1 } else { UNROLL_Z })));
+    b.for_(l, |b| ring_step(p, b, x, &lead, ahead));
+}
+
+/// One z step of the ring path: the z queues' next planes, the wait for this step's
+/// plane, the barrier, the copy [`DEPTH`] planes ahead, the step of the threads inside
+/// the loop, the queues' moves.
+fn ring_step(p: &mut CPrinter, b: &mut Builder, x: &Lowering, lead: &[Lead], ahead: i64) {
+    let (k, nm, v) = (x.k, &x.nm, x.v);
+    let z = nm.z.clone().expect("the ring path is 3-D");
+    let (depth, slots) = (x.rings[0].depth(), x.rings[0].slots());
+    b.push(Stmt::konst("idx_t", z.clone(), "mint_z0 + mint_s"));
+    b.push(Stmt::if_line(format!("{z} >= mint_z_end"), Stmt::Break));
+    lead_loads(p, b, k, nm, v, lead, Some("mint_active"));
+    skeleton::async_step(
+        b,
+        depth,
+        "this step's plane has landed",
+        Some("and the slot the copy below refills is read by no thread"),
+        format!("{z} + {depth} < mint_z_end"),
+        |b| {
+            copies(
+                p,
+                b,
+                x,
+                &format!("(int)((mint_s + {depth}) % {slots})"),
+                &format!("{z} + {depth}"),
+            )
+        },
+    );
+    b.push(Stmt::konst(
+        "int",
+        "mint_slot",
+        format!("(int)(mint_s % {slots})"),
+    ));
+    b.if_("mint_active", |b| {
+        step(p, b, k, x.arrays, x.refs, nm, v, &[], x.rings)
+    });
+    // every thread moves its queue, so the moves stay register renaming: under the
+    // condition the compiler keeps both the moved and the unmoved queue (the radius-8
+    // star in f32: 202 registers instead of 158, bench-results/h100-2026-11-25c/lanes/)
+    queue_moves(b, k, x.arrays, ahead);
+}
+
+/// The copies of plane `zz` of every ring into slot `slot` ([`fill`]).
+fn copies(p: &CPrinter, b: &mut Builder, x: &Lowering, slot: &str, zz: &str) {
+    let cfg = x.cfg;
+    let threads = cfg.tile[0] / x.v * (cfg.tile[1] / cfg.chunk[1]);
+    for r in x.rings {
+        fill(p, b, x.k, r, (x.v, threads), slot, zz);
+    }
 }
