@@ -1,6 +1,7 @@
-//! Assembles a CUDA kernel: header, helpers, parameter list (packed into a device array
-//! when too large, thesis Sec. 4.2.9), the work partitioner's thread mapping with chunk
-//! loops (Sec. 4.2.5, 4.2.8), the body, and the reduction epilogue.
+//! The parts of a CUDA kernel, lowered to the kernel IR (`crate::kir`): header, parameter
+//! list (packed into a device array when too large, thesis Sec. 4.2.9), launch bounds, the
+//! work partitioner's thread mapping with chunk loops (Sec. 4.2.5, 4.2.8), the body, the
+//! reduction epilogue and the finish kernel. `kir::print` writes them.
 //!
 //! The body skeleton for on-chip optimized kernels lives in `crate::optimizer`; this
 //! module provides the pieces both share.
@@ -405,7 +406,7 @@ pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launc
 /// The block indices along y and z that a kernel's tile origins use: `blockIdx.y` and
 /// `blockIdx.z`, or, with `swizzle` on a 3-D nest, the block's place when the y tiles are
 /// cut into bands of about [`SWIZZLE_BAND_BLOCKS`] blocks (with the x tiles) and each band
-/// is swept along z before the next: computed once at the kernel's start, into `p`. The
+/// is swept along z before the next: computed once at the kernel's start, into `b`. The
 /// map is a bijection of the grid (the last band takes the y tiles left over), and the
 /// hardware starts blocks in the order of their linear index, x fastest, so the blocks
 /// that read one plane start close together.
@@ -437,7 +438,7 @@ pub fn swizzled(k: &Kernel) -> bool {
     k.options.swizzle && k.nest.len() == 3 && !k.is_single()
 }
 
-/// The names [`block_yz`] gives the block's y and z indices (without printing them).
+/// The names [`block_yz`] gives the block's y and z indices (without computing them).
 fn block_yz_names(k: &Kernel) -> [&'static str; 2] {
     if swizzled(k) {
         ["mint_by", "mint_bz"]
@@ -532,7 +533,7 @@ pub fn has_top_level_continue(b: &Block) -> bool {
     go(b)
 }
 
-/// Prints the point body, guarded so `continue` skips the point.
+/// The point body (printed by `p`), guarded so `continue` skips the point.
 pub fn point_body(p: &mut CPrinter, b: &mut Builder, body: &Block) {
     if has_top_level_continue(body) {
         let v = b.nest(|b| b.body(p, |p| p.block_body(body)));

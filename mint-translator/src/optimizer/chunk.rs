@@ -275,7 +275,7 @@ struct PlaneCell {
 struct Group {
     cond: Option<String>,
     /// Declarations the shared-memory destination (`row`, `col`) needs: every phase
-    /// emits them.
+    /// builds them.
     dst_pre: Vec<Stmt>,
     /// Declarations the device-memory source (`gx`, `gy`) needs: loads only.
     src_pre: Vec<Stmt>,
@@ -405,7 +405,7 @@ fn plane_groups(g: &Gen, ai: usize, s: &SharedPlan) -> Vec<Group> {
     groups
 }
 
-/// How `plane` writes code: load straight into shared memory, fetch into prefetch
+/// What `plane` builds: a load straight into shared memory, fetch into prefetch
 /// registers, or store the prefetch registers into shared memory.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum PlaneOp {
@@ -414,7 +414,7 @@ enum PlaneOp {
     Store,
 }
 
-/// Emits one phase of staging array `ai`'s plane at absolute z `zz` (None in 2-D) in
+/// One phase of staging array `ai`'s plane at absolute z `zz` (None in 2-D) in
 /// `slot`. The centre comes from the register queue when it covers `dz`.
 #[allow(clippy::too_many_arguments)]
 fn plane(
@@ -582,7 +582,7 @@ pub(crate) struct PlaneCopy<'a> {
     pub rounds: bool,
 }
 
-/// Prints `c`: cells `t`, `t + n`, … by thread `t` of `n` (`t` in `0 .. n`), row by row.
+/// The copy `c`: cells `t`, `t + n`, … by thread `t` of `n` (`t` in `0 .. n`), row by row.
 ///
 /// As a loop over a running cell index, unless `c.rounds`: then as a known number of
 /// rounds (`⌈cells / n⌉`), unrolled, and where `n` is a multiple of a row's cells each
@@ -840,7 +840,7 @@ fn queue_load(b: &mut Builder, g: &Gen, ai: usize, zz: Option<&str>, d: i64, dec
     }
 }
 
-/// Emits the points of the current plane: coordinates, guard, point registers, body.
+/// The points of the current plane: coordinates, guard, point registers, body.
 fn points(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs) {
     let k = g.k;
     let n = k.nest.len();
