@@ -31,8 +31,13 @@ pub enum Stmt {
     /// A declaration of locals ([`Decl`]): indices, tile origins, register queues, slot
     /// indices, prefetch registers.
     Decl(Decl),
-    /// `lhs = rhs;`
-    Assign { lhs: String, rhs: String },
+    /// `lhs = rhs;`: a register, a shared cell, a slot index or a device-memory element.
+    Assign {
+        /// The lvalue.
+        lhs: String,
+        /// The value.
+        rhs: String,
+    },
     /// `call;`: an expression statement (a call whose result is not used).
     Expr(String),
     /// `{ … }`: a scope of its own (one point of a thread's chunk, one lane, one y row).
@@ -51,15 +56,21 @@ pub enum Stmt {
     Break,
     /// `__syncthreads();`: the block meets (the plane is loaded, or its slot is free);
     /// with a trailing comment saying why.
-    Barrier { note: Option<String> },
+    Barrier {
+        /// The trailing comment.
+        note: Option<String>,
+    },
     /// A `__shared__` array ([`Shared`]): the staged planes' dynamic allocation, a
     /// pipeline ring, the reduction's per-thread partials.
     Shared(Shared),
     /// A typed view of the slots of one array's planes carved from the dynamic shared
     /// allocation (thesis Sec. 5.7): `T (*name)[rows][cols] = …(base + offset);`.
     SharedView {
+        /// The element type.
         ty: String,
+        /// The view's name (`mint_sh_<array>`).
         name: String,
+        /// A plane's rows and columns (the tile and its ghost cells).
         rows: u32,
         cols: u32,
         /// The dynamic allocation and the byte offset of this array's slots in it.
@@ -75,13 +86,22 @@ pub enum Stmt {
     AsyncCommit,
     /// `cp.async` wait until at most `pending` groups are in flight; with a trailing
     /// comment.
-    AsyncWait { pending: i64, note: Option<String> },
+    AsyncWait {
+        /// Commit groups that may still be in flight.
+        pending: i64,
+        /// The trailing comment.
+        note: Option<String>,
+    },
     /// A 16-byte vector load into registers (`vectorize`, [`VLoad`]).
     VLoad(VLoad),
     /// A 16-byte vector store from registers (`vectorize`, [`VStore`]).
     VStore(VStore),
     /// `dst = src` for a vector of registers: a z queue's move down one plane.
-    VMove { dst: String, src: String },
+    VMove {
+        /// The queue's register array at a plane, and the one at the next plane.
+        dst: String,
+        src: String,
+    },
 }
 
 /// A declaration of one or more locals of one type: `[const ]ty a[len] = init, b, …;`.
@@ -91,22 +111,27 @@ pub struct Decl {
     pub konst: bool,
     /// The C type (`idx_t`, `int`, `double`, `const float* __restrict__`, …).
     pub ty: String,
+    /// The locals declared, in order.
     pub vars: Vec<Var>,
 }
 
 /// One declarator of a [`Decl`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Var {
+    /// The local's C name.
     pub name: String,
     /// Elements, for a local array (a vector's registers).
     pub len: Option<u32>,
+    /// The initial value.
     pub init: Option<String>,
 }
 
 /// `if (cond) { then } else { els }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct If {
+    /// The condition (C text).
     pub cond: String,
+    /// The branch taken where `cond` holds.
     pub then: Vec<Stmt>,
     /// An `else` branch; one that holds only a block `if` prints as `} else if (…) {`.
     pub els: Option<Vec<Stmt>>,
@@ -148,11 +173,15 @@ pub enum Unroll {
 /// `for (init; cond; step) { body }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loop {
+    /// What the loop walks (passes find the z window or the lanes by it).
     pub role: LoopRole,
+    /// The `#pragma unroll` printed before the loop, if any.
     pub unroll: Option<Unroll>,
+    /// The head's three parts: `for (init; cond; step)`.
     pub init: String,
     pub cond: String,
     pub step: String,
+    /// The statements of one iteration.
     pub body: Vec<Stmt>,
     /// Printed on one line, `for (…) s;`, for a body of one single-line statement.
     pub inline: bool,
@@ -161,7 +190,9 @@ pub struct Loop {
 /// A `__shared__` array.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shared {
+    /// The element type.
     pub ty: String,
+    /// The array's name.
     pub name: String,
     /// Extents, outermost first; none for the dynamic allocation (`extern`, sized at
     /// launch).
@@ -191,8 +222,10 @@ pub enum VSource {
     /// Device memory `array[index ..]`, through the read-only path unless `rw` (an array
     /// the kernel writes).
     Global {
+        /// The device array and the element index of the vector's first lane.
         array: String,
         index: String,
+        /// Of an array the kernel writes: a plain load.
         rw: bool,
     },
     /// Shared memory at this lvalue (a pipeline ring's slot).
@@ -202,7 +235,9 @@ pub enum VSource {
 /// The `V = 16 / sizeof(T)` registers of `dst` loaded from `src` as one 16-byte vector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VLoad {
+    /// Where the vector comes from.
     pub src: VSource,
+    /// The register array (`V` elements) it goes to.
     pub dst: String,
 }
 
@@ -210,9 +245,12 @@ pub struct VLoad {
 /// `count` only that many elements (the last thread of a row).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VStore {
+    /// The device array and the element index of the vector's first lane.
     pub array: String,
     pub index: String,
+    /// Elements stored, where fewer than `V` (C text).
     pub count: Option<String>,
+    /// The register array stored.
     pub src: String,
 }
 
@@ -220,20 +258,25 @@ pub struct VStore {
 /// capped, the blocks per SM that hold each thread to the cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchBounds {
+    /// Threads per block.
     pub threads: u32,
+    /// Blocks per SM to hold each thread's registers to the cap, where there is one.
     pub min_blocks: Option<u32>,
 }
 
 /// One `extern "C" __global__` function.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Function {
+    /// The `extern "C"` entry point.
     pub entry: String,
+    /// The launch bounds (none for a `single` kernel).
     pub bounds: Option<LaunchBounds>,
     /// `(C type, name)` of each parameter, in order.
     pub params: Vec<(String, String)>,
     /// The closing parenthesis follows the last parameter on its line (the finish
     /// kernel's style) rather than on a line of its own.
     pub close_on_last: bool,
+    /// The function's statements.
     pub body: Vec<Stmt>,
 }
 
@@ -241,11 +284,13 @@ pub struct Function {
 /// (a kernel, and the finish kernel of its reduction).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Module {
+    /// The header comments, one line each (without `// `).
     pub comments: Vec<String>,
     /// `idx_t` is 64-bit.
     pub idx64: bool,
     /// The device helper functions' definitions (`emit::cexpr::helpers_source`).
     pub helpers: String,
+    /// The kernel, then the finish kernel of its reduction if it has one.
     pub functions: Vec<Function>,
 }
 

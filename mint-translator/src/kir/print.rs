@@ -279,3 +279,64 @@ fn vstore(s: &VStore) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kir::{Builder, LoopRole, Var};
+
+    #[test]
+    fn loops_ifs_and_one_line_statements_print_with_the_translator_s_layout() {
+        let mut b = Builder::new();
+        b.comment("z window");
+        let l =
+            Loop::new(LoopRole::ZWindow, "idx_t z = 0", "z < 4", "++z").unroll(Some(Unroll::By(1)));
+        b.for_(l, |b| {
+            b.push(Stmt::vars("double", vec![Var::array("q", 2)]));
+            b.push(Stmt::if_line("z >= n", Stmt::Break));
+            b.push(Stmt::Barrier {
+                note: Some("planes loaded".into()),
+            });
+        });
+        let inner = b.nest(|b| b.push(Stmt::AsyncCommit));
+        b.push(Stmt::if_else(
+            "a",
+            vec![Stmt::assign("x", "1")],
+            vec![Stmt::if_("b", inner)],
+        ));
+        let text = block(&b.finish(), 1);
+        assert_eq!(
+            text,
+            "    // z window\n    #pragma unroll 1\n    for (idx_t z = 0; z < 4; ++z) {\n        double q[2];\n        if (z >= n) break;\n        __syncthreads(); // planes loaded\n    }\n    if (a) {\n        x = 1;\n    } else if (b) {\n        mint_cp_async_commit();\n    }\n"
+        );
+    }
+
+    #[test]
+    fn a_module_prints_its_header_helpers_and_functions() {
+        let f = |close_on_last| Function {
+            entry: "k".into(),
+            bounds: Some(LaunchBounds {
+                threads: 128,
+                min_blocks: Some(2),
+            }),
+            params: vec![("int".into(), "a".into()), ("int".into(), "b".into())],
+            close_on_last,
+            body: vec![Stmt::Shared(Shared {
+                ty: "float".into(),
+                name: "s".into(),
+                dims: vec![2, 8],
+                align: Some(16),
+            })],
+        };
+        let m = Module {
+            comments: vec!["hello".into()],
+            idx64: true,
+            helpers: "// helpers\n".into(),
+            functions: vec![f(false), f(true)],
+        };
+        assert_eq!(
+            module(&m),
+            "// hello\ntypedef long long idx_t;\n// helpers\nextern \"C\" __global__ void __launch_bounds__(128, 2) k(\n    int a,\n    int b\n)\n{\n    __shared__ __align__(16) float s[2][8];\n}\n\nextern \"C\" __global__ void __launch_bounds__(128, 2) k(\n    int a,\n    int b)\n{\n    __shared__ __align__(16) float s[2][8];\n}\n"
+        );
+    }
+}
