@@ -3,13 +3,13 @@
 //! The lowerings (the baseline work partitioner in `emit::cuda`, the staged kernel of
 //! shared planes and register queues in `optimizer::chunk`, the vector path in
 //! `optimizer::vector` and its shared-memory rings in `optimizer::vector::ring`) build a
-//! tree of [`Stmt`]s; [`print`] writes it, and the whole module around it ([`Module`]), as
+//! tree of [`Stmt`]s; [`mod@print`] writes it, and the whole module around it ([`Module`]), as
 //! CUDA C++ text with the translator's indentation conventions. The stencil's loop body
 //! itself is printed by the expression printer (`emit::cexpr::CPrinter` with the lowering's
 //! `RefResolver`, which places each array reference in a register, a shared plane or
 //! device memory) and held here as text ([`Stmt::Body`]).
 //!
-//! A new construct gets a node here and its spelling in [`print`]; the CUDA keywords and
+//! A new construct gets a node here and its spelling in [`mod@print`]; the CUDA keywords and
 //! intrinsics of kernel skeletons (`__syncthreads`, `__shared__`, `#pragma unroll`,
 //! `__launch_bounds__`, the `cp.async` helpers' calls) are written there and nowhere else.
 

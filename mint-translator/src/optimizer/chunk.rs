@@ -933,7 +933,7 @@ impl RefResolver for GlobalOnly<'_> {
 }
 
 /// Translates `k` under `plan`: lowers it to the staged kernel's skeleton
-/// ([`lower`]) and makes the translation.
+/// (`lower`) and makes the translation.
 pub fn emit(
     k: &Kernel,
     cfg: &LaunchConfig,
