@@ -505,11 +505,6 @@ impl<'a> CPrinter<'a> {
         self.out.push('\n');
     }
 
-    /// Appends a line at the current indentation.
-    pub fn push_line(&mut self, s: &str) {
-        self.line(s);
-    }
-
     /// Prints the statements of `b` in a new scope (without braces).
     pub fn block_body(&mut self, b: &Block) {
         self.names.push();
