@@ -15,6 +15,7 @@ pub mod generate;
 pub mod inline;
 pub mod interp;
 pub mod ir;
+pub mod kir;
 pub mod optimizer;
 pub mod owner;
 pub mod report;

@@ -5,6 +5,7 @@
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cuda::{self, Param};
 use crate::ir::*;
+use crate::kir;
 use crate::report::Report;
 use crate::target::Target;
 use serde::{Deserialize, Serialize};
@@ -54,45 +55,82 @@ pub struct Translation {
 }
 
 /// The parts of a generated kernel, as the baseline translator and the optimizer produce
-/// them.
-pub(crate) struct KernelSource<'a> {
-    pub entry: &'a str,
-    pub notes: &'a [String],
-    pub helpers: &'a str,
-    pub params: &'a [Param],
-    pub packed: &'a [Param],
-    pub body: &'a str,
-    /// Registers per thread to hold the kernel to (`__launch_bounds__`' minimum blocks).
+/// them; [`KernelSource::translation`] makes the one [`Translation`] of all three paths.
+pub(crate) struct KernelSource {
+    pub entry: String,
+    /// The header's notes (the optimizations applied).
+    pub notes: Vec<String>,
+    /// The device helper functions' definitions.
+    pub helpers: String,
+    pub params: Vec<Param>,
+    pub packed: Vec<Param>,
+    /// The kernel's body in the kernel IR.
+    pub body: Vec<kir::Stmt>,
+    /// Registers per thread to hold the kernel to (the launch bounds' minimum blocks).
     pub max_registers: Option<u32>,
+    /// Dynamic shared memory (the staged planes), bytes.
+    pub dynamic_shared_bytes: u32,
+    /// Static shared memory besides the reduction's partials (the vector path's rings),
+    /// bytes.
+    pub static_shared_bytes: u32,
+    /// Arrays sharing pitch and plane-stride variables (`same_index`).
+    pub same_index: Vec<Vec<usize>>,
 }
 
-impl KernelSource<'_> {
+impl KernelSource {
+    /// The translation: the CUDA source ([`KernelSource::source`]) and what the runtime
+    /// needs to launch it.
+    pub(crate) fn translation(
+        self,
+        k: &Kernel,
+        cfg: &LaunchConfig,
+        target: &Target,
+        report: Report,
+    ) -> Translation {
+        let (source, reduction, red_bytes) = self.source(k, cfg, target);
+        Translation {
+            kernel: k.name.clone(),
+            entry: self.entry,
+            source,
+            config: *cfg,
+            params: self.params,
+            packed: self.packed,
+            dynamic_shared_bytes: self.dynamic_shared_bytes,
+            static_shared_bytes: red_bytes + self.static_shared_bytes,
+            prefer_l1: k.options.prefer_l1,
+            max_registers: self.max_registers,
+            idx64: target.idx64,
+            reduction,
+            report,
+            ir: k.clone(),
+            same_index: self.same_index,
+        }
+    }
+
     /// The CUDA source: preamble, signature, body and, for a reduction, the kernel that
-    /// combines the blocks' partial results (thesis Sec. 4.2; reductions beyond `+`).
+    /// combines the blocks' partial results (thesis Sec. 4.2; reductions beyond `+`), as
+    /// one [`kir::Module`] printed by [`kir::print`].
     /// Returns the source, the reduction's plan, and the static shared-memory bytes the
     /// reduction's per-thread partials take.
-    pub(crate) fn assemble(
+    fn source(
         &self,
         k: &Kernel,
         cfg: &LaunchConfig,
         target: &Target,
     ) -> (String, Option<ReductionPlan>, u32) {
-        let mut source = cuda::preamble(k, cfg, target.idx64, self.notes, self.helpers);
-        source.push_str(&cuda::signature(
-            k,
-            self.entry,
-            cfg,
-            self.params,
-            self.packed,
-            self.max_registers,
-        ));
-        source.push_str(self.body);
-        source.push_str("}\n");
+        let mut body = cuda::unpack(k, &self.packed);
+        body.extend(self.body.iter().cloned());
+        let mut functions = vec![kir::Function {
+            entry: self.entry.clone(),
+            bounds: cuda::launch_bounds(k, cfg, self.max_registers),
+            params: cuda::param_list(k, &self.params),
+            close_on_last: false,
+            body,
+        }];
         let reduction = k.reduction.as_ref().map(|r| {
             let ty = r.ty.unwrap_or(ScalarTy::F64);
             let finish_entry = format!("{}_finish", self.entry);
-            source.push('\n');
-            source.push_str(&cuda::finish_kernel(&finish_entry, r.op, ty));
+            functions.push(cuda::finish_kernel(&finish_entry, r.op, ty));
             ReductionPlan {
                 op: r.op,
                 ty,
@@ -100,6 +138,13 @@ impl KernelSource<'_> {
                 finish_entry,
             }
         });
+        let module = kir::Module {
+            comments: cuda::header(k, cfg, &self.notes),
+            idx64: target.idx64,
+            helpers: self.helpers.clone(),
+            functions,
+        };
+        let source = kir::print::module(&module);
         let partial_bytes = k
             .reduction
             .as_ref()

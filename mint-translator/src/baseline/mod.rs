@@ -9,6 +9,7 @@ pub mod outline;
 use crate::emit::cexpr::{CPrinter, helpers_source};
 use crate::emit::cuda::{self, GlobalRefs};
 use crate::ir::Kernel;
+use crate::kir::Builder;
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -22,12 +23,13 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
     let refs = GlobalRefs { kernel: k };
     let names = cuda::base_names(k, &params, &packed);
     let mut p = CPrinter::new(names, &refs);
+    let mut b = Builder::new();
     if k.is_single() {
-        p.block_body(&k.body);
+        b.body(&mut p, |p| p.block_body(&k.body));
     } else {
-        cuda::baseline_body(&mut p, k, cfg);
+        cuda::baseline_body(&mut p, &mut b, k, cfg);
     }
-    let body = std::mem::take(&mut p.out);
+    let body = b.finish();
     let helpers = helpers_source(&p.helpers.borrow());
     let mut notes =
         vec!["optimizations: none (baseline: every reference goes to device memory)".to_string()];
@@ -38,31 +40,17 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
             target.param_limit
         ));
     }
-    let kernel_source = KernelSource {
-        entry: &entry,
-        notes: &notes,
-        helpers: &helpers,
-        params: &params,
-        packed: &packed,
-        body: &body,
-        max_registers: None,
-    };
-    let (source, reduction, static_shared_bytes) = kernel_source.assemble(k, cfg, target);
-    Translation {
-        kernel: k.name.clone(),
+    KernelSource {
         entry,
-        source,
-        config: *cfg,
+        notes,
+        helpers,
         params,
         packed,
-        dynamic_shared_bytes: 0,
-        static_shared_bytes,
-        prefer_l1: k.options.prefer_l1,
+        body,
         max_registers: None,
-        idx64: target.idx64,
-        reduction,
-        report,
-        ir: k.clone(),
+        dynamic_shared_bytes: 0,
+        static_shared_bytes: 0,
         same_index: Vec::new(),
     }
+    .translation(k, cfg, target, report)
 }

@@ -205,94 +205,8 @@ impl<'a> CPrinter<'a> {
                     (r, PREC_ATOM)
                 }
             }
-            ExprKind::Unary { op, expr } => {
-                let inner = self.expr_at(expr, PREC_UNARY);
-                let inner = if inner.starts_with('-') {
-                    format!("({inner})")
-                } else {
-                    inner
-                };
-                match op {
-                    UnOp::Neg => {
-                        let s = format!("-{inner}");
-                        if t.is_narrow_int() {
-                            self.wrap_narrow(t, s)
-                        } else {
-                            (s, PREC_UNARY)
-                        }
-                    }
-                    UnOp::Not if t == ScalarTy::Bool => (format!("!{inner}"), PREC_UNARY),
-                    UnOp::Not => {
-                        let s = format!("~{inner}");
-                        if t.is_narrow_int() {
-                            self.wrap_narrow(t, s)
-                        } else {
-                            (s, PREC_UNARY)
-                        }
-                    }
-                }
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                if *op == BinOp::Rem && ty(lhs).is_float() {
-                    let f = if ty(lhs) == ScalarTy::F32 {
-                        "fmodf"
-                    } else {
-                        "fmod"
-                    };
-                    return (
-                        format!("{f}({}, {})", self.expr(lhs), self.expr(rhs)),
-                        PREC_ATOM,
-                    );
-                }
-                // A sum or difference with a product is printed as an explicit fused
-                // multiply-add, so that every variant of a kernel rounds alike. Left to
-                // the compilers, `s + a*b` and `s - a*b` are fused or not by the shape of
-                // the code around them: NVVM fuses `s + a*b` but leaves `s - a*b` to
-                // ptxas, which fuses it only where the product has no other use, and a
-                // z queue that computes two points in one thread shares the product
-                // (k[z] + k[z+1])·(u[z+1] − u[z]) between them (heat3d-7pt-var: 15 of 43
-                // candidates rounded differently and the autotuner rejected them). With
-                // `a*b + c*d` NVVM picked the product to fuse by whether an operand came
-                // from a register or a load (the 27-point box). The product on the right
-                // is fused where both sides are products.
-                if matches!(op, BinOp::Add | BinOp::Sub) && t.is_float() {
-                    let f = if t == ScalarTy::F32 {
-                        "__fmaf_rn"
-                    } else {
-                        "__fma_rn"
-                    };
-                    // (product, addend, whether the product is the right operand)
-                    let fused = if is_mul(rhs) {
-                        Some((rhs, lhs, true))
-                    } else if is_mul(lhs) {
-                        Some((lhs, rhs, false))
-                    } else {
-                        None
-                    };
-                    if let Some((prod, addend, right)) = fused
-                        && let ExprKind::Binary { lhs: a, rhs: b, .. } = &prod.kind
-                    {
-                        let (mut a, b, mut c) = (self.expr(a), self.expr(b), self.expr(addend));
-                        // s - a*b = fma(-a, b, s); a*b - s = fma(a, b, -s)
-                        if *op == BinOp::Sub {
-                            let neg = |s: &mut String| *s = format!("-({s})");
-                            neg(if right { &mut a } else { &mut c });
-                        }
-                        return (format!("{f}({a}, {b}, {c})"), PREC_ATOM);
-                    }
-                }
-                let p = op.c_prec();
-                // Comparisons of comparisons need parentheses in C for clarity and are rare;
-                // treat all binary operators as left-associative.
-                let l = self.expr_at(lhs, p);
-                let r = self.expr_at(rhs, p + 1);
-                let s = format!("{l} {} {r}", op.c_op());
-                if !op.is_comparison() && !op.is_logical() && t.is_narrow_int() {
-                    self.wrap_narrow(t, s)
-                } else {
-                    (s, p)
-                }
-            }
+            ExprKind::Unary { op, expr } => self.unary(op, expr, t),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(op, lhs, rhs, t),
             ExprKind::Cast { expr, to } => {
                 if expr.ty == Some(*to) {
                     return self.expr_prec(expr);
@@ -308,32 +222,138 @@ impl<'a> CPrinter<'a> {
                 (format!("/* call of {func} not inlined */"), PREC_ATOM)
             }
             ExprKind::ArrayRef { array, .. } => (self.names.get(array), PREC_ATOM),
-            ExprKind::Select { cond, then, els } => {
-                // NVVM (CUDA 13.0) turns `c ? p[i] : q[j]` into one load through a selected
-                // pointer, and marks it non-coherent when q is a read-only array even where p
-                // is written in this kernel; ptxas then moves that load above the store to
-                // p[i] (found by tests/fuzz.rs, seed 21045). Reads of written arrays in the
-                // arms of such a select are therefore volatile loads.
-                let guard = self.reads_array(then, false)
-                    && self.reads_array(els, false)
-                    && (self.reads_array(then, true) || self.reads_array(els, true));
-                let c = self.expr_at(cond, PREC_TERNARY + 1);
-                self.volatile_written
-                    .set(self.volatile_written.get() + u32::from(guard));
-                let (a, b) = (
-                    self.expr_at(then, PREC_TERNARY + 1),
-                    self.expr_at(els, PREC_TERNARY),
-                );
-                self.volatile_written
-                    .set(self.volatile_written.get() - u32::from(guard));
-                (format!("{c} ? {a} : {b}"), PREC_TERNARY)
+            ExprKind::Select { cond, then, els } => self.select(cond, then, els),
+        }
+    }
+
+    /// A unary operation at type `t`.
+    fn unary(&self, op: &UnOp, expr: &Expr, t: ScalarTy) -> (String, u8) {
+        let inner = self.expr_at(expr, PREC_UNARY);
+        let inner = if inner.starts_with('-') {
+            format!("({inner})")
+        } else {
+            inner
+        };
+        match op {
+            UnOp::Neg => {
+                let s = format!("-{inner}");
+                if t.is_narrow_int() {
+                    self.wrap_narrow(t, s)
+                } else {
+                    (s, PREC_UNARY)
+                }
+            }
+            UnOp::Not if t == ScalarTy::Bool => (format!("!{inner}"), PREC_UNARY),
+            UnOp::Not => {
+                let s = format!("~{inner}");
+                if t.is_narrow_int() {
+                    self.wrap_narrow(t, s)
+                } else {
+                    (s, PREC_UNARY)
+                }
             }
         }
+    }
+
+    /// A binary operation at type `t`: `fmod` for a float remainder, a fused
+    /// multiply-add for a float sum or difference with a product, else C's operator.
+    fn binary(&self, op: &BinOp, lhs: &Expr, rhs: &Expr, t: ScalarTy) -> (String, u8) {
+        if *op == BinOp::Rem && ty(lhs).is_float() {
+            let f = if ty(lhs) == ScalarTy::F32 {
+                "fmodf"
+            } else {
+                "fmod"
+            };
+            return (
+                format!("{f}({}, {})", self.expr(lhs), self.expr(rhs)),
+                PREC_ATOM,
+            );
+        }
+        // A sum or difference with a product is printed as an explicit fused
+        // multiply-add, so that every variant of a kernel rounds alike. Left to
+        // the compilers, `s + a*b` and `s - a*b` are fused or not by the shape of
+        // the code around them: NVVM fuses `s + a*b` but leaves `s - a*b` to
+        // ptxas, which fuses it only where the product has no other use, and a
+        // z queue that computes two points in one thread shares the product
+        // (k[z] + k[z+1])·(u[z+1] − u[z]) between them (heat3d-7pt-var: 15 of 43
+        // candidates rounded differently and the autotuner rejected them). With
+        // `a*b + c*d` NVVM picked the product to fuse by whether an operand came
+        // from a register or a load (the 27-point box). The product on the right
+        // is fused where both sides are products.
+        if matches!(op, BinOp::Add | BinOp::Sub) && t.is_float() {
+            let f = if t == ScalarTy::F32 {
+                "__fmaf_rn"
+            } else {
+                "__fma_rn"
+            };
+            // (product, addend, whether the product is the right operand)
+            let fused = if is_mul(rhs) {
+                Some((rhs, lhs, true))
+            } else if is_mul(lhs) {
+                Some((lhs, rhs, false))
+            } else {
+                None
+            };
+            if let Some((prod, addend, right)) = fused
+                && let ExprKind::Binary { lhs: a, rhs: b, .. } = &prod.kind
+            {
+                let (mut a, b, mut c) = (self.expr(a), self.expr(b), self.expr(addend));
+                // s - a*b = fma(-a, b, s); a*b - s = fma(a, b, -s)
+                if *op == BinOp::Sub {
+                    let neg = |s: &mut String| *s = format!("-({s})");
+                    neg(if right { &mut a } else { &mut c });
+                }
+                return (format!("{f}({a}, {b}, {c})"), PREC_ATOM);
+            }
+        }
+        let p = op.c_prec();
+        // Comparisons of comparisons need parentheses in C for clarity and are rare;
+        // treat all binary operators as left-associative.
+        let l = self.expr_at(lhs, p);
+        let r = self.expr_at(rhs, p + 1);
+        let s = format!("{l} {} {r}", op.c_op());
+        if !op.is_comparison() && !op.is_logical() && t.is_narrow_int() {
+            self.wrap_narrow(t, s)
+        } else {
+            (s, p)
+        }
+    }
+
+    /// `cond ? then : els`.
+    fn select(&self, cond: &Expr, then: &Expr, els: &Expr) -> (String, u8) {
+        // NVVM (CUDA 13.0) turns `c ? p[i] : q[j]` into one load through a selected
+        // pointer, and marks it non-coherent when q is a read-only array even where p
+        // is written in this kernel; ptxas then moves that load above the store to
+        // p[i] (found by tests/fuzz.rs, seed 21045). Reads of written arrays in the
+        // arms of such a select are therefore volatile loads.
+        let guard = self.reads_array(then, false)
+            && self.reads_array(els, false)
+            && (self.reads_array(then, true) || self.reads_array(els, true));
+        let c = self.expr_at(cond, PREC_TERNARY + 1);
+        self.volatile_written
+            .set(self.volatile_written.get() + u32::from(guard));
+        let (a, b) = (
+            self.expr_at(then, PREC_TERNARY + 1),
+            self.expr_at(els, PREC_TERNARY),
+        );
+        self.volatile_written
+            .set(self.volatile_written.get() - u32::from(guard));
+        (format!("{c} ? {a} : {b}"), PREC_TERNARY)
     }
 
     fn call(&self, func: MathFn, args: &[Expr]) -> String {
         let t = ty(&args[0]);
         let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
+        if t.is_float() {
+            self.float_call(func, args, &a, t)
+        } else {
+            self.int_call(func, &a, t)
+        }
+    }
+
+    /// A math function on floats of type `t` (`args` printed as `a`): CUDA's function,
+    /// `f`-suffixed in `f32`, or a helper.
+    fn float_call(&self, func: MathFn, args: &[Expr], a: &[String], t: ScalarTy) -> String {
         let f32 = t == ScalarTy::F32;
         let fname = |base: &str| {
             if f32 {
@@ -343,133 +363,135 @@ impl<'a> CPrinter<'a> {
             }
         };
         use MathFn::*;
-        if t.is_float() {
-            match func {
-                Sqrt => format!("{}({})", fname("sqrt"), a[0]),
-                Cbrt => format!("{}({})", fname("cbrt"), a[0]),
-                Exp => format!("{}({})", fname("exp"), a[0]),
-                Exp2 => format!("{}({})", fname("exp2"), a[0]),
-                ExpM1 => format!("{}({})", fname("expm1"), a[0]),
-                Ln => format!("{}({})", fname("log"), a[0]),
-                Log2 => format!("{}({})", fname("log2"), a[0]),
-                Log10 => format!("{}({})", fname("log10"), a[0]),
-                Ln1p => format!("{}({})", fname("log1p"), a[0]),
-                Sin => format!("{}({})", fname("sin"), a[0]),
-                Cos => format!("{}({})", fname("cos"), a[0]),
-                Tan => format!("{}({})", fname("tan"), a[0]),
-                Asin => format!("{}({})", fname("asin"), a[0]),
-                Acos => format!("{}({})", fname("acos"), a[0]),
-                Atan => format!("{}({})", fname("atan"), a[0]),
-                Sinh => format!("{}({})", fname("sinh"), a[0]),
-                Cosh => format!("{}({})", fname("cosh"), a[0]),
-                Tanh => format!("{}({})", fname("tanh"), a[0]),
-                Asinh => format!("{}({})", fname("asinh"), a[0]),
-                Acosh => format!("{}({})", fname("acosh"), a[0]),
-                Atanh => format!("{}({})", fname("atanh"), a[0]),
-                Floor => format!("{}({})", fname("floor"), a[0]),
-                Ceil => format!("{}({})", fname("ceil"), a[0]),
-                Round => format!("{}({})", fname("round"), a[0]),
-                Trunc => format!("{}({})", fname("trunc"), a[0]),
-                Abs => format!("{}({})", fname("fabs"), a[0]),
-                Min => format!("{}({}, {})", fname("fmin"), a[0], a[1]),
-                Max => format!("{}({}, {})", fname("fmax"), a[0], a[1]),
-                Powf => format!("{}({}, {})", fname("pow"), a[0], a[1]),
-                Atan2 => format!("{}({}, {})", fname("atan2"), a[0], a[1]),
-                Hypot => format!("{}({}, {})", fname("hypot"), a[0], a[1]),
-                Copysign => format!("{}({}, {})", fname("copysign"), a[0], a[1]),
-                MulAdd => format!("{}({}, {}, {})", fname("fma"), a[0], a[1], a[2]),
-                IsNan => format!("isnan({})", a[0]),
-                IsFinite => format!("isfinite({})", a[0]),
-                IsInfinite => format!("isinf({})", a[0]),
-                Recip => format!("{} / {}", float_lit("1.0", t), self.expr_at(&args[0], 14)),
-                ToDegrees => {
-                    if f32 {
-                        format!(
-                            "{} * 57.2957795130823208767981548141051703f",
-                            self.expr_at(&args[0], 13)
-                        )
-                    } else {
-                        format!(
-                            "{} * (180.0 / 3.14159265358979323846264338327950288)",
-                            self.expr_at(&args[0], 13)
-                        )
-                    }
+        match func {
+            Sqrt => format!("{}({})", fname("sqrt"), a[0]),
+            Cbrt => format!("{}({})", fname("cbrt"), a[0]),
+            Exp => format!("{}({})", fname("exp"), a[0]),
+            Exp2 => format!("{}({})", fname("exp2"), a[0]),
+            ExpM1 => format!("{}({})", fname("expm1"), a[0]),
+            Ln => format!("{}({})", fname("log"), a[0]),
+            Log2 => format!("{}({})", fname("log2"), a[0]),
+            Log10 => format!("{}({})", fname("log10"), a[0]),
+            Ln1p => format!("{}({})", fname("log1p"), a[0]),
+            Sin => format!("{}({})", fname("sin"), a[0]),
+            Cos => format!("{}({})", fname("cos"), a[0]),
+            Tan => format!("{}({})", fname("tan"), a[0]),
+            Asin => format!("{}({})", fname("asin"), a[0]),
+            Acos => format!("{}({})", fname("acos"), a[0]),
+            Atan => format!("{}({})", fname("atan"), a[0]),
+            Sinh => format!("{}({})", fname("sinh"), a[0]),
+            Cosh => format!("{}({})", fname("cosh"), a[0]),
+            Tanh => format!("{}({})", fname("tanh"), a[0]),
+            Asinh => format!("{}({})", fname("asinh"), a[0]),
+            Acosh => format!("{}({})", fname("acosh"), a[0]),
+            Atanh => format!("{}({})", fname("atanh"), a[0]),
+            Floor => format!("{}({})", fname("floor"), a[0]),
+            Ceil => format!("{}({})", fname("ceil"), a[0]),
+            Round => format!("{}({})", fname("round"), a[0]),
+            Trunc => format!("{}({})", fname("trunc"), a[0]),
+            Abs => format!("{}({})", fname("fabs"), a[0]),
+            Min => format!("{}({}, {})", fname("fmin"), a[0], a[1]),
+            Max => format!("{}({}, {})", fname("fmax"), a[0], a[1]),
+            Powf => format!("{}({}, {})", fname("pow"), a[0], a[1]),
+            Atan2 => format!("{}({}, {})", fname("atan2"), a[0], a[1]),
+            Hypot => format!("{}({}, {})", fname("hypot"), a[0], a[1]),
+            Copysign => format!("{}({}, {})", fname("copysign"), a[0], a[1]),
+            MulAdd => format!("{}({}, {}, {})", fname("fma"), a[0], a[1], a[2]),
+            IsNan => format!("isnan({})", a[0]),
+            IsFinite => format!("isfinite({})", a[0]),
+            IsInfinite => format!("isinf({})", a[0]),
+            Recip => format!("{} / {}", float_lit("1.0", t), self.expr_at(&args[0], 14)),
+            ToDegrees => {
+                if f32 {
+                    format!(
+                        "{} * 57.2957795130823208767981548141051703f",
+                        self.expr_at(&args[0], 13)
+                    )
+                } else {
+                    format!(
+                        "{} * (180.0 / 3.14159265358979323846264338327950288)",
+                        self.expr_at(&args[0], 13)
+                    )
                 }
-                ToRadians => {
-                    if f32 {
-                        format!(
-                            "{} * (3.14159265358979323846264338327950288f / 180.0f)",
-                            self.expr_at(&args[0], 13)
-                        )
-                    } else {
-                        format!(
-                            "{} * (3.14159265358979323846264338327950288 / 180.0)",
-                            self.expr_at(&args[0], 13)
-                        )
-                    }
-                }
-                Fract => {
-                    self.use_helper(Helper::Fract);
-                    format!("mint_fract({})", a[0])
-                }
-                Signum => {
-                    self.use_helper(Helper::Signum);
-                    format!("mint_signum({})", a[0])
-                }
-                Powi => {
-                    self.use_helper(Helper::Powi);
-                    format!("mint_powi({}, {})", a[0], a[1])
-                }
-                Clamp => {
-                    self.use_helper(Helper::Clamp);
-                    format!("mint_clamp({}, {}, {})", a[0], a[1], a[2])
-                }
-                RemEuclid => {
-                    self.use_helper(Helper::RemEuclid);
-                    format!("mint_rem_euclid({}, {})", a[0], a[1])
-                }
-                Pow | SaturatingSub => format!("/* {} on float */ 0", func.rust_name()),
             }
-        } else {
-            let c = t.cuda_name();
-            match func {
-                Abs => {
-                    self.use_helper(Helper::IAbs);
-                    format!("mint_iabs<{c}>({})", a[0])
+            ToRadians => {
+                if f32 {
+                    format!(
+                        "{} * (3.14159265358979323846264338327950288f / 180.0f)",
+                        self.expr_at(&args[0], 13)
+                    )
+                } else {
+                    format!(
+                        "{} * (3.14159265358979323846264338327950288 / 180.0)",
+                        self.expr_at(&args[0], 13)
+                    )
                 }
-                Min => {
-                    self.use_helper(Helper::IMin);
-                    format!("mint_imin<{c}>({}, {})", a[0], a[1])
-                }
-                Max => {
-                    self.use_helper(Helper::IMax);
-                    format!("mint_imax<{c}>({}, {})", a[0], a[1])
-                }
-                Pow => {
-                    self.use_helper(Helper::IPow);
-                    format!("mint_ipow<{c}>({}, {})", a[0], a[1])
-                }
-                Clamp => {
-                    self.use_helper(Helper::Clamp);
-                    format!("mint_clamp<{c}>({}, {}, {})", a[0], a[1], a[2])
-                }
-                Signum => {
-                    self.use_helper(Helper::Signum);
-                    format!("mint_signum<{c}>({})", a[0])
-                }
-                RemEuclid => {
-                    self.use_helper(Helper::RemEuclid);
-                    format!("mint_rem_euclid<{c}>({}, {})", a[0], a[1])
-                }
-                SaturatingSub => {
-                    // Rust's unsigned types saturate at 0 whatever their C type (`usize`
-                    // prints as the signed `idx_t`)
-                    self.use_helper(Helper::SatSub);
-                    let unsigned = !t.is_signed_int();
-                    format!("mint_sat_sub<{c}, {unsigned}>({}, {})", a[0], a[1])
-                }
-                other => format!("/* unsupported integer {} */ 0", other.rust_name()),
             }
+            Fract => {
+                self.use_helper(Helper::Fract);
+                format!("mint_fract({})", a[0])
+            }
+            Signum => {
+                self.use_helper(Helper::Signum);
+                format!("mint_signum({})", a[0])
+            }
+            Powi => {
+                self.use_helper(Helper::Powi);
+                format!("mint_powi({}, {})", a[0], a[1])
+            }
+            Clamp => {
+                self.use_helper(Helper::Clamp);
+                format!("mint_clamp({}, {}, {})", a[0], a[1], a[2])
+            }
+            RemEuclid => {
+                self.use_helper(Helper::RemEuclid);
+                format!("mint_rem_euclid({}, {})", a[0], a[1])
+            }
+            Pow | SaturatingSub => format!("/* {} on float */ 0", func.rust_name()),
+        }
+    }
+
+    /// A math function on integers of type `t` (arguments printed as `a`): a helper.
+    fn int_call(&self, func: MathFn, a: &[String], t: ScalarTy) -> String {
+        let c = t.cuda_name();
+        use MathFn::*;
+        match func {
+            Abs => {
+                self.use_helper(Helper::IAbs);
+                format!("mint_iabs<{c}>({})", a[0])
+            }
+            Min => {
+                self.use_helper(Helper::IMin);
+                format!("mint_imin<{c}>({}, {})", a[0], a[1])
+            }
+            Max => {
+                self.use_helper(Helper::IMax);
+                format!("mint_imax<{c}>({}, {})", a[0], a[1])
+            }
+            Pow => {
+                self.use_helper(Helper::IPow);
+                format!("mint_ipow<{c}>({}, {})", a[0], a[1])
+            }
+            Clamp => {
+                self.use_helper(Helper::Clamp);
+                format!("mint_clamp<{c}>({}, {}, {})", a[0], a[1], a[2])
+            }
+            Signum => {
+                self.use_helper(Helper::Signum);
+                format!("mint_signum<{c}>({})", a[0])
+            }
+            RemEuclid => {
+                self.use_helper(Helper::RemEuclid);
+                format!("mint_rem_euclid<{c}>({}, {})", a[0], a[1])
+            }
+            SaturatingSub => {
+                // Rust's unsigned types saturate at 0 whatever their C type (`usize`
+                // prints as the signed `idx_t`)
+                self.use_helper(Helper::SatSub);
+                let unsigned = !t.is_signed_int();
+                format!("mint_sat_sub<{c}, {unsigned}>({}, {})", a[0], a[1])
+            }
+            other => format!("/* unsupported integer {} */ 0", other.rust_name()),
         }
     }
 
@@ -481,11 +503,6 @@ impl<'a> CPrinter<'a> {
         }
         self.out.push_str(s);
         self.out.push('\n');
-    }
-
-    /// Appends a line at the current indentation.
-    pub fn push_line(&mut self, s: &str) {
-        self.line(s);
     }
 
     /// Prints the statements of `b` in a new scope (without braces).
@@ -509,6 +526,95 @@ impl<'a> CPrinter<'a> {
             Place::Var(n) => self.names.get(n),
             Place::Elem { array, index } => self.refs.elem(self, array, index),
         }
+    }
+
+    /// `if (cond) { … }`, with `} else if (…) {` for else blocks holding one `if`.
+    fn if_stmt(&mut self, cond: &Expr, then: &Block, els: &Option<Block>) {
+        let c = self.expr(cond);
+        self.braced(&format!("if ({c})"), then);
+        let mut els = els.as_ref();
+        while let Some(e) = els {
+            // `else if` chains come from the front end as an else block holding one `if`.
+            if let [
+                Stmt {
+                    kind:
+                        StmtKind::If {
+                            cond,
+                            then,
+                            els: e2,
+                        },
+                    ..
+                },
+            ] = e.stmts.as_slice()
+            {
+                let c = self.expr(cond);
+                self.braced(&format!("}} else if ({c})"), then);
+                els = e2.as_ref();
+            } else {
+                self.braced("} else", e);
+                els = None;
+            }
+        }
+        self.line("}");
+    }
+
+    /// A serial `for` loop of the loop body (counting down on a copy for `.rev()`).
+    fn for_stmt(&mut self, s: &Stmt) {
+        let StmtKind::For {
+            var,
+            ty,
+            lo,
+            hi,
+            inclusive,
+            step,
+            reverse,
+            body,
+        } = &s.kind
+        else {
+            unreachable!("a for loop")
+        };
+        let t = ty.unwrap_or(ScalarTy::Usize).cuda_name();
+        let lo_s = self.expr(lo);
+        let hi_s = self.expr(hi);
+        let step_s = step.as_ref().map(|e| self.expr(e));
+        self.names.push();
+        let v = self.names.bind(var);
+        let end = format!("{v}_end");
+        self.names.reserve(&end);
+        let head = if *reverse {
+            // Rust's `(lo..hi).rev()` yields hi-1 down to lo; count down on a copy
+            // so that unsigned indices never wrap.
+            let it = format!("{v}_it");
+            self.names.reserve(&it);
+            let hi_excl = if *inclusive {
+                format!("{hi_s} + 1")
+            } else {
+                hi_s
+            };
+            self.line(&format!(
+                "for ({t} {it} = {hi_excl}, {end} = {lo_s}; {it} > {end}; ) {{"
+            ));
+            self.indent += 1;
+            self.line(&format!("const {t} {v} = --{it};"));
+            None
+        } else {
+            let cmp = if *inclusive { "<=" } else { "<" };
+            let inc = match &step_s {
+                Some(s) => format!("{v} += {s}"),
+                None => format!("++{v}"),
+            };
+            Some(format!(
+                "for ({t} {v} = {lo_s}, {end} = {hi_s}; {v} {cmp} {end}; {inc}) {{"
+            ))
+        };
+        if let Some(h) = head {
+            self.line(&h);
+            self.indent += 1;
+        }
+        self.block_body(body);
+        self.indent -= 1;
+        self.line("}");
+        self.names.pop();
     }
 
     pub fn stmt(&mut self, s: &Stmt) {
@@ -541,87 +647,8 @@ impl<'a> CPrinter<'a> {
                 };
                 self.line(&line);
             }
-            StmtKind::If { cond, then, els } => {
-                let c = self.expr(cond);
-                self.braced(&format!("if ({c})"), then);
-                let mut els = els.as_ref();
-                while let Some(e) = els {
-                    // `else if` chains come from the front end as an else block holding one `if`.
-                    if let [
-                        Stmt {
-                            kind:
-                                StmtKind::If {
-                                    cond,
-                                    then,
-                                    els: e2,
-                                },
-                            ..
-                        },
-                    ] = e.stmts.as_slice()
-                    {
-                        let c = self.expr(cond);
-                        self.braced(&format!("}} else if ({c})"), then);
-                        els = e2.as_ref();
-                    } else {
-                        self.braced("} else", e);
-                        els = None;
-                    }
-                }
-                self.line("}");
-            }
-            StmtKind::For {
-                var,
-                ty,
-                lo,
-                hi,
-                inclusive,
-                step,
-                reverse,
-                body,
-            } => {
-                let t = ty.unwrap_or(ScalarTy::Usize).cuda_name();
-                let lo_s = self.expr(lo);
-                let hi_s = self.expr(hi);
-                let step_s = step.as_ref().map(|e| self.expr(e));
-                self.names.push();
-                let v = self.names.bind(var);
-                let end = format!("{v}_end");
-                self.names.reserve(&end);
-                let head = if *reverse {
-                    // Rust's `(lo..hi).rev()` yields hi-1 down to lo; count down on a copy
-                    // so that unsigned indices never wrap.
-                    let it = format!("{v}_it");
-                    self.names.reserve(&it);
-                    let hi_excl = if *inclusive {
-                        format!("{hi_s} + 1")
-                    } else {
-                        hi_s
-                    };
-                    self.line(&format!(
-                        "for ({t} {it} = {hi_excl}, {end} = {lo_s}; {it} > {end}; ) {{"
-                    ));
-                    self.indent += 1;
-                    self.line(&format!("const {t} {v} = --{it};"));
-                    None
-                } else {
-                    let cmp = if *inclusive { "<=" } else { "<" };
-                    let inc = match &step_s {
-                        Some(s) => format!("{v} += {s}"),
-                        None => format!("++{v}"),
-                    };
-                    Some(format!(
-                        "for ({t} {v} = {lo_s}, {end} = {hi_s}; {v} {cmp} {end}; {inc}) {{"
-                    ))
-                };
-                if let Some(h) = head {
-                    self.line(&h);
-                    self.indent += 1;
-                }
-                self.block_body(body);
-                self.indent -= 1;
-                self.line("}");
-                self.names.pop();
-            }
+            StmtKind::If { cond, then, els } => self.if_stmt(cond, then, els),
+            StmtKind::For { .. } => self.for_stmt(s),
             StmtKind::While { cond, body } => {
                 let c = self.expr(cond);
                 self.braced(&format!("while ({c})"), body);
@@ -710,3 +737,71 @@ const IMINMAX_MAX: &str = concat!(
 fn is_mul(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Binary { op: BinOp::Mul, .. }) && ty(e).is_float()
 }
+
+/// Device helpers of vectorized kernels (`vectorize`), with `types` the `mint_vec<T>`
+/// specializations of the kernel's element types: alignment test, 16-byte loads through
+/// the read-only path and plain, 16-byte and partial stores, vector moves.
+pub fn vector_helpers(types: &str) -> String {
+    format!("{VECTOR_HELPERS_HEAD}{types}{VECTOR_HELPERS_TAIL}")
+}
+
+/// [`vector_helpers`] before the vector types.
+const VECTOR_HELPERS_HEAD: &str = r#"// 16-byte vector accesses (vectorize): V = 16 / sizeof(T) consecutive elements of a row
+template <typename T> struct mint_vec;
+"#;
+
+/// [`vector_helpers`] after the vector types.
+const VECTOR_HELPERS_TAIL: &str = r#"__device__ __forceinline__ bool mint_valigned(const void* p, size_t pitch_bytes, size_t slice_bytes) {
+    return (((size_t)p | pitch_bytes | slice_bytes) & 15) == 0;
+}
+// r = a[i .. i + V) through the read-only path: a whole aligned vector (the caller checked)
+template <typename T>
+__device__ __forceinline__ void mint_vload(const T* __restrict__ a, idx_t i, T* r) {
+    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(a + i));
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+// r = a[i .. i + V) of an array the kernel writes (a plain load)
+template <typename T>
+__device__ __forceinline__ void mint_vload_rw(const T* a, idx_t i, T* r) {
+    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(a + i);
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+// a[i .. i + V) = r
+template <typename T>
+__device__ __forceinline__ void mint_vstore(T* a, idx_t i, const T* r) {
+    typename mint_vec<T>::type w;
+    T* q = reinterpret_cast<T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) q[k] = r[k];
+    *reinterpret_cast<typename mint_vec<T>::type*>(a + i) = w;
+}
+// a[i .. i + min(n, V)) = r: the last thread of a row, whose lanes past the loop end are
+// not stored
+template <typename T>
+__device__ __forceinline__ void mint_vstore_part(T* a, idx_t i, idx_t n, const T* r) {
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k)
+        if (k < n) a[i + k] = r[k];
+}
+template <typename T>
+__device__ __forceinline__ void mint_vmove(T* d, const T* s) {
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) d[k] = s[k];
+}
+"#;
+
+/// Device helper of the vector path's shared-memory rings (`pipeline` with `vectorize`):
+/// a 16-byte vector from shared memory.
+pub const RING_HELPERS: &str = r#"// r = s[0 .. V) from shared memory (the ring path): one 16-byte load
+template <typename T>
+__device__ __forceinline__ void mint_vload_shared(const T* s, T* r) {
+    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(s);
+    const T* q = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
+}
+"#;

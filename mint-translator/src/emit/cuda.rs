@@ -1,6 +1,7 @@
-//! Assembles a CUDA kernel: header, helpers, parameter list (packed into a device array
-//! when too large, thesis Sec. 4.2.9), the work partitioner's thread mapping with chunk
-//! loops (Sec. 4.2.5, 4.2.8), the body, and the reduction epilogue.
+//! The parts of a CUDA kernel, lowered to the kernel IR (`crate::kir`): header, parameter
+//! list (packed into a device array when too large, thesis Sec. 4.2.9), launch bounds, the
+//! work partitioner's thread mapping with chunk loops (Sec. 4.2.5, 4.2.8), the body, the
+//! reduction epilogue and the finish kernel. `kir::print` writes them.
 //!
 //! The body skeleton for on-chip optimized kernels lives in `crate::optimizer`; this
 //! module provides the pieces both share.
@@ -9,8 +10,8 @@ use super::cexpr::{CPrinter, RefResolver, red_combine, red_identity};
 use super::names::{Names, c_ident};
 use crate::baseline::config::LaunchConfig;
 use crate::ir::*;
+use crate::kir::{Builder, Function, LaunchBounds, Loop, LoopRole, Shared, Stmt};
 use serde::{Deserialize, Serialize};
-use std::fmt::Write;
 
 /// What a kernel parameter holds; the runtime fills it at launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -246,26 +247,18 @@ pub fn param_ctype(k: &Kernel, p: &Param) -> String {
     }
 }
 
-/// Writes the header comment, index typedef and the helper functions.
-pub fn preamble(
-    k: &Kernel,
-    cfg: &LaunchConfig,
-    idx64: bool,
-    notes: &[String],
-    helpers: &str,
-) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// Mint for Rust: kernel `{}` of fn `{}` at {}:{}:{}",
+/// The header comments of a kernel's module: where the kernel comes from, its
+/// configuration, and `notes` (the optimizations applied).
+pub fn header(k: &Kernel, cfg: &LaunchConfig, notes: &[String]) -> Vec<String> {
+    let mut h = vec![format!(
+        "Mint for Rust: kernel `{}` of fn `{}` at {}:{}:{}",
         k.name, k.region, k.origin.file, k.origin.line, k.origin.column
-    );
+    )];
     if k.is_single() {
-        let _ = writeln!(s, "// single: one thread runs the block");
+        h.push("single: one thread runs the block".into());
     } else {
-        let _ = writeln!(
-            s,
-            "// nest({}) tile({}, {}, {}) chunksize({}, {}, {}): {}x{}x{} threads per block",
+        h.push(format!(
+            "nest({}) tile({}, {}, {}) chunksize({}, {}, {}): {}x{}x{} threads per block",
             cfg.nest,
             cfg.tile[0],
             cfg.tile[1],
@@ -276,62 +269,52 @@ pub fn preamble(
             cfg.block[0],
             cfg.block[1],
             cfg.block[2]
-        );
+        ));
     }
-    for n in notes {
-        let _ = writeln!(s, "// {n}");
-    }
-    let _ = writeln!(
-        s,
-        "typedef {} idx_t;",
-        if idx64 { "long long" } else { "int" }
-    );
-    s.push_str(helpers);
-    s
+    h.extend(notes.iter().cloned());
+    h
 }
 
-/// The kernel's signature line(s) and, for packed parameters, the unpacking prologue.
-///
-/// `__launch_bounds__` gives the block's thread count and, with `max_registers`, the
+/// The kernel's launch bounds: the block's thread count and, with `max_registers`, the
 /// minimum number of blocks per SM that holds each thread to about that many registers
-/// ([`crate::target::min_blocks`]).
-pub fn signature(
+/// ([`crate::target::min_blocks`]). None for a `single` kernel.
+pub fn launch_bounds(
     k: &Kernel,
-    entry: &str,
     cfg: &LaunchConfig,
-    params: &[Param],
-    packed: &[Param],
     max_registers: Option<u32>,
-) -> String {
-    let mut s = String::new();
+) -> Option<LaunchBounds> {
     let threads = cfg.threads();
-    let bounds = match max_registers {
-        _ if k.is_single() => String::new(),
-        Some(r) => format!(
-            "__launch_bounds__({threads}, {}) ",
-            crate::target::min_blocks(r, threads)
-        ),
-        None => format!("__launch_bounds__({threads}) "),
-    };
-    let _ = writeln!(s, "extern \"C\" __global__ void {bounds}{entry}(");
-    for (i, p) in params.iter().enumerate() {
-        let sep = if i + 1 == params.len() { "" } else { "," };
-        let _ = writeln!(s, "    {} {}{sep}", param_ctype(k, p), p.name);
+    (!k.is_single()).then(|| LaunchBounds {
+        threads,
+        min_blocks: max_registers.map(|r| crate::target::min_blocks(r, threads)),
+    })
+}
+
+/// The `(C type, name)` list of the kernel's parameters.
+pub fn param_list(k: &Kernel, params: &[Param]) -> Vec<(String, String)> {
+    params
+        .iter()
+        .map(|p| (param_ctype(k, p), p.name.clone()))
+        .collect()
+}
+
+/// For packed parameters, the prologue that unpacks them from the device array of words
+/// (thesis Sec. 4.2.9).
+pub fn unpack(k: &Kernel, packed: &[Param]) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    if packed.is_empty() {
+        return out;
     }
-    s.push_str(")\n{\n");
-    if !packed.is_empty() {
-        let _ = writeln!(
-            s,
-            "    // parameters past the {}-word limit arrive packed (thesis Sec. 4.2.9)",
-            packed.len()
-        );
-        for (i, p) in packed.iter().enumerate() {
-            let ty = param_ctype(k, p);
-            let cast = ty.trim_start_matches("const ").replace(" __restrict__", "");
-            let _ = writeln!(s, "    {ty} {} = ({cast})mint_args[{i}];", p.name);
-        }
+    out.push(Stmt::Comment(format!(
+        "parameters past the {}-word limit arrive packed (thesis Sec. 4.2.9)",
+        packed.len()
+    )));
+    for (i, p) in packed.iter().enumerate() {
+        let ty = param_ctype(k, p);
+        let cast = ty.trim_start_matches("const ").replace(" __restrict__", "");
+        out.push(Stmt::var(&ty, &p.name, format!("({cast})mint_args[{i}]")));
     }
-    s
+    out
 }
 
 /// The names every kernel reserves, bound before the body is printed.
@@ -352,69 +335,101 @@ pub fn base_names(k: &Kernel, params: &[Param], packed: &[Param]) -> Names {
     names
 }
 
+/// The thread's reduction accumulator, set to the operator's identity.
+pub fn reduction_acc(p: &CPrinter, b: &mut Builder, k: &Kernel) {
+    if let Some(r) = &k.reduction {
+        let t = r.ty.unwrap_or(ScalarTy::F64);
+        b.push(Stmt::var(
+            t.cuda_name(),
+            p.names.get(&r.var),
+            red_identity(r.op, t),
+        ));
+    }
+}
+
 /// Code for the reduction epilogue: the block's values combined in a fixed tree order,
 /// one partial per block (deterministic; the finish kernel combines the partials).
-pub fn reduction_epilogue(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
+pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &LaunchConfig) {
     let Some(r) = &k.reduction else { return };
     let t = r.ty.unwrap_or(ScalarTy::F64);
     let nt = cfg.threads();
     let acc = p.names.get(&r.var);
     let [bx, by, _] = cfg.block;
-    p.push_line(&format!(
-        "// reduction({}: {}): the block's values are combined in a fixed order",
+    b.comment(format!(
+        "reduction({}: {}): the block's values are combined in a fixed order",
         r.op.symbol(),
         r.var
     ));
-    p.push_line(&format!("__shared__ {} mint_red[{nt}];", t.cuda_name()));
-    p.push_line(&format!(
-        "const int mint_tid = threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z);"
+    b.push(Stmt::Shared(Shared {
+        ty: t.cuda_name().into(),
+        name: "mint_red".into(),
+        dims: vec![nt],
+        align: None,
+    }));
+    b.push(Stmt::konst(
+        "int",
+        "mint_tid",
+        format!("threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z)"),
     ));
-    p.push_line(&format!("mint_red[mint_tid] = {acc};"));
-    p.push_line("__syncthreads();");
+    b.push(Stmt::assign("mint_red[mint_tid]", acc.clone()));
+    b.push(Stmt::Barrier { note: None });
     let half = nt.next_power_of_two() / 2;
     if half > 0 {
-        p.push_line(&format!(
-            "for (int mint_s = {half}; mint_s > 0; mint_s >>= 1) {{"
-        ));
-        p.push_line(&format!(
-            "    if (mint_tid < mint_s && mint_tid + mint_s < {nt}) mint_red[mint_tid] = {};",
-            red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]")
-        ));
-        p.push_line("    __syncthreads();");
-        p.push_line("}");
+        let l = Loop::new(
+            LoopRole::Reduction,
+            format!("int mint_s = {half}"),
+            "mint_s > 0",
+            "mint_s >>= 1",
+        );
+        b.for_(l, |b| {
+            b.push(Stmt::if_line(
+                format!("mint_tid < mint_s && mint_tid + mint_s < {nt}"),
+                Stmt::assign(
+                    "mint_red[mint_tid]",
+                    red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]"),
+                ),
+            ));
+            b.push(Stmt::Barrier { note: None });
+        });
     }
     // a block's partial goes to the slot of its tile, whatever order the blocks run in
     let [y, z] = block_yz_names(k);
-    p.push_line(&format!("if (mint_tid == 0) mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})] = mint_red[0];"));
+    let slot = format!(
+        "mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})]"
+    );
+    b.push(Stmt::if_line(
+        "mint_tid == 0",
+        Stmt::assign(slot, "mint_red[0]"),
+    ));
 }
 
 /// The block indices along y and z that a kernel's tile origins use: `blockIdx.y` and
 /// `blockIdx.z`, or, with `swizzle` on a 3-D nest, the block's place when the y tiles are
 /// cut into bands of about [`SWIZZLE_BAND_BLOCKS`] blocks (with the x tiles) and each band
-/// is swept along z before the next: computed once at the kernel's start, into `p`. The
+/// is swept along z before the next: computed once at the kernel's start, into `b`. The
 /// map is a bijection of the grid (the last band takes the y tiles left over), and the
 /// hardware starts blocks in the order of their linear index, x fastest, so the blocks
 /// that read one plane start close together.
-pub fn block_yz(p: &mut CPrinter, k: &Kernel) -> [&'static str; 2] {
+pub fn block_yz(b: &mut Builder, k: &Kernel) -> [&'static str; 2] {
     if !swizzled(k) {
         return block_yz_names(k);
     }
-    let b = SWIZZLE_BAND_BLOCKS;
-    for line in [
-        format!("// swizzle: bands of about {b} blocks (y tiles with the x tiles), each swept along z"),
-        format!("const unsigned int mint_sw_band = max(1u, min(gridDim.y, {b}u / gridDim.x));"),
-        "const unsigned int mint_sw_l = blockIdx.y + gridDim.y * blockIdx.z;".into(),
-        "const unsigned int mint_sw_full = gridDim.y / mint_sw_band * mint_sw_band;".into(),
-        "const bool mint_sw_in = mint_sw_l < mint_sw_full * gridDim.z;".into(),
-        "const unsigned int mint_sw_rows = mint_sw_in ? mint_sw_band : gridDim.y - mint_sw_full;"
-            .into(),
-        "const unsigned int mint_sw_r = mint_sw_in ? mint_sw_l % (mint_sw_band * gridDim.z) : mint_sw_l - mint_sw_full * gridDim.z;".into(),
-        "const unsigned int mint_sw_first = mint_sw_in ? mint_sw_l / (mint_sw_band * gridDim.z) * mint_sw_band : mint_sw_full;".into(),
-        "const unsigned int mint_by = mint_sw_first + mint_sw_r % mint_sw_rows;".into(),
-        "const unsigned int mint_bz = mint_sw_r / mint_sw_rows;".into(),
-    ] {
-        p.push_line(&line);
-    }
+    let band = SWIZZLE_BAND_BLOCKS;
+    b.comment(format!(
+        "swizzle: bands of about {band} blocks (y tiles with the x tiles), each swept along z"
+    ));
+    let u = "unsigned int";
+    b.extend([
+        Stmt::konst(u, "mint_sw_band", format!("max(1u, min(gridDim.y, {band}u / gridDim.x))")),
+        Stmt::konst(u, "mint_sw_l", "blockIdx.y + gridDim.y * blockIdx.z"),
+        Stmt::konst(u, "mint_sw_full", "gridDim.y / mint_sw_band * mint_sw_band"),
+        Stmt::konst("bool", "mint_sw_in", "mint_sw_l < mint_sw_full * gridDim.z"),
+        Stmt::konst(u, "mint_sw_rows", "mint_sw_in ? mint_sw_band : gridDim.y - mint_sw_full"),
+        Stmt::konst(u, "mint_sw_r", "mint_sw_in ? mint_sw_l % (mint_sw_band * gridDim.z) : mint_sw_l - mint_sw_full * gridDim.z"),
+        Stmt::konst(u, "mint_sw_first", "mint_sw_in ? mint_sw_l / (mint_sw_band * gridDim.z) * mint_sw_band : mint_sw_full"),
+        Stmt::konst(u, "mint_by", "mint_sw_first + mint_sw_r % mint_sw_rows"),
+        Stmt::konst(u, "mint_bz", "mint_sw_r / mint_sw_rows"),
+    ]);
     block_yz_names(k)
 }
 
@@ -423,7 +438,7 @@ pub fn swizzled(k: &Kernel) -> bool {
     k.options.swizzle && k.nest.len() == 3 && !k.is_single()
 }
 
-/// The names [`block_yz`] gives the block's y and z indices (without printing them).
+/// The names [`block_yz`] gives the block's y and z indices (without computing them).
 fn block_yz_names(k: &Kernel) -> [&'static str; 2] {
     if swizzled(k) {
         ["mint_by", "mint_bz"]
@@ -442,17 +457,67 @@ pub const SWIZZLE_BAND_BLOCKS: u32 = 64;
 pub const FINISH_THREADS: u32 = 256;
 
 /// The finish kernel: one block combines `mint_n` partials in a fixed order.
-pub fn finish_kernel(entry: &str, op: RedOp, t: ScalarTy) -> String {
+pub fn finish_kernel(entry: &str, op: RedOp, t: ScalarTy) -> Function {
     let c = t.cuda_name();
     let n = FINISH_THREADS;
-    let id = red_identity(op, t);
     let comb = |a: &str, b: &str| red_combine(op, t, a, b);
-    format!(
-        "extern \"C\" __global__ void __launch_bounds__({n}) {entry}(\n    const {c}* __restrict__ mint_partials,\n    const unsigned long long mint_n,\n    {c}* __restrict__ mint_out)\n{{\n    __shared__ {c} mint_red[{n}];\n    {c} mint_acc = {id};\n    for (unsigned long long i = threadIdx.x; i < mint_n; i += {n}) mint_acc = {};\n    mint_red[threadIdx.x] = mint_acc;\n    __syncthreads();\n    for (int mint_s = {}; mint_s > 0; mint_s >>= 1) {{\n        if (threadIdx.x < mint_s) mint_red[threadIdx.x] = {};\n        __syncthreads();\n    }}\n    if (threadIdx.x == 0) mint_out[0] = mint_red[0];\n}}\n",
+    let mut acc = Loop::new(
+        LoopRole::Plain,
+        "unsigned long long i = threadIdx.x",
+        "i < mint_n",
+        format!("i += {n}"),
+    );
+    acc.body = vec![Stmt::assign(
+        "mint_acc",
         comb("mint_acc", "mint_partials[i]"),
-        n / 2,
-        comb("mint_red[threadIdx.x]", "mint_red[threadIdx.x + mint_s]")
-    )
+    )];
+    acc.inline = true;
+    let mut tree = Loop::new(
+        LoopRole::Reduction,
+        format!("int mint_s = {}", n / 2),
+        "mint_s > 0",
+        "mint_s >>= 1",
+    );
+    tree.body = vec![
+        Stmt::if_line(
+            "threadIdx.x < mint_s",
+            Stmt::assign(
+                "mint_red[threadIdx.x]",
+                comb("mint_red[threadIdx.x]", "mint_red[threadIdx.x + mint_s]"),
+            ),
+        ),
+        Stmt::Barrier { note: None },
+    ];
+    Function {
+        entry: entry.into(),
+        bounds: Some(LaunchBounds {
+            threads: n,
+            min_blocks: None,
+        }),
+        params: vec![
+            (format!("const {c}* __restrict__"), "mint_partials".into()),
+            ("const unsigned long long".into(), "mint_n".into()),
+            (format!("{c}* __restrict__"), "mint_out".into()),
+        ],
+        close_on_last: true,
+        body: vec![
+            Stmt::Shared(Shared {
+                ty: c.into(),
+                name: "mint_red".into(),
+                dims: vec![n],
+                align: None,
+            }),
+            Stmt::var(c, "mint_acc", red_identity(op, t)),
+            Stmt::Loop(acc),
+            Stmt::assign("mint_red[threadIdx.x]", "mint_acc"),
+            Stmt::Barrier { note: None },
+            Stmt::Loop(tree),
+            Stmt::if_line(
+                "threadIdx.x == 0",
+                Stmt::assign("mint_out[0]", "mint_red[0]"),
+            ),
+        ],
+    }
 }
 
 /// Whether the body has a `continue` outside any serial loop (it then skips the point).
@@ -468,16 +533,13 @@ pub fn has_top_level_continue(b: &Block) -> bool {
     go(b)
 }
 
-/// Prints the point body, guarded so `continue` skips the point.
-pub fn point_body(p: &mut CPrinter, body: &Block) {
+/// The point body (printed by `p`), guarded so `continue` skips the point.
+pub fn point_body(p: &mut CPrinter, b: &mut Builder, body: &Block) {
     if has_top_level_continue(body) {
-        p.push_line("do {");
-        p.indent += 1;
-        p.block_body(body);
-        p.indent -= 1;
-        p.push_line("} while (0);");
+        let v = b.nest(|b| b.body(p, |p| p.block_body(body)));
+        b.push(Stmt::Once(v));
     } else {
-        p.block_body(body);
+        b.body(p, |p| p.block_body(body));
     }
 }
 
@@ -485,27 +547,21 @@ pub fn point_body(p: &mut CPrinter, body: &Block) {
 /// computes its global indices; chunked axes become serial loops (contiguous chunks along
 /// y and z, block-strided along x so loads stay coalesced); points outside the loop
 /// ranges are skipped.
-pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
+pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &LaunchConfig) {
     let n = k.nest.len();
-    if let Some(r) = &k.reduction {
-        let t = r.ty.unwrap_or(ScalarTy::F64);
-        let acc = p.names.get(&r.var);
-        p.push_line(&format!(
-            "{} {acc} = {};",
-            t.cuda_name(),
-            red_identity(r.op, t)
-        ));
-    }
-    let [by, bz] = block_yz(p, k);
+    reduction_acc(p, b, k);
+    let [by, bz] = block_yz(b, k);
     let blocks = ["blockIdx.x", by, bz];
-    p.push_line("// this thread's points (work partitioner, thesis Sec. 4.2.5)");
+    b.comment("this thread's points (work partitioner, thesis Sec. 4.2.5)");
     let dims = ["x", "y", "z"];
     let mut guards = Vec::new();
-    let mut opened = 0;
-    // z, then y, then x: chunk loops nest outermost-first.
+    // z, then y, then x: chunk loops nest outermost-first; each level holds the
+    // statements before its loop
+    let mut levels: Vec<(Vec<Stmt>, Loop)> = Vec::new();
+    let mut cur = Builder::new();
     for axis in (0..n).rev() {
         let var = p.names.get(k.axis_var(axis).unwrap());
-        let (t, c, b) = (cfg.tile[axis], cfg.chunk[axis], cfg.block[axis]);
+        let (t, c, bs) = (cfg.tile[axis], cfg.chunk[axis], cfg.block[axis]);
         let d = dims[axis];
         let lo = lo_name(axis);
         let hi = hi_name(axis);
@@ -516,44 +572,57 @@ pub fn baseline_body(p: &mut CPrinter, k: &Kernel, cfg: &LaunchConfig) {
             format!("(idx_t){bi} * {t}")
         };
         if c == 1 {
-            p.push_line(&format!(
-                "const idx_t {var} = {lo} + {blk} + (idx_t)threadIdx.{d};"
+            cur.push(Stmt::konst(
+                "idx_t",
+                var.clone(),
+                format!("{lo} + {blk} + (idx_t)threadIdx.{d}"),
             ));
             guards.push(format!("{var} < {hi}"));
         } else if axis == 0 {
-            p.push_line(&format!(
-                "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d};"
+            cur.push(Stmt::konst(
+                "idx_t",
+                format!("mint_{d}0"),
+                format!("{lo} + {blk} + (idx_t)threadIdx.{d}"),
             ));
-            p.push_line(&format!(
-                "for (int mint_c{d} = 0; mint_c{d} < {c}; ++mint_c{d}) {{"
+            let l = Loop::new(
+                LoopRole::Chunk,
+                format!("int mint_c{d} = 0"),
+                format!("mint_c{d} < {c}"),
+                format!("++mint_c{d}"),
+            );
+            levels.push((std::mem::take(&mut cur).finish(), l));
+            cur.push(Stmt::konst(
+                "idx_t",
+                var.clone(),
+                format!("mint_{d}0 + mint_c{d} * {bs}"),
             ));
-            p.indent += 1;
-            opened += 1;
-            p.push_line(&format!("const idx_t {var} = mint_{d}0 + mint_c{d} * {b};"));
             guards.push(format!("{var} < {hi}"));
         } else {
-            p.push_line(&format!(
-                "const idx_t mint_{d}0 = {lo} + {blk} + (idx_t)threadIdx.{d} * {c};"
+            cur.push(Stmt::konst(
+                "idx_t",
+                format!("mint_{d}0"),
+                format!("{lo} + {blk} + (idx_t)threadIdx.{d} * {c}"),
             ));
-            p.push_line(&format!(
-                "for (idx_t {var} = mint_{d}0, mint_{d}_end = min(mint_{d}0 + {c}, {hi}); {var} < mint_{d}_end; ++{var}) {{"
-            ));
-            p.indent += 1;
-            opened += 1;
+            let l = Loop::new(
+                LoopRole::Chunk,
+                format!("idx_t {var} = mint_{d}0, mint_{d}_end = min(mint_{d}0 + {c}, {hi})"),
+                format!("{var} < mint_{d}_end"),
+                format!("++{var}"),
+            );
+            levels.push((std::mem::take(&mut cur).finish(), l));
         }
     }
     if guards.is_empty() {
-        point_body(p, &k.body);
+        point_body(p, &mut cur, &k.body);
     } else {
-        p.push_line(&format!("if ({}) {{", guards.join(" && ")));
-        p.indent += 1;
-        point_body(p, &k.body);
-        p.indent -= 1;
-        p.push_line("}");
+        cur.if_(guards.join(" && "), |b| point_body(p, b, &k.body));
     }
-    for _ in 0..opened {
-        p.indent -= 1;
-        p.push_line("}");
+    let mut inner = cur.finish();
+    for (mut pre, mut l) in levels.into_iter().rev() {
+        l.body = inner;
+        pre.push(Stmt::Loop(l));
+        inner = pre;
     }
-    reduction_epilogue(p, k, cfg);
+    b.extend(inner);
+    reduction_epilogue(p, b, k, cfg);
 }

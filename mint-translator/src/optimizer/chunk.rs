@@ -23,13 +23,14 @@
 
 use super::register::{RegPlan, qname};
 use super::shared::SharedPlan;
-use super::{PIPELINE_DEPTH, Plan};
+use super::{PIPELINE_DEPTH, Plan, skeleton};
 use crate::analyzer::refs::stencil_offset;
 use crate::baseline::config::LaunchConfig;
-use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source, red_identity};
+use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source};
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
+use crate::kir::{AsyncCopy, Builder, Loop, LoopRole, Shared, Stmt, Unroll, Var};
 use crate::report::Report;
 use crate::target::Target;
 use crate::translation::{KernelSource, Translation};
@@ -45,9 +46,58 @@ struct Gen<'a> {
     /// Tile extents along x and y (points).
     tx: u32,
     ty: u32,
+    /// The z extent of a tile: the planes of a block's sliding window.
+    tz: u32,
     /// Pitch and plane-stride names per array (shared under `same_index`).
     pitch: Vec<String>,
     slice: Vec<String>,
+    /// The arrays staged in shared memory, with their plans.
+    shared: Vec<(usize, SharedPlan)>,
+    /// The arrays with a register queue: `(array, lo, hi)`.
+    queues: Vec<(usize, i64, i64)>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(k: &'a Kernel, cfg: &LaunchConfig, plan: &'a Plan) -> Gen<'a> {
+        let mut pitch: Vec<String> = k.arrays.iter().map(|a| pitch_name(&a.name)).collect();
+        let mut slice: Vec<String> = k.arrays.iter().map(|a| slice_name(&a.name)).collect();
+        for grp in &plan.same_index {
+            for &i in &grp[1..] {
+                pitch[i] = pitch[grp[0]].clone();
+                slice[i] = slice[grp[0]].clone();
+            }
+        }
+        let shared = plan
+            .arrays
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| a.shared.map(|s| (i, s)))
+            .collect();
+        let queues = plan
+            .arrays
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a.reg {
+                RegPlan::Queue { lo, hi } => Some((i, lo, hi)),
+                _ => None,
+            })
+            .collect();
+        Gen {
+            k,
+            plan,
+            bx: cfg.block[0],
+            by: cfg.block[1],
+            cx: cfg.chunk[0],
+            cy: cfg.chunk[1],
+            tx: cfg.tile[0],
+            ty: cfg.tile[1],
+            tz: cfg.tile[2],
+            pitch,
+            slice,
+            shared,
+            queues,
+        }
+    }
 }
 
 impl Gen<'_> {
@@ -225,10 +275,10 @@ struct PlaneCell {
 struct Group {
     cond: Option<String>,
     /// Declarations the shared-memory destination (`row`, `col`) needs: every phase
-    /// emits them.
-    dst_pre: Vec<String>,
+    /// builds them.
+    dst_pre: Vec<Stmt>,
     /// Declarations the device-memory source (`gx`, `gy`) needs: loads only.
-    src_pre: Vec<String>,
+    src_pre: Vec<Stmt>,
     cells: Vec<PlaneCell>,
 }
 
@@ -328,17 +378,17 @@ fn plane_groups(g: &Gen, ai: usize, s: &SharedPlan) -> Vec<Group> {
                 cells - k * threads
             )),
             dst_pre: vec![
-                format!(
-                    "const int {e} = mint_tx + {} * mint_ty + {};",
-                    g.bx,
-                    k * threads
+                Stmt::konst(
+                    "int",
+                    e,
+                    format!("mint_tx + {} * mint_ty + {}", g.bx, k * threads),
                 ),
-                format!("const int mint_lr = {};", select(&row_parts)),
-                format!("const int mint_lc = {};", select(&col_parts)),
+                Stmt::konst("int", "mint_lr", select(&row_parts)),
+                Stmt::konst("int", "mint_lc", select(&col_parts)),
             ],
             src_pre: vec![
-                format!("const idx_t mint_gx = mint_x_tile - {xl} + mint_lc;"),
-                format!("const idx_t mint_gy = mint_y_tile - {yl} + mint_lr;"),
+                Stmt::konst("idx_t", "mint_gx", format!("mint_x_tile - {xl} + mint_lc")),
+                Stmt::konst("idx_t", "mint_gy", format!("mint_y_tile - {yl} + mint_lr")),
             ],
             cells: vec![PlaneCell {
                 reg: reg(format!("g{k}")),
@@ -355,7 +405,7 @@ fn plane_groups(g: &Gen, ai: usize, s: &SharedPlan) -> Vec<Group> {
     groups
 }
 
-/// How `plane` writes code: load straight into shared memory, fetch into prefetch
+/// What `plane` builds: a load straight into shared memory, fetch into prefetch
 /// registers, or store the prefetch registers into shared memory.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum PlaneOp {
@@ -364,11 +414,11 @@ enum PlaneOp {
     Store,
 }
 
-/// Emits one phase of staging array `ai`'s plane at absolute z `zz` (None in 2-D) in
+/// One phase of staging array `ai`'s plane at absolute z `zz` (None in 2-D) in
 /// `slot`. The centre comes from the register queue when it covers `dz`.
 #[allow(clippy::too_many_arguments)]
 fn plane(
-    p: &mut CPrinter,
+    b: &mut Builder,
     g: &Gen,
     ai: usize,
     s: &SharedPlan,
@@ -390,8 +440,8 @@ fn plane(
         PlaneOp::Store => "store the prefetched",
     };
     let zdesc = zz.map(|z| format!(" z = {z}")).unwrap_or_default();
-    p.push_line(&format!(
-        "// {what} `{name}`{zdesc}{}: centre, then ghost cells (-x {}, +x {}, -y {}, +y {}{})",
+    b.comment(format!(
+        "{what} `{name}`{zdesc}{}: centre, then ghost cells (-x {}, +x {}, -y {}, +y {}{})",
         if op == PlaneOp::Fetch {
             String::new()
         } else {
@@ -412,53 +462,41 @@ fn plane(
         if cells.is_empty() {
             continue;
         }
-        if let Some(c) = &grp.cond {
-            p.push_line(&format!("if ({c}) {{"));
-            p.indent += 1;
-        }
-        for l in &grp.dst_pre {
-            p.push_line(l);
-        }
-        if op != PlaneOp::Store {
-            for l in &grp.src_pre {
-                p.push_line(l);
+        b.if_some(grp.cond.as_deref(), |b| {
+            b.extend(grp.dst_pre.iter().cloned());
+            if op != PlaneOp::Store {
+                b.extend(grp.src_pre.iter().cloned());
             }
-        }
-        for c in cells {
-            let dst = format!("{sh}[{slot}][{}][{}]", c.row, c.col);
-            let inside = || g.inside(ai, &c.gx, &c.gy, zz, c.x_may_be_neg, c.y_may_be_neg);
-            let load = || g.load(ai, &c.gx, &c.gy, zz);
-            let queued = c
-                .center_of
-                .filter(|_| from_queue)
-                .map(|pt| qname(&name, pt, g.points(), dz));
-            match (op, queued) {
-                (PlaneOp::Direct | PlaneOp::Store, Some(q)) => {
-                    p.push_line(&format!("{dst} = {q};"))
+            for c in cells {
+                let dst = format!("{sh}[{slot}][{}][{}]", c.row, c.col);
+                let inside = || g.inside(ai, &c.gx, &c.gy, zz, c.x_may_be_neg, c.y_may_be_neg);
+                let load = || g.load(ai, &c.gx, &c.gy, zz);
+                let queued = c
+                    .center_of
+                    .filter(|_| from_queue)
+                    .map(|pt| qname(&name, pt, g.points(), dz));
+                match (op, queued) {
+                    (PlaneOp::Direct | PlaneOp::Store, Some(q)) => {
+                        b.push(Stmt::assign(dst.clone(), q.clone()))
+                    }
+                    (PlaneOp::Direct, None) => {
+                        b.push(Stmt::if_line(inside(), Stmt::assign(dst, load())))
+                    }
+                    (PlaneOp::Fetch, _) => b.push(Stmt::assign(
+                        c.reg.clone(),
+                        format!("({}) ? {} : {t}(0)", inside(), load()),
+                    )),
+                    (PlaneOp::Store, None) => b.push(Stmt::assign(dst.clone(), c.reg.clone())),
                 }
-                (PlaneOp::Direct, None) => {
-                    p.push_line(&format!("if ({}) {dst} = {};", inside(), load()))
-                }
-                (PlaneOp::Fetch, _) => p.push_line(&format!(
-                    "{} = ({}) ? {} : {t}(0);",
-                    c.reg,
-                    inside(),
-                    load()
-                )),
-                (PlaneOp::Store, None) => p.push_line(&format!("{dst} = {};", c.reg)),
             }
-        }
-        if grp.cond.is_some() {
-            p.indent -= 1;
-            p.push_line("}");
-        }
+        });
     }
 }
 
 /// With `pipeline`: copies array `ai`'s plane at absolute z `zz` (its tile and ghost
 /// cells, corners included, as one rectangle) into ring slot `slot` with `cp.async`, cell
 /// `t`, `t + n`, … by thread `t` of `n`; cells outside the array are zero-filled.
-fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, zz: &str) {
+fn ring_copy(b: &mut Builder, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, zz: &str) {
     let a = &g.k.arrays[ai];
     let name = c_ident(&a.name);
     let (pad, sy, sx, vec) = g.shape(ai);
@@ -472,11 +510,11 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
     } else {
         (String::new(), String::new())
     };
-    p.push_line(&format!(
-        "// copy `{}` z = {zz} into ring slot {slot}: {sy} x {sx} cells, asynchronously",
+    b.comment(format!(
+        "copy `{}` z = {zz} into ring slot {slot}: {sy} x {sx} cells, asynchronously",
         a.name
     ));
-    let cells = |p: &mut CPrinter, chunk: u32| {
+    let cells = |b: &mut Builder, chunk: u32| {
         let inside = if chunk > 1 {
             // a chunk reaching into the row: its cells outside the row read the row's
             // padding, the neighbouring row or the guard band, and no point reads them
@@ -486,7 +524,7 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
             g.inside(ai, "mint_gx", "mint_gy", Some(zz), true, true)
         };
         async_plane_copy(
-            p,
+            b,
             &PlaneCopy {
                 tid: &format!("mint_tx + {} * mint_ty", g.bx),
                 threads: g.bx * g.by,
@@ -504,21 +542,19 @@ fn ring_copy(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan, slot: &str, z
         );
     };
     if vec {
-        p.push_line(&format!(
-            "if ((((size_t)({name} + (mint_x_tile - {pad}))) & 15) == 0 && ({} * {}) % 16 == 0{slice_ok}) {{",
-            g.pitch[ai],
-            a.elem.size_bytes()
+        let then = b.nest(|b| cells(b, w));
+        let els = b.nest(|b| cells(b, 1));
+        b.push(Stmt::if_else(
+            format!(
+                "(((size_t)({name} + (mint_x_tile - {pad}))) & 15) == 0 && ({} * {}) % 16 == 0{slice_ok}",
+                g.pitch[ai],
+                a.elem.size_bytes()
+            ),
+            then,
+            els,
         ));
-        p.indent += 1;
-        cells(p, w);
-        p.indent -= 1;
-        p.push_line("} else {");
-        p.indent += 1;
-        cells(p, 1);
-        p.indent -= 1;
-        p.push_line("}");
     } else {
-        cells(p, 1);
+        cells(b, 1);
     }
 }
 
@@ -546,7 +582,7 @@ pub(crate) struct PlaneCopy<'a> {
     pub rounds: bool,
 }
 
-/// Prints `c`: cells `t`, `t + n`, … by thread `t` of `n` (`t` in `0 .. n`), row by row.
+/// The copy `c`: cells `t`, `t + n`, … by thread `t` of `n` (`t` in `0 .. n`), row by row.
 ///
 /// As a loop over a running cell index, unless `c.rounds`: then as a known number of
 /// rounds (`⌈cells / n⌉`), unrolled, and where `n` is a multiple of a row's cells each
@@ -560,95 +596,125 @@ pub(crate) struct PlaneCopy<'a> {
 /// rows per thread, whose 64 threads make 8 copies each per step: the radius-8 star in
 /// `f64` at 61.6% of copy against 59.0% (two runs on two H100s; the kernel as written,
 /// timed in each, 1% apart), so the ring path asks for them there (`vector::ring::fill`).
-pub(crate) fn async_plane_copy(p: &mut CPrinter, c: &PlaneCopy) {
-    let (per_row, helper) = if c.chunk > 1 {
-        (c.cols / c.chunk, "mint_cp_async16")
+pub(crate) fn async_plane_copy(b: &mut Builder, c: &PlaneCopy) {
+    let per_row = if c.chunk > 1 {
+        c.cols / c.chunk
     } else {
-        (c.cols, "mint_cp_async")
+        c.cols
     };
     if c.rounds {
-        return plane_copy_rounds(p, c, per_row, helper);
+        return plane_copy_rounds(b, c, per_row);
     }
-    p.push_line(&format!(
-        "// {} rows x {per_row} copies of {} element(s) over {} threads",
+    b.comment(format!(
+        "{} rows x {per_row} copies of {} element(s) over {} threads",
         c.rows, c.chunk, c.threads
     ));
-    p.push_line(&format!(
-        "for (int mint_le = {}; mint_le < {}; mint_le += {}) {{",
-        c.tid,
-        c.rows * per_row,
-        c.threads
-    ));
-    p.indent += 1;
-    p.push_line(&format!("const int mint_lr = mint_le / {per_row};"));
-    if c.chunk > 1 {
-        p.push_line(&format!(
-            "const int mint_lc = mint_le % {per_row} * {};",
-            c.chunk
+    let l = Loop::new(
+        LoopRole::Rounds,
+        format!("int mint_le = {}", c.tid),
+        format!("mint_le < {}", c.rows * per_row),
+        format!("mint_le += {}", c.threads),
+    );
+    b.for_(l, |b| {
+        b.push(Stmt::konst(
+            "int",
+            "mint_lr",
+            format!("mint_le / {per_row}"),
         ));
-    } else {
-        p.push_line(&format!("const int mint_lc = mint_le % {per_row};"));
-    }
-    plane_copy_cell(p, c, helper);
-    p.indent -= 1;
-    p.push_line("}");
+        if c.chunk > 1 {
+            b.push(Stmt::konst(
+                "int",
+                "mint_lc",
+                format!("mint_le % {per_row} * {}", c.chunk),
+            ));
+        } else {
+            b.push(Stmt::konst(
+                "int",
+                "mint_lc",
+                format!("mint_le % {per_row}"),
+            ));
+        }
+        plane_copy_cell(b, c);
+    });
 }
 
 /// [`async_plane_copy`] in known rounds.
-fn plane_copy_rounds(p: &mut CPrinter, c: &PlaneCopy, per_row: u32, helper: &str) {
+fn plane_copy_rounds(b: &mut Builder, c: &PlaneCopy, per_row: u32) {
     let cells = c.rows * per_row;
     let rounds = cells.div_ceil(c.threads);
     let tid = format!("(unsigned int)({})", c.tid);
-    p.push_line(&format!(
-        "// {} rows x {per_row} copies of {} element(s): {rounds} round(s) of {} threads",
+    b.comment(format!(
+        "{} rows x {per_row} copies of {} element(s): {rounds} round(s) of {} threads",
         c.rows, c.chunk, c.threads
     ));
-    p.push_line("#pragma unroll");
-    p.push_line(&format!(
-        "for (int mint_le = 0; mint_le < {rounds}; ++mint_le) {{"
-    ));
-    p.indent += 1;
-    if !cells.is_multiple_of(c.threads) {
-        // the last round: only the threads whose cell is in the rectangle
-        p.push_line(&format!(
-            "if (mint_le == {} && {tid} + {}u * {} >= {cells}u) break;",
-            rounds - 1,
-            c.threads,
-            rounds - 1
-        ));
-    }
-    let col = |cell: &str| {
-        if c.chunk > 1 {
-            format!("(int)({cell} % {per_row}u) * {}", c.chunk)
-        } else {
-            format!("(int)({cell} % {per_row}u)")
+    let l = Loop::new(
+        LoopRole::Rounds,
+        "int mint_le = 0",
+        format!("mint_le < {rounds}"),
+        "++mint_le",
+    )
+    .unroll(Some(Unroll::Full));
+    b.for_(l, |b| {
+        if !cells.is_multiple_of(c.threads) {
+            // the last round: only the threads whose cell is in the rectangle
+            let last = format!(
+                "mint_le == {} && {tid} + {}u * {} >= {cells}u",
+                rounds - 1,
+                c.threads,
+                rounds - 1
+            );
+            b.push(Stmt::if_line(last, Stmt::Break));
         }
-    };
-    if c.threads.is_multiple_of(per_row) {
-        p.push_line(&format!(
-            "const int mint_lr = (int)({tid} / {per_row}u) + {} * mint_le;",
-            c.threads / per_row
-        ));
-        p.push_line(&format!("const int mint_lc = {};", col(&tid)));
-    } else {
-        let cell = format!("({tid} + {}u * (unsigned int)mint_le)", c.threads);
-        p.push_line(&format!("const int mint_lr = (int)({cell} / {per_row}u);"));
-        p.push_line(&format!("const int mint_lc = {};", col(&cell)));
-    }
-    plane_copy_cell(p, c, helper);
-    p.indent -= 1;
-    p.push_line("}");
+        let col = |cell: &str| {
+            if c.chunk > 1 {
+                format!("(int)({cell} % {per_row}u) * {}", c.chunk)
+            } else {
+                format!("(int)({cell} % {per_row}u)")
+            }
+        };
+        if c.threads.is_multiple_of(per_row) {
+            b.push(Stmt::konst(
+                "int",
+                "mint_lr",
+                format!(
+                    "(int)({tid} / {per_row}u) + {} * mint_le",
+                    c.threads / per_row
+                ),
+            ));
+            b.push(Stmt::konst("int", "mint_lc", col(&tid)));
+        } else {
+            let cell = format!("({tid} + {}u * (unsigned int)mint_le)", c.threads);
+            b.push(Stmt::konst(
+                "int",
+                "mint_lr",
+                format!("(int)({cell} / {per_row}u)"),
+            ));
+            b.push(Stmt::konst("int", "mint_lc", col(&cell)));
+        }
+        plane_copy_cell(b, c);
+    });
 }
 
 /// The copy of cell (`mint_lr`, `mint_lc`) of [`async_plane_copy`]'s rectangle.
-fn plane_copy_cell(p: &mut CPrinter, c: &PlaneCopy, helper: &str) {
-    p.push_line(&format!("const idx_t mint_gx = {} + mint_lc;", c.x0));
-    p.push_line(&format!("const idx_t mint_gy = {} + mint_lr;", c.y0));
-    p.push_line(&format!("const bool mint_in = {};", c.inside));
-    p.push_line(&format!(
-        "{helper}(&{}[mint_lr][mint_lc], mint_in ? &{}[{}] : {}, mint_in);",
-        c.dst, c.array, c.offset, c.array
+fn plane_copy_cell(b: &mut Builder, c: &PlaneCopy) {
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_gx",
+        format!("{} + mint_lc", c.x0),
     ));
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_gy",
+        format!("{} + mint_lr", c.y0),
+    ));
+    b.push(Stmt::konst("bool", "mint_in", c.inside));
+    b.push(Stmt::AsyncCopy(AsyncCopy {
+        chunk16: c.chunk > 1,
+        dst: format!("{}[mint_lr][mint_lc]", c.dst),
+        array: c.array.into(),
+        offset: c.offset.into(),
+        pred: "mint_in".into(),
+    }));
 }
 
 /// With `pipeline`, before the first step: the copies of the planes the first step reads
@@ -657,7 +723,7 @@ fn plane_copy_cell(p: &mut CPrinter, c: &PlaneCopy, helper: &str) {
 /// offset from `mint_z0`, `hi` the newest plane the array's step reads, `total` the
 /// longest ring), so that the step at `z` always needs the groups up to `PIPELINE_DEPTH`
 /// before the newest, whatever each array's ring length.
-fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
+fn ring_prologue(p: &mut CPrinter, b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)]) {
     p.use_helper(Helper::AsyncCopy);
     let d = PIPELINE_DEPTH;
     let rings: Vec<(usize, &SharedPlan, i64, i64)> = shared
@@ -668,9 +734,7 @@ fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
         })
         .collect();
     let total = rings.iter().map(|r| r.3 - r.2).max().unwrap_or(0) + d;
-    p.push_line(&format!(
-        "// pipeline: the first planes into the rings, {d} plane(s) in flight ahead of each step's newest"
-    ));
+    b.comment(format!("pipeline: the first planes into the rings, {d} plane(s) in flight ahead of each step's newest"));
     for k in 0..total {
         for &(ai, s, lo, hi) in &rings {
             let rel = hi + d - total + k;
@@ -679,7 +743,7 @@ fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
             }
             let ns = g.plan.slots(ai) as i64;
             ring_copy(
-                p,
+                b,
                 g,
                 ai,
                 s,
@@ -687,60 +751,51 @@ fn ring_prologue(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)]) {
                 &format!("mint_z0{}", plus(rel)),
             );
         }
-        p.push_line("mint_cp_async_commit();");
+        b.push(Stmt::AsyncCommit);
     }
 }
 
 /// With `pipeline`, the start of the step at `zv`: wait for its planes, meet the block,
 /// copy the plane [`PIPELINE_DEPTH`] ahead into the slot the previous step freed, name
 /// the slots of the planes the step reads, and fill the queues' leading registers.
-fn ring_step(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str) {
+fn ring_step(b: &mut Builder, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str) {
     let d = PIPELINE_DEPTH;
-    p.push_line(&format!(
-        "mint_cp_async_wait<{}>(); // this step's planes have landed",
-        d - 1
-    ));
-    p.push_line("__syncthreads();");
-    p.push_line(&format!("if ({zv} + {d} < mint_z_end) {{"));
-    p.indent += 1;
-    for (ai, s) in shared {
-        let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
-        let ns = g.plan.slots(*ai);
-        ring_copy(
-            p,
-            g,
-            *ai,
-            s,
-            &format!("(int)(({zv} - mint_z0 + {}) % {ns})", hi + d - lo),
-            &format!("{zv}{}", plus(hi + d)),
-        );
-    }
-    p.indent -= 1;
-    p.push_line("}");
-    p.push_line("mint_cp_async_commit();");
+    let ahead = format!("{zv} + {d} < mint_z_end");
+    skeleton::async_step(b, d, "this step's planes have landed", None, ahead, |b| {
+        for (ai, s) in shared {
+            let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
+            let ns = g.plan.slots(*ai);
+            ring_copy(
+                b,
+                g,
+                *ai,
+                s,
+                &format!("(int)(({zv} - mint_z0 + {}) % {ns})", hi + d - lo),
+                &format!("{zv}{}", plus(hi + d)),
+            );
+        }
+    });
     for (ai, s) in shared {
         let (lo, hi) = g.plan.ring(*ai).expect("pipeline ring");
         let ns = g.plan.slots(*ai);
         let slot = |dz: i64| format!("(int)(({zv} - mint_z0{}) % {ns})", plus(dz - lo));
         for pos in 0..s.planes() as i64 {
-            p.push_line(&format!(
-                "const int {} = {};",
-                g.slot_var(*ai, pos),
-                slot(s.z.0 + pos)
-            ));
+            b.push(Stmt::konst("int", g.slot_var(*ai, pos), slot(s.z.0 + pos)));
         }
         if let RegPlan::Queue { hi: qhi, .. } = g.plan.arrays[*ai].reg {
             debug_assert_eq!(qhi, hi);
             let name = &g.k.arrays[*ai].name;
             for pt in 0..g.points() {
                 let (i, j) = g.point_ij(pt);
-                p.push_line(&format!(
-                    "{} = {}[{}][mint_ly{j}{}][mint_lx{i}{}];",
+                b.push(Stmt::assign(
                     qname(name, pt, g.points(), hi),
-                    g.sh(*ai),
-                    slot(hi),
-                    plus(s.y_lo as i64),
-                    plus(g.shape(*ai).0 as i64)
+                    format!(
+                        "{}[{}][mint_ly{j}{}][mint_lx{i}{}]",
+                        g.sh(*ai),
+                        slot(hi),
+                        plus(s.y_lo as i64),
+                        plus(g.shape(*ai).0 as i64)
+                    ),
                 ));
             }
         }
@@ -748,45 +803,45 @@ fn ring_step(p: &mut CPrinter, g: &Gen, shared: &[(usize, SharedPlan)], zv: &str
 }
 
 /// Declares the prefetch registers of array `ai`'s planes.
-fn prefetch_decls(p: &mut CPrinter, g: &Gen, ai: usize, s: &SharedPlan) {
+fn prefetch_decls(b: &mut Builder, g: &Gen, ai: usize, s: &SharedPlan) {
     let t = g.k.arrays[ai].elem.cuda_name();
     // the queue provides the centres of the leading plane and of the one after it
     let from_queue =
         matches!(g.plan.arrays[ai].reg, RegPlan::Queue { lo, hi } if s.z.1 >= lo && s.z.1 < hi + 1);
-    let regs: Vec<String> = plane_groups(g, ai, s)
+    let regs: Vec<Var> = plane_groups(g, ai, s)
         .into_iter()
         .flat_map(|grp| grp.cells)
         .filter(|c| !(from_queue && c.center_of.is_some()))
-        .map(|c| format!("{} = 0", c.reg))
+        .map(|c| Var::init(c.reg, "0"))
         .collect();
     if !regs.is_empty() {
-        p.push_line(&format!("{t} {};", regs.join(", ")));
+        b.push(Stmt::vars(t, regs));
     }
 }
 
 /// Loads register `d` of every point of array `ai`'s queue at absolute z `zz`.
-fn queue_load(p: &mut CPrinter, g: &Gen, ai: usize, zz: Option<&str>, d: i64, declare: bool) {
+fn queue_load(b: &mut Builder, g: &Gen, ai: usize, zz: Option<&str>, d: i64, declare: bool) {
     let a = &g.k.arrays[ai];
     for pt in 0..g.points() {
         let (i, j) = g.point_ij(pt);
         let (x, y) = (format!("mint_x{i}"), format!("mint_y{j}"));
         let q = qname(&a.name, pt, g.points(), d);
-        let decl = if declare {
-            format!("const {} ", a.elem.cuda_name())
-        } else {
-            String::new()
-        };
-        p.push_line(&format!(
-            "{decl}{q} = ({}) ? {} : {}(0);",
+        let value = format!(
+            "({}) ? {} : {}(0)",
             g.inside(ai, &x, &y, zz, false, false),
             g.load(ai, &x, &y, zz),
             a.elem.cuda_name()
-        ));
+        );
+        b.push(if declare {
+            Stmt::konst(a.elem.cuda_name(), q, value)
+        } else {
+            Stmt::assign(q, value)
+        });
     }
 }
 
-/// Emits the points of the current plane: coordinates, guard, point registers, body.
-fn points(p: &mut CPrinter, g: &Gen, refs: &OptRefs) {
+/// The points of the current plane: coordinates, guard, point registers, body.
+fn points(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs) {
     let k = g.k;
     let n = k.nest.len();
     let xv = p.names.get(k.axis_var(0).unwrap());
@@ -795,55 +850,53 @@ fn points(p: &mut CPrinter, g: &Gen, refs: &OptRefs) {
         let (i, j) = g.point_ij(pt);
         refs.point.set(pt);
         if g.points() > 1 {
-            p.push_line(&format!(
-                "// point {pt}: column {i}, row {j} of this thread's chunk"
+            b.comment(format!(
+                "point {pt}: column {i}, row {j} of this thread's chunk"
             ));
         }
-        p.push_line("{");
-        p.indent += 1;
-        p.push_line(&format!("const idx_t {xv} = mint_x{i};"));
-        p.push_line(&format!("const idx_t {yv} = mint_y{j};"));
-        p.push_line(&format!(
-            "if ({xv} < {} && {yv} < {}) {{",
-            hi_name(0),
-            hi_name(1)
-        ));
-        p.indent += 1;
-        let mut stores = Vec::new();
-        for (ai, a) in k.arrays.iter().enumerate() {
-            if let RegPlan::Point { load, store } = g.plan.arrays[ai].reg {
-                let r = pname(&a.name, pt, g.points());
-                let center: Vec<Expr> = (0..n)
-                    .map(|d| Expr {
-                        kind: ExprKind::Var(k.axis_var(n - 1 - d).unwrap().to_string()),
-                        ty: Some(ScalarTy::Usize),
-                        span: 0,
-                    })
-                    .collect();
-                let global = {
-                    // the device-memory spelling of the center point
-                    let gl = GlobalOnly { g };
-                    let tmp = CPrinter::new(p.names.clone(), &gl);
-                    gl.elem(&tmp, &a.name, &center)
-                };
-                if load {
-                    p.push_line(&format!("{} {r} = {global};", a.elem.cuda_name()));
-                } else {
-                    p.push_line(&format!("{} {r};", a.elem.cuda_name()));
-                }
-                if store {
-                    stores.push(format!("{global} = {r};"));
-                }
-            }
-        }
-        point_body(p, &k.body);
-        for s in stores {
-            p.push_line(&s);
-        }
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
+        b.scope(|b| {
+            b.push(Stmt::konst("idx_t", xv.clone(), format!("mint_x{i}")));
+            b.push(Stmt::konst("idx_t", yv.clone(), format!("mint_y{j}")));
+            b.if_(
+                format!("{xv} < {} && {yv} < {}", hi_name(0), hi_name(1)),
+                |b| {
+                    let mut stores = Vec::new();
+                    for (ai, a) in k.arrays.iter().enumerate() {
+                        if let RegPlan::Point { load, store } = g.plan.arrays[ai].reg {
+                            let r = pname(&a.name, pt, g.points());
+                            let center: Vec<Expr> = (0..n)
+                                .map(|d| Expr {
+                                    kind: ExprKind::Var(k.axis_var(n - 1 - d).unwrap().to_string()),
+                                    ty: Some(ScalarTy::Usize),
+                                    span: 0,
+                                })
+                                .collect();
+                            let global = {
+                                // the device-memory spelling of the center point
+                                let gl = GlobalOnly { g };
+                                let tmp = CPrinter::new(p.names.clone(), &gl);
+                                gl.elem(&tmp, &a.name, &center)
+                            };
+                            if load {
+                                b.push(Stmt::var(a.elem.cuda_name(), &r, &global));
+                            } else {
+                                let reg = Var {
+                                    name: r.clone(),
+                                    len: None,
+                                    init: None,
+                                };
+                                b.push(Stmt::vars(a.elem.cuda_name(), vec![reg]));
+                            }
+                            if store {
+                                stores.push(Stmt::assign(global, r));
+                            }
+                        }
+                    }
+                    point_body(p, b, &k.body);
+                    b.extend(stores);
+                },
+            );
+        });
     }
 }
 
@@ -879,7 +932,8 @@ impl RefResolver for GlobalOnly<'_> {
     }
 }
 
-/// Emits the optimized translation of `k` under `plan`.
+/// Translates `k` under `plan`: lowers it to the staged kernel's skeleton
+/// (`lower`) and makes the translation.
 pub fn emit(
     k: &Kernel,
     cfg: &LaunchConfig,
@@ -887,7 +941,6 @@ pub fn emit(
     target: &Target,
     mut report: Report,
 ) -> Translation {
-    let n = k.nest.len();
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = plan
         .arrays
@@ -896,26 +949,7 @@ pub fn emit(
         .collect();
     let params = cuda::base_params(k, &extents);
     let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
-    let mut pitch: Vec<String> = k.arrays.iter().map(|a| pitch_name(&a.name)).collect();
-    let mut slice: Vec<String> = k.arrays.iter().map(|a| slice_name(&a.name)).collect();
-    for grp in &plan.same_index {
-        for &i in &grp[1..] {
-            pitch[i] = pitch[grp[0]].clone();
-            slice[i] = slice[grp[0]].clone();
-        }
-    }
-    let g = Gen {
-        k,
-        plan,
-        bx: cfg.block[0],
-        by: cfg.block[1],
-        cx: cfg.chunk[0],
-        cy: cfg.chunk[1],
-        tx: cfg.tile[0],
-        ty: cfg.tile[1],
-        pitch,
-        slice,
-    };
+    let g = Gen::new(k, cfg, plan);
     let refs = OptRefs {
         g: &g,
         point: Cell::new(0),
@@ -941,30 +975,64 @@ pub fn emit(
         names.reserve(internal);
     }
     let mut p = CPrinter::new(names, &refs);
+    let mut b = Builder::new();
+    let smem_bytes = lower(&mut p, &mut b, &g, &refs, cfg);
+    let helpers = helpers_source(&p.helpers.borrow());
+    report.shared_bytes = smem_bytes;
+    KernelSource {
+        entry,
+        notes: notes(&g, &report),
+        helpers,
+        params,
+        packed,
+        body: b.finish(),
+        max_registers: None,
+        dynamic_shared_bytes: smem_bytes,
+        static_shared_bytes: 0,
+        same_index: plan.same_index.clone(),
+    }
+    .translation(k, cfg, target, report)
+}
 
-    let [by, bz] = cuda::block_yz(&mut p, k);
-    p.push_line("// tile origin and this thread's points in each plane");
-    p.push_line("const int mint_tx = threadIdx.x;");
-    p.push_line("const int mint_ty = threadIdx.y;");
-    p.push_line(&format!(
-        "const idx_t mint_x_tile = {} + (idx_t)blockIdx.x * {};",
-        lo_name(0),
-        g.tx
-    ));
-    p.push_line(&format!(
-        "const idx_t mint_y_tile = {} + (idx_t){by} * {};",
-        lo_name(1),
-        g.ty
-    ));
+/// The staged kernel's skeleton: the tile origin and the thread's points, the shared
+/// planes, then the sliding window along z ([`window`]) or the one plane of each point
+/// ([`planes_once`]), and the reduction. Returns the dynamic shared memory's bytes.
+fn lower(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, cfg: &LaunchConfig) -> u32 {
+    let k = g.k;
+    let [by, bz] = cuda::block_yz(b, k);
+    tile_points(b, g, by);
+    let smem_bytes = shared_views(b, g);
+    cuda::reduction_acc(p, b, k);
+    if k.nest.len() == 3 && g.plan.window {
+        window(p, b, g, refs, bz);
+    } else {
+        planes_once(p, b, g, refs, bz);
+    }
+    cuda::reduction_epilogue(p, b, k, cfg);
+    smem_bytes
+}
+
+/// The tile origin and the columns and rows of this thread's points in each plane.
+fn tile_points(b: &mut Builder, g: &Gen, by: &str) {
+    b.comment("tile origin and this thread's points in each plane");
+    b.push(Stmt::konst("int", "mint_tx", "threadIdx.x"));
+    b.push(Stmt::konst("int", "mint_ty", "threadIdx.y"));
+    skeleton::tile_origin(b, by, g.tx, g.ty);
     for i in 0..g.cx {
         let stride = if i == 0 {
             String::new()
         } else {
             format!(" + {}", i * g.bx)
         };
-        p.push_line(&format!("const int mint_lx{i} = mint_tx{stride};"));
-        p.push_line(&format!(
-            "const idx_t mint_x{i} = mint_x_tile + mint_lx{i};"
+        b.push(Stmt::konst(
+            "int",
+            format!("mint_lx{i}"),
+            format!("mint_tx{stride}"),
+        ));
+        b.push(Stmt::konst(
+            "idx_t",
+            format!("mint_x{i}"),
+            format!("mint_x_tile + mint_lx{i}"),
         ));
     }
     for j in 0..g.cy {
@@ -973,255 +1041,219 @@ pub fn emit(
         } else {
             format!("mint_ty * {}{}", g.cy, plus(j as i64))
         };
-        p.push_line(&format!("const int mint_ly{j} = {row};"));
-        p.push_line(&format!(
-            "const idx_t mint_y{j} = mint_y_tile + mint_ly{j};"
+        b.push(Stmt::konst("int", format!("mint_ly{j}"), row));
+        b.push(Stmt::konst(
+            "idx_t",
+            format!("mint_y{j}"),
+            format!("mint_y_tile + mint_ly{j}"),
         ));
     }
-    // shared memory: one dynamic allocation carved per array
+}
+
+/// Shared memory: one dynamic allocation, carved into each staged array's slots. Returns
+/// the allocation's bytes.
+fn shared_views(b: &mut Builder, g: &Gen) -> u32 {
     let mut smem_bytes = 0u32;
-    let shared: Vec<(usize, SharedPlan)> = plan
-        .arrays
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| a.shared.map(|s| (i, s)))
-        .collect();
-    if !shared.is_empty() {
-        p.push_line("extern __shared__ __align__(16) unsigned char mint_smem[];");
-        for (ai, _) in &shared {
-            let a = &k.arrays[*ai];
-            let slots = plan.slots(*ai);
-            let (_, sy, sx, _) = g.shape(*ai);
-            let t = a.elem.cuda_name();
-            p.push_line(&format!(
-                "{t} (*{})[{sy}][{sx}] = reinterpret_cast<{t} (*)[{sy}][{sx}]>(mint_smem + {smem_bytes}); // {slots} slot(s)",
-                g.sh(*ai)
-            ));
-            smem_bytes += plan.shared_bytes(*ai, g.tx, g.ty, a.elem.size_bytes());
-        }
+    if g.shared.is_empty() {
+        return smem_bytes;
     }
-    if let Some(r) = &k.reduction {
-        let t = r.ty.unwrap_or(ScalarTy::F64);
-        let acc = p.names.get(&r.var);
-        p.push_line(&format!(
-            "{} {acc} = {};",
-            t.cuda_name(),
-            red_identity(r.op, t)
-        ));
+    b.push(Stmt::Shared(Shared {
+        ty: "unsigned char".into(),
+        name: "mint_smem".into(),
+        dims: Vec::new(),
+        align: Some(16),
+    }));
+    for (ai, _) in &g.shared {
+        let a = &g.k.arrays[*ai];
+        let (_, sy, sx, _) = g.shape(*ai);
+        b.push(Stmt::SharedView {
+            ty: a.elem.cuda_name().into(),
+            name: g.sh(*ai),
+            rows: sy,
+            cols: sx,
+            base: "mint_smem".into(),
+            offset: smem_bytes,
+            slots: g.plan.slots(*ai),
+        });
+        smem_bytes += g.plan.shared_bytes(*ai, g.tx, g.ty, a.elem.size_bytes());
     }
-    let queues: Vec<(usize, i64, i64)> = plan
-        .arrays
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| match a.reg {
-            RegPlan::Queue { lo, hi } => Some((i, lo, hi)),
-            _ => None,
-        })
-        .collect();
-    let any_shared = !shared.is_empty();
-    if n == 3 && plan.window {
-        let zv = p.names.get(k.axis_var(2).unwrap());
-        p.push_line("// sliding window along z (thesis Sec. 5.8)");
-        p.push_line(&format!(
-            "const idx_t mint_z0 = {} + (idx_t){bz} * {};",
-            lo_name(2),
-            cfg.tile[2]
-        ));
-        p.push_line(&format!(
-            "const idx_t mint_z_end = min(mint_z0 + {}, {});",
-            cfg.tile[2],
-            hi_name(2)
-        ));
-        // Software pipelining: every value a step needs from device memory is fetched
-        // one step ahead into registers, so its latency overlaps the current step's
-        // barrier and computation.
-        for &(ai, lo, hi) in &queues {
-            let a = &k.arrays[ai];
-            // a queue fed by its ring (`pipeline`) takes its leading value from there
-            let fed = plan.ring(ai).is_some();
-            for pt in 0..g.points() {
-                let mut decl: Vec<String> = (lo..=hi)
-                    .map(|d| format!("{} = 0", qname(&a.name, pt, g.points(), d)))
-                    .collect();
-                if !fed {
-                    decl.push(format!("{} = 0", qname(&a.name, pt, g.points(), hi + 1)));
-                }
-                p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
-            }
-            for d in lo..=hi - fed as i64 {
-                queue_load(
-                    &mut p,
-                    &g,
-                    ai,
-                    Some(&format!("mint_z0{}", plus(d))),
-                    d,
-                    false,
-                );
-            }
-        }
-        if plan.pipeline {
-            ring_prologue(&mut p, &g, &shared);
-        }
-        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
-            let np = s.planes() as i64;
-            let decl: Vec<String> = (0..=np)
-                .map(|pos| format!("{} = {pos}", g.slot_var(*ai, pos)))
+    smem_bytes
+}
+
+/// The sliding window along z (thesis Sec. 5.8): the window's first planes
+/// ([`window_prologue`]), then one step per plane of the thread's z chunk
+/// ([`window_step`]).
+fn window(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, bz: &str) {
+    let zv = p.names.get(g.k.axis_var(2).unwrap());
+    b.comment("sliding window along z (thesis Sec. 5.8)");
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_z0",
+        format!("{} + (idx_t){bz} * {}", lo_name(2), g.tz),
+    ));
+    skeleton::z_end(b, g.tz);
+    window_prologue(p, b, g);
+    let l = Loop::new(
+        LoopRole::ZWindow,
+        format!("idx_t {zv} = mint_z0"),
+        format!("{zv} < mint_z_end"),
+        format!("++{zv}"),
+    );
+    b.for_(l, |b| window_step(p, b, g, refs, &zv));
+    if g.plan.pipeline {
+        // no copy may be pending when the thread exits (a block with no step, or the
+        // prologue's planes past the block's last step)
+        b.push(Stmt::AsyncWait {
+            pending: 0,
+            note: None,
+        });
+    }
+}
+
+/// Before the first step: the register queues and their planes, the rings' first copies
+/// (`pipeline`) or the staged planes and the prefetch of the next.
+///
+/// Software pipelining: every value a step needs from device memory is fetched one step
+/// ahead into registers, so its latency overlaps the current step's barrier and
+/// computation.
+fn window_prologue(p: &mut CPrinter, b: &mut Builder, g: &Gen) {
+    let (k, plan) = (g.k, g.plan);
+    for &(ai, lo, hi) in &g.queues {
+        let a = &k.arrays[ai];
+        // a queue fed by its ring (`pipeline`) takes its leading value from there
+        let fed = plan.ring(ai).is_some();
+        for pt in 0..g.points() {
+            let mut decl: Vec<Var> = (lo..=hi)
+                .map(|d| Var::init(qname(&a.name, pt, g.points(), d), "0"))
                 .collect();
-            p.push_line(&format!("int {};", decl.join(", ")));
-            for d in s.z.0..s.z.1 {
-                let slot = g.slot_var(*ai, d - s.z.0);
-                plane(
-                    &mut p,
-                    &g,
-                    *ai,
-                    s,
-                    PlaneOp::Direct,
-                    &slot,
-                    Some(&format!("mint_z0{}", plus(d))),
-                    d,
-                );
+            if !fed {
+                decl.push(Var::init(qname(&a.name, pt, g.points(), hi + 1), "0"));
             }
-            prefetch_decls(&mut p, &g, *ai, s);
-            let lead = g.slot_var(*ai, s.z.1 - s.z.0);
-            plane(
-                &mut p,
-                &g,
-                *ai,
-                s,
-                PlaneOp::Fetch,
-                &lead,
-                Some(&format!("mint_z0{}", plus(s.z.1))),
-                s.z.1,
-            );
+            b.push(Stmt::vars(a.elem.cuda_name(), decl));
         }
-        p.push_line(&format!(
-            "for (idx_t {zv} = mint_z0; {zv} < mint_z_end; ++{zv}) {{"
-        ));
-        p.indent += 1;
-        for &(ai, _, hi) in queues.iter().filter(|q| plan.ring(q.0).is_none()) {
-            queue_load(
-                &mut p,
-                &g,
-                ai,
-                Some(&format!("{zv}{}", plus(hi + 1))),
-                hi + 1,
-                false,
-            );
+        for d in lo..=hi - fed as i64 {
+            queue_load(b, g, ai, Some(&format!("mint_z0{}", plus(d))), d, false);
         }
-        if plan.pipeline {
-            ring_step(&mut p, &g, &shared, &zv);
+    }
+    if plan.pipeline {
+        ring_prologue(p, b, g, &g.shared);
+        return;
+    }
+    for (ai, s) in &g.shared {
+        let np = s.planes() as i64;
+        let decl: Vec<Var> = (0..=np)
+            .map(|pos| Var::init(g.slot_var(*ai, pos), pos.to_string()))
+            .collect();
+        b.push(Stmt::vars("int", decl));
+        for d in s.z.0..s.z.1 {
+            let slot = g.slot_var(*ai, d - s.z.0);
+            let z = format!("mint_z0{}", plus(d));
+            plane(b, g, *ai, s, PlaneOp::Direct, &slot, Some(&z), d);
         }
-        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
+        prefetch_decls(b, g, *ai, s);
+        let lead = g.slot_var(*ai, s.z.1 - s.z.0);
+        let z = format!("mint_z0{}", plus(s.z.1));
+        plane(b, g, *ai, s, PlaneOp::Fetch, &lead, Some(&z), s.z.1);
+    }
+}
+
+/// One step of the sliding window at plane `zv`: the queues' leading values, the
+/// step's planes (from the rings, or stored from the prefetch registers with the next
+/// plane prefetched), the barrier, the points, the rotation.
+fn window_step(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, zv: &str) {
+    let plan = g.plan;
+    for &(ai, _, hi) in g.queues.iter().filter(|q| plan.ring(q.0).is_none()) {
+        let z = format!("{zv}{}", plus(hi + 1));
+        queue_load(b, g, ai, Some(&z), hi + 1, false);
+    }
+    if plan.pipeline {
+        ring_step(b, g, &g.shared, zv);
+    } else {
+        for (ai, s) in &g.shared {
             let slot = g.slot_var(*ai, s.z.1 - s.z.0);
-            plane(
-                &mut p,
-                &g,
-                *ai,
-                s,
-                PlaneOp::Store,
-                &slot,
-                Some(&format!("{zv}{}", plus(s.z.1))),
-                s.z.1,
-            );
-            plane(
-                &mut p,
-                &g,
-                *ai,
-                s,
-                PlaneOp::Fetch,
-                &slot,
-                Some(&format!("{zv}{}", plus(s.z.1 + 1))),
-                s.z.1 + 1,
-            );
+            let z = format!("{zv}{}", plus(s.z.1));
+            plane(b, g, *ai, s, PlaneOp::Store, &slot, Some(&z), s.z.1);
+            let z = format!("{zv}{}", plus(s.z.1 + 1));
+            plane(b, g, *ai, s, PlaneOp::Fetch, &slot, Some(&z), s.z.1 + 1);
         }
-        if any_shared && !plan.pipeline {
-            p.push_line("__syncthreads();");
+        if !g.shared.is_empty() {
+            b.push(Stmt::Barrier { note: None });
         }
-        points(&mut p, &g, &refs);
-        if !queues.is_empty() || any_shared {
-            p.push_line(
-                "// rotate: registers move down the queue, planes by swapping slot indices",
-            );
-        }
-        for &(ai, lo, hi) in &queues {
-            let a = &k.arrays[ai];
-            let fed = plan.ring(ai).is_some();
-            for pt in 0..g.points() {
-                for d in lo..=hi - fed as i64 {
-                    p.push_line(&format!(
-                        "{} = {};",
-                        qname(&a.name, pt, g.points(), d),
-                        qname(&a.name, pt, g.points(), d + 1)
-                    ));
-                }
-            }
-        }
-        for (ai, s) in shared.iter().filter(|_| !plan.pipeline) {
-            let np = s.planes() as i64;
-            let mut line = format!("{{ const int mint_t = {};", g.slot_var(*ai, 0));
-            for pos in 0..np {
-                line.push_str(&format!(
-                    " {} = {};",
-                    g.slot_var(*ai, pos),
-                    g.slot_var(*ai, pos + 1)
+    }
+    points(p, b, g, refs);
+    rotate(b, g);
+}
+
+/// The end of a step: registers move down the queues, planes by swapping slot indices.
+fn rotate(b: &mut Builder, g: &Gen) {
+    let plan = g.plan;
+    if !g.queues.is_empty() || !g.shared.is_empty() {
+        b.comment("rotate: registers move down the queue, planes by swapping slot indices");
+    }
+    for &(ai, lo, hi) in &g.queues {
+        let a = &g.k.arrays[ai];
+        let fed = plan.ring(ai).is_some();
+        for pt in 0..g.points() {
+            for d in lo..=hi - fed as i64 {
+                b.push(Stmt::assign(
+                    qname(&a.name, pt, g.points(), d),
+                    qname(&a.name, pt, g.points(), d + 1),
                 ));
             }
-            line.push_str(&format!(" {} = mint_t; }}", g.slot_var(*ai, np)));
-            p.push_line(&line);
-        }
-        p.indent -= 1;
-        p.push_line("}");
-        if plan.pipeline {
-            // no copy may be pending when the thread exits (a block with no step, or the
-            // prologue's planes past the block's last step)
-            p.push_line("mint_cp_async_wait<0>();");
-        }
-    } else {
-        let zz = if n == 3 {
-            let zv = p.names.get(k.axis_var(2).unwrap());
-            p.push_line(&format!("const idx_t {zv} = {} + (idx_t){bz};", lo_name(2)));
-            p.push_line(&format!("if ({zv} < {}) {{", hi_name(2)));
-            p.indent += 1;
-            Some(zv)
-        } else {
-            None
-        };
-        for &(ai, lo, hi) in &queues {
-            for d in lo..=hi {
-                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
-                queue_load(&mut p, &g, ai, z.as_deref(), d, true);
-            }
-        }
-        for (ai, s) in &shared {
-            for d in s.z.0..=s.z.1 {
-                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
-                plane(
-                    &mut p,
-                    &g,
-                    *ai,
-                    s,
-                    PlaneOp::Direct,
-                    &(d - s.z.0).to_string(),
-                    z.as_deref(),
-                    d,
-                );
-            }
-        }
-        if any_shared {
-            p.push_line("__syncthreads();");
-        }
-        points(&mut p, &g, &refs);
-        if zz.is_some() {
-            p.indent -= 1;
-            p.push_line("}");
         }
     }
-    cuda::reduction_epilogue(&mut p, k, cfg);
+    for (ai, s) in g.shared.iter().filter(|_| !plan.pipeline) {
+        let np = s.planes() as i64;
+        let mut line = vec![Stmt::konst("int", "mint_t", g.slot_var(*ai, 0))];
+        for pos in 0..np {
+            line.push(Stmt::assign(g.slot_var(*ai, pos), g.slot_var(*ai, pos + 1)));
+        }
+        line.push(Stmt::assign(g.slot_var(*ai, np), "mint_t"));
+        b.push(Stmt::Line(line));
+    }
+}
 
-    let body = std::mem::take(&mut p.out);
-    let helpers = helpers_source(&p.helpers.borrow());
+/// Without the sliding window: the thread's plane (`blockIdx.z`'s in 3-D), its queues'
+/// registers and staged planes loaded once, the barrier, the points.
+fn planes_once(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, bz: &str) {
+    let k = g.k;
+    let zz = (k.nest.len() == 3).then(|| {
+        let zv = p.names.get(k.axis_var(2).unwrap());
+        b.push(Stmt::konst(
+            "idx_t",
+            zv.clone(),
+            format!("{} + (idx_t){bz}", lo_name(2)),
+        ));
+        zv
+    });
+    let cond = zz.as_ref().map(|zv| format!("{zv} < {}", hi_name(2)));
+    b.if_some(cond.as_deref(), |b| {
+        for &(ai, lo, hi) in &g.queues {
+            for d in lo..=hi {
+                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
+                queue_load(b, g, ai, z.as_deref(), d, true);
+            }
+        }
+        for (ai, s) in &g.shared {
+            for d in s.z.0..=s.z.1 {
+                let z = zz.as_ref().map(|z| format!("{z}{}", plus(d)));
+                let slot = (d - s.z.0).to_string();
+                plane(b, g, *ai, s, PlaneOp::Direct, &slot, z.as_deref(), d);
+            }
+        }
+        if !g.shared.is_empty() {
+            b.push(Stmt::Barrier { note: None });
+        }
+        points(p, b, g, refs);
+    });
+}
+
+/// The header's notes: the optimizations, each staged array's planes and halo, each
+/// register queue.
+fn notes(g: &Gen, report: &Report) -> Vec<String> {
+    let k = g.k;
     let mut notes = vec![format!("optimizations: {}", report.level)];
-    for (ai, s) in &shared {
+    for (ai, s) in &g.shared {
         notes.push(format!(
             "shared: `{}` {} plane(s), halo -x{} +x{} -y{} +y{}{}",
             k.arrays[*ai].name,
@@ -1233,35 +1265,8 @@ pub fn emit(
             if s.corners { " with corners" } else { "" }
         ));
     }
-    for &(ai, lo, hi) in &queues {
+    for &(ai, lo, hi) in &g.queues {
         notes.push(format!("registers: `{}` z {lo}..={hi}", k.arrays[ai].name));
     }
-    let kernel_source = KernelSource {
-        entry: &entry,
-        notes: &notes,
-        helpers: &helpers,
-        params: &params,
-        packed: &packed,
-        body: &body,
-        max_registers: None,
-    };
-    let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
-    report.shared_bytes = smem_bytes;
-    Translation {
-        kernel: k.name.clone(),
-        entry,
-        source,
-        config: *cfg,
-        params,
-        packed,
-        dynamic_shared_bytes: smem_bytes,
-        static_shared_bytes: red_bytes,
-        prefer_l1: k.options.prefer_l1,
-        max_registers: None,
-        idx64: target.idx64,
-        reduction,
-        report,
-        ir: k.clone(),
-        same_index: plan.same_index.clone(),
-    }
+    notes
 }

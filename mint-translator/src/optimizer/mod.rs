@@ -17,6 +17,7 @@ pub mod chunk;
 pub mod faces;
 pub mod register;
 pub mod shared;
+pub mod skeleton;
 pub mod unroll;
 pub mod vector;
 

@@ -49,14 +49,17 @@
 
 use super::chunk::plus;
 use super::register::qname;
+use super::skeleton;
 use crate::analyzer::refs::{references, stencil_offset};
 use crate::baseline::config::{LaunchConfig, vector_width};
-use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source};
+use crate::emit::Param;
+use crate::emit::cexpr::{CPrinter, RING_HELPERS, RefResolver, helpers_source, vector_helpers};
 use crate::emit::cuda::{
     self, extent_name, flat_ref, hi_name, lo_name, pitch_name, point_body, slice_name,
 };
-use crate::emit::names::c_ident;
+use crate::emit::names::{Names, c_ident};
 use crate::ir::*;
+use crate::kir::{Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore, Var};
 use crate::report::Report;
 use crate::target::{GUARD_BYTES, Target};
 use crate::translation::{KernelSource, Translation};
@@ -281,52 +284,6 @@ impl RefResolver for VecRefs<'_> {
     }
 }
 
-/// Device helpers of vectorized kernels.
-const HELPERS: &str = r#"// 16-byte vector accesses (vectorize): V = 16 / sizeof(T) consecutive elements of a row
-template <typename T> struct mint_vec;
-MINT_VEC_TYPES__device__ __forceinline__ bool mint_valigned(const void* p, size_t pitch_bytes, size_t slice_bytes) {
-    return (((size_t)p | pitch_bytes | slice_bytes) & 15) == 0;
-}
-// r = a[i .. i + V) through the read-only path: a whole aligned vector (the caller checked)
-template <typename T>
-__device__ __forceinline__ void mint_vload(const T* __restrict__ a, idx_t i, T* r) {
-    const typename mint_vec<T>::type w = __ldg(reinterpret_cast<const typename mint_vec<T>::type*>(a + i));
-    const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
-}
-// r = a[i .. i + V) of an array the kernel writes (a plain load)
-template <typename T>
-__device__ __forceinline__ void mint_vload_rw(const T* a, idx_t i, T* r) {
-    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(a + i);
-    const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
-}
-// a[i .. i + V) = r
-template <typename T>
-__device__ __forceinline__ void mint_vstore(T* a, idx_t i, const T* r) {
-    typename mint_vec<T>::type w;
-    T* q = reinterpret_cast<T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) q[k] = r[k];
-    *reinterpret_cast<typename mint_vec<T>::type*>(a + i) = w;
-}
-// a[i .. i + min(n, V)) = r: the last thread of a row, whose lanes past the loop end are
-// not stored
-template <typename T>
-__device__ __forceinline__ void mint_vstore_part(T* a, idx_t i, idx_t n, const T* r) {
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k)
-        if (k < n) a[i + k] = r[k];
-}
-template <typename T>
-__device__ __forceinline__ void mint_vmove(T* d, const T* s) {
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) d[k] = s[k];
-}
-"#;
-
 pub use crate::target::{MAX_REGISTERS, REGISTER_STEPS, min_blocks, next_register_cap};
 
 /// Chunks in z up to this length are unrolled completely, so the z queue's moves become
@@ -467,6 +424,7 @@ fn lanes_need_guard(k: &Kernel, arrays: &[ArrayVec]) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn step(
     p: &mut CPrinter,
+    b: &mut Builder,
     k: &Kernel,
     arrays: &[ArrayVec],
     refs: &VecRefs,
@@ -476,6 +434,41 @@ fn step(
     rings: &[ring::Ring],
 ) {
     let cy = refs.cy;
+    let loads = step_registers(b, k, arrays, v, cy, rings);
+    lead_loads(p, b, k, nm, v, lead, None);
+    step_loads(p, b, k, nm, v, &loads);
+    let guard = lanes_need_guard(k, arrays);
+    if cy == 1 {
+        lanes(p, b, k, refs, nm, v, guard);
+    } else {
+        // the thread's y rows, each with the loop variable of its own row
+        for yl in 0..cy {
+            refs.ylane.set(yl);
+            b.scope(|b| {
+                b.push(Stmt::konst(
+                    "idx_t",
+                    nm.yvar.clone(),
+                    format!("mint_y0{}", plus(yl)),
+                ));
+                lanes(p, b, k, refs, nm, v, guard);
+            });
+        }
+        refs.ylane.set(0);
+    }
+    stores(p, b, k, arrays, nm, v, cy);
+}
+
+/// Declares the registers of a step's row vectors (those off the z queues) and of the
+/// written arrays' centers, and returns the loads that fill them: from a ring's slot
+/// where the array has one (the step's plane), else from device memory.
+fn step_registers(
+    b: &mut Builder,
+    k: &Kernel,
+    arrays: &[ArrayVec],
+    v: u32,
+    cy: i64,
+    rings: &[ring::Ring],
+) -> Vec<Load> {
     let mut loads: Vec<Load> = Vec::new();
     for (ai, av) in arrays.iter().enumerate() {
         let a = &k.arrays[ai];
@@ -486,7 +479,7 @@ fn step(
                     continue;
                 }
                 let dst = vname(&a.name, dy, dz, h);
-                p.push_line(&format!("{t} {dst}[{v}];"));
+                b.push(Stmt::vars(t, vec![Var::array(&dst, v)]));
                 let shared = rings
                     .iter()
                     .find(|r| r.ai == ai && dz == 0)
@@ -505,7 +498,7 @@ fn step(
         if av.written {
             for yl in 0..cy {
                 let w = wname(&a.name, yl);
-                p.push_line(&format!("{t} {w}[{v}];"));
+                b.push(Stmt::vars(t, vec![Var::array(&w, v)]));
                 if av.load {
                     loads.push(Load {
                         ai,
@@ -520,38 +513,46 @@ fn step(
             }
         }
     }
-    lead_loads(p, k, nm, v, lead, None);
-    for l in &loads {
+    loads
+}
+
+/// The step's vector loads.
+fn step_loads(p: &CPrinter, b: &mut Builder, k: &Kernel, nm: &Names3, v: u32, loads: &[Load]) {
+    for l in loads {
         let a = &k.arrays[l.ai];
         if let Some(at) = &l.shared {
-            p.push_line(&format!("mint_vload_shared(&{at}, {});", l.dst));
+            b.push(Stmt::VLoad(VLoad {
+                src: VSource::Shared(at.clone()),
+                dst: l.dst.clone(),
+            }));
             continue;
         }
-        p.push_line(&format!(
-            "mint_vload{}({}, {} + mint_x0{}, {});",
-            if l.rw { "_rw" } else { "" },
-            p.names.get(&a.name),
-            row_off(k, l.ai, nm, l.dy, l.dz),
-            plus(l.h * v as i64),
-            l.dst
-        ));
+        b.push(Stmt::VLoad(VLoad {
+            src: VSource::Global {
+                array: p.names.get(&a.name),
+                index: format!(
+                    "{} + mint_x0{}",
+                    row_off(k, l.ai, nm, l.dy, l.dz),
+                    plus(l.h * v as i64)
+                ),
+                rw: l.rw,
+            },
+            dst: l.dst.clone(),
+        }));
     }
-    let guard = lanes_need_guard(k, arrays);
-    if cy == 1 {
-        lanes(p, k, refs, nm, v, guard);
-    } else {
-        // the thread's y rows, each with the loop variable of its own row
-        for yl in 0..cy {
-            refs.ylane.set(yl);
-            p.push_line("{");
-            p.indent += 1;
-            p.push_line(&format!("const idx_t {} = mint_y0{};", nm.yvar, plus(yl)));
-            lanes(p, k, refs, nm, v, guard);
-            p.indent -= 1;
-            p.push_line("}");
-        }
-        refs.ylane.set(0);
-    }
+}
+
+/// The step's 16-byte stores of the written arrays' centers, each row's last thread
+/// storing only its lanes inside the loop.
+fn stores(
+    p: &CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    arrays: &[ArrayVec],
+    nm: &Names3,
+    v: u32,
+    cy: i64,
+) {
     for (ai, _) in arrays.iter().enumerate().filter(|(_, av)| av.written) {
         for yl in 0..cy {
             let a = &k.arrays[ai];
@@ -560,15 +561,20 @@ fn step(
                 row_off(k, ai, nm, yl, 0),
                 wname(&a.name, yl),
             );
-            p.push_line(&format!(
-                "if (mint_x0{} <= {}) mint_vstore({base}, {off} + mint_x0, {w});",
-                plus(v as i64),
-                hi_name(0)
-            ));
-            p.push_line(&format!(
-                "else mint_vstore_part({base}, {off} + mint_x0, {} - mint_x0, {w});",
-                hi_name(0)
-            ));
+            let store = |count: Option<String>| {
+                vec![Stmt::VStore(VStore {
+                    array: base.clone(),
+                    index: format!("{off} + mint_x0"),
+                    count,
+                    src: w.clone(),
+                })]
+            };
+            b.push(Stmt::If(If {
+                cond: format!("mint_x0{} <= {}", plus(v as i64), hi_name(0)),
+                then: store(None),
+                els: Some(store(Some(format!("{} - mint_x0", hi_name(0))))),
+                inline: true,
+            }));
         }
     }
 }
@@ -580,6 +586,7 @@ fn step(
 /// loaded after the barrier, `bench-results/h100-2026-11-25c/fill/`).
 fn lead_loads(
     p: &mut CPrinter,
+    b: &mut Builder,
     k: &Kernel,
     nm: &Names3,
     v: u32,
@@ -591,39 +598,44 @@ fn lead_loads(
         let z = nm.z.as_ref().expect("z queues are 3-D");
         let next = l.ahead.then(|| format!("{z} + 1 < mint_z_end"));
         let conds: Vec<String> = cond.map(String::from).into_iter().chain(next).collect();
-        p.push_line(&format!(
-            "{}mint_vload({}, {} + mint_x0{}, {});",
-            if conds.is_empty() {
-                String::new()
-            } else {
-                format!("if ({}) ", conds.join(" && "))
-            },
+        let load = vload(
             p.names.get(&a.name),
-            row_off(k, l.ai, nm, l.dy, l.dz),
-            plus(l.h * v as i64),
-            queue_name(&a.name, l.dy, l.h, l.dz)
-        ));
+            format!(
+                "{} + mint_x0{}",
+                row_off(k, l.ai, nm, l.dy, l.dz),
+                plus(l.h * v as i64)
+            ),
+            queue_name(&a.name, l.dy, l.h, l.dz),
+        );
+        if conds.is_empty() {
+            b.push(load);
+        } else {
+            b.push(Stmt::if_line(conds.join(" && "), load));
+        }
     }
 }
 
 /// The loop body once per lane (`x = x0 + lane`), with `x < hi` around it if `guard`.
-fn lanes(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, guard: bool) {
+fn lanes(
+    p: &mut CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    refs: &VecRefs,
+    nm: &Names3,
+    v: u32,
+    guard: bool,
+) {
     for lane in 0..v as i64 {
         refs.lane.set(lane);
-        p.push_line("{");
-        p.indent += 1;
-        p.push_line(&format!("const idx_t {} = mint_x0{};", nm.x, plus(lane)));
-        if guard {
-            p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
-            p.indent += 1;
-        }
-        point_body(p, &k.body);
-        if guard {
-            p.indent -= 1;
-            p.push_line("}");
-        }
-        p.indent -= 1;
-        p.push_line("}");
+        b.scope(|b| {
+            b.push(Stmt::konst(
+                "idx_t",
+                nm.x.clone(),
+                format!("mint_x0{}", plus(lane)),
+            ));
+            let cond = guard.then(|| format!("{} < {}", nm.x, hi_name(0)));
+            b.if_some(cond.as_deref(), |b| point_body(p, b, &k.body));
+        });
     }
 }
 
@@ -633,34 +645,77 @@ fn lanes(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, guar
 /// compiler keeps every lane's loads in flight at once, and a high-order stencil's edge
 /// path then needs more registers than its ring path; the body is the same for every lane,
 /// since the edge path's references use `x`).
-fn edge_path(p: &mut CPrinter, k: &Kernel, refs: &VecRefs, nm: &Names3, v: u32, lane_loop: bool) {
+fn edge_path(
+    p: &mut CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    refs: &VecRefs,
+    nm: &Names3,
+    v: u32,
+    lane_loop: bool,
+) {
     refs.direct.set(true);
-    if let Some(z) = &nm.z {
-        p.push_line(&format!(
-            "for (idx_t {z} = mint_z0; {z} < mint_z_end; ++{z}) {{"
-        ));
-        p.indent += 1;
-    }
-    if lane_loop {
-        p.push_line("#pragma unroll 1");
-        p.push_line(&format!("for (int mint_l = 0; mint_l < {v}; ++mint_l) {{"));
-        p.indent += 1;
-        p.push_line(&format!("const idx_t {} = mint_x0 + mint_l;", nm.x));
-        p.push_line(&format!("if ({} < {}) {{", nm.x, hi_name(0)));
-        p.indent += 1;
-        point_body(p, &k.body);
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
-    } else {
-        lanes(p, k, refs, nm, v, true);
-    }
-    if nm.z.is_some() {
-        p.indent -= 1;
-        p.push_line("}");
+    let mut per_lane = |b: &mut Builder| {
+        if lane_loop {
+            let l = Loop::new(
+                LoopRole::Lanes,
+                "int mint_l = 0",
+                format!("mint_l < {v}"),
+                "++mint_l",
+            )
+            .unroll(Some(Unroll::By(1)));
+            b.for_(l, |b| {
+                b.push(Stmt::konst("idx_t", nm.x.clone(), "mint_x0 + mint_l"));
+                b.if_(format!("{} < {}", nm.x, hi_name(0)), |b| {
+                    point_body(p, b, &k.body)
+                });
+            });
+        } else {
+            lanes(p, b, k, refs, nm, v, true);
+        }
+    };
+    match &nm.z {
+        Some(z) => {
+            let l = Loop::new(
+                LoopRole::ZWindow,
+                format!("idx_t {z} = mint_z0"),
+                format!("{z} < mint_z_end"),
+                format!("++{z}"),
+            );
+            b.for_(l, per_lane);
+        }
+        None => per_lane(b),
     }
     refs.direct.set(false);
+}
+
+/// [`edge_path`] for each of the thread's `cy` y rows (`chunksize` y): a loop over the
+/// rows inside the loop's range where there are several.
+#[allow(clippy::too_many_arguments)]
+fn edge_rows(
+    p: &mut CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    refs: &VecRefs,
+    nm: &Names3,
+    v: u32,
+    cy: u32,
+    lane_loop: bool,
+) {
+    if cy == 1 {
+        return edge_path(p, b, k, refs, nm, v, lane_loop);
+    }
+    let y = &nm.yvar;
+    let l = Loop::new(
+        LoopRole::Rows,
+        format!(
+            "idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {})",
+            hi_name(1)
+        ),
+        format!("{y} < mint_y_end"),
+        format!("++{y}"),
+    );
+    b.for_(l, |b| edge_path(p, b, k, refs, nm, v, lane_loop));
 }
 
 /// The 16-byte vector type of each element type the kernel vectorizes.
@@ -746,8 +801,10 @@ fn queue_report(queues: &BTreeMap<(i64, i64), (i64, i64)>) -> String {
 /// leading plane each step loads and how many planes ahead of its range it is (1 with the
 /// prefetch, 0 without: the prefetch is left out where it would hold more than `limit`
 /// registers).
+#[allow(clippy::too_many_arguments)]
 fn queues(
     p: &mut CPrinter,
+    b: &mut Builder,
     k: &Kernel,
     arrays: &[ArrayVec],
     nm: &Names3,
@@ -759,21 +816,17 @@ fn queues(
     // the leading plane one step ahead, unless that holds more than `limit` registers
     let prefetch = queue_registers(k, arrays, 1) <= limit;
     let ahead = i64::from(prefetch);
-    p.push_line(
-        "// sliding window along z: center vectors of the dy = 0 rows in a register queue,",
-    );
-    p.push_line(if prefetch {
-        "// the next step's leading plane prefetched one step ahead"
+    b.comment("sliding window along z: center vectors of the dy = 0 rows in a register queue,");
+    b.comment(if prefetch {
+        "the next step's leading plane prefetched one step ahead"
     } else {
-        "// each step loads its leading plane (a prefetch would hold too many registers)"
+        "each step loads its leading plane (a prefetch would hold too many registers)"
     });
     if arrays
         .iter()
         .any(|av| av.queues.keys().any(|&q| q != (0, 0)))
     {
-        p.push_line(
-            "// (and so are the other vectors read at several planes, in queues of their own)",
-        );
+        b.comment("(and so are the other vectors read at several planes, in queues of their own)");
     }
     let first = Names3 {
         x: nm.x.clone(),
@@ -785,17 +838,19 @@ fn queues(
     for (ai, av) in arrays.iter().enumerate() {
         let a = &k.arrays[ai];
         for (&(dy, h), &(lo, hi)) in &av.queues {
-            let decl: Vec<String> = (lo..=hi + ahead)
-                .map(|d| format!("{}[{v}]", queue_name(&a.name, dy, h, d)))
+            let decl: Vec<Var> = (lo..=hi + ahead)
+                .map(|d| Var::array(queue_name(&a.name, dy, h, d), v))
                 .collect();
-            p.push_line(&format!("{} {};", a.elem.cuda_name(), decl.join(", ")));
+            b.push(Stmt::vars(a.elem.cuda_name(), decl));
             for d in lo..=hi + ahead - 1 {
-                loads.push(format!(
-                    "mint_vload({}, {} + mint_x0{}, {});",
+                loads.push(vload(
                     p.names.get(&a.name),
-                    row_off(k, ai, &first, dy, d),
-                    plus(h * v as i64),
-                    queue_name(&a.name, dy, h, d)
+                    format!(
+                        "{} + mint_x0{}",
+                        row_off(k, ai, &first, dy, d),
+                        plus(h * v as i64)
+                    ),
+                    queue_name(&a.name, dy, h, d),
                 ));
             }
             lead.push(Lead {
@@ -807,34 +862,52 @@ fn queues(
             });
         }
     }
-    match guard {
-        None => loads.iter().for_each(|l| p.push_line(l)),
-        Some(c) => {
-            p.push_line(&format!("if ({c}) {{"));
-            p.indent += 1;
-            loads.iter().for_each(|l| p.push_line(l));
-            p.indent -= 1;
-            p.push_line("}");
-        }
-    }
+    b.if_some(guard, |b| b.extend(loads));
     (lead, ahead)
+}
+
+/// A 16-byte load of `array[index ..]` through the read-only path into `dst`.
+fn vload(array: String, index: String, dst: String) -> Stmt {
+    Stmt::VLoad(VLoad {
+        src: VSource::Global {
+            array,
+            index,
+            rw: false,
+        },
+        dst,
+    })
 }
 
 /// The end of a step: every z queue moves one plane along (register renaming where the
 /// z steps are unrolled).
-fn queue_moves(p: &mut CPrinter, k: &Kernel, arrays: &[ArrayVec], ahead: i64) {
+fn queue_moves(b: &mut Builder, k: &Kernel, arrays: &[ArrayVec], ahead: i64) {
     for (ai, av) in arrays.iter().enumerate() {
         let a = &k.arrays[ai];
         for (&(dy, h), &(lo, hi)) in &av.queues {
             for d in lo..hi + ahead {
-                p.push_line(&format!(
-                    "mint_vmove({}, {});",
-                    queue_name(&a.name, dy, h, d),
-                    queue_name(&a.name, dy, h, d + 1)
-                ));
+                b.push(Stmt::VMove {
+                    dst: queue_name(&a.name, dy, h, d),
+                    src: queue_name(&a.name, dy, h, d + 1),
+                });
             }
         }
     }
+}
+
+/// What the vector path's lowering builds from: the kernel, its configuration and the
+/// plan ([`plan`], and the rings of `pipeline`).
+struct Lowering<'a> {
+    k: &'a Kernel,
+    cfg: &'a LaunchConfig,
+    arrays: &'a [ArrayVec],
+    refs: &'a VecRefs<'a>,
+    nm: Names3,
+    /// Elements per 16-byte vector (the lanes).
+    v: u32,
+    /// The sliding window along z (`chunksize` z above 1), its z steps rolled (`roll_z`).
+    window: bool,
+    rolled: bool,
+    rings: &'a [ring::Ring],
 }
 
 /// Translates `k` with vectorized x, or says why it cannot.
@@ -850,8 +923,6 @@ pub fn emit(
     mut report: Report,
 ) -> Result<Translation, String> {
     let (v, window, arrays) = plan(k, cfg)?;
-    // `roll_z` applies to the window's z-step loop only
-    let rolled = k.options.roll_z && window;
     // `pipeline`: the x and y neighbours from shared-memory rings
     let rings = if k.options.pipeline {
         ring::plan(k, cfg, target, &arrays, v, window).unwrap_or_else(|why| {
@@ -863,7 +934,6 @@ pub fn emit(
     } else {
         Vec::new()
     };
-    let n = k.nest.len();
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = arrays
         .iter()
@@ -880,8 +950,56 @@ pub fn emit(
         ylane: Cell::new(0),
         direct: Cell::new(false),
     };
-    let cy = refs.cy;
-    let mut names = cuda::base_names(k, &params, &packed);
+    let mut p = CPrinter::new(names(k, &params, &packed, &rings), &refs);
+    let x = Lowering {
+        k,
+        cfg,
+        arrays: &arrays,
+        refs: &refs,
+        nm: names3(&p, k, refs.cy),
+        v,
+        window,
+        // `roll_z` applies to the window's z-step loop only
+        rolled: k.options.roll_z && window,
+        rings: &rings,
+    };
+    let mut b = Builder::new();
+    lower(&mut p, &mut b, &x);
+    let helpers = format!(
+        "{}{}{}",
+        vector_helpers(&vector_types(k, &arrays)),
+        if rings.is_empty() { "" } else { RING_HELPERS },
+        helpers_source(&p.helpers.borrow())
+    );
+    let ring_bytes: usize = rings
+        .iter()
+        .map(|g| g.bytes(k.arrays[g.ai].elem.size_bytes() as usize))
+        .sum();
+    let loads = report_arrays(&mut report, &x);
+    report_level(&mut report, &x, loads);
+    let notes = vec![
+        format!("optimizations: {}", report.level),
+        format!("vector width {v}; {loads} 16-byte loads per thread and step"),
+    ];
+    report.shared_bytes = ring_bytes as u32;
+    Ok(KernelSource {
+        entry,
+        notes,
+        helpers,
+        params,
+        packed,
+        body: b.finish(),
+        max_registers: Some(target.max_registers),
+        dynamic_shared_bytes: 0,
+        static_shared_bytes: ring_bytes as u32,
+        same_index: Vec::new(),
+    }
+    .translation(k, cfg, target, report))
+}
+
+/// The names every vectorized kernel reserves, and those of the ring path.
+fn names(k: &Kernel, params: &[Param], packed: &[Param], rings: &[ring::Ring]) -> Names {
+    let mut names = cuda::base_names(k, params, packed);
     for internal in [
         "mint_x0",
         "mint_y0",
@@ -909,13 +1027,17 @@ pub fn emit(
         ] {
             names.reserve(internal);
         }
-        for r in &rings {
+        for r in rings {
             names.reserve(&ring::Ring::name(&k.arrays[r.ai].name));
         }
     }
-    let mut p = CPrinter::new(names, &refs);
+    names
+}
+
+/// The C names of the loop variables, and the y that row offsets start from.
+fn names3(p: &CPrinter, k: &Kernel, cy: i64) -> Names3 {
     let yvar = p.names.get(k.axis_var(1).unwrap());
-    let nm = Names3 {
+    Names3 {
         x: p.names.get(k.axis_var(0).unwrap()),
         // several y rows per thread: rows are numbered from the thread's first
         y: if cy == 1 {
@@ -924,33 +1046,68 @@ pub fn emit(
             "mint_y0".into()
         },
         yvar,
-        z: (n == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
-    };
-    let [by, bz] = cuda::block_yz(&mut p, k);
-    p.push_line(&format!(
-        "// vectorize: {v} consecutive x points per thread, 16-byte loads and stores"
+        z: (k.nest.len() == 3).then(|| p.names.get(k.axis_var(2).unwrap())),
+    }
+}
+
+/// The vector path's skeleton: the thread's first point, the alignment test, then the
+/// ring path (`ring::body`) or the vector path with its edge path ([`vector_path`]).
+fn lower(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let [by, bz] = cuda::block_yz(b, x.k);
+    thread_origin(b, x, by, bz);
+    aligned(p, b, x);
+    if x.rings.is_empty() {
+        vector_path(p, b, x);
+    } else {
+        ring::body(p, b, x, by);
+    }
+}
+
+/// The thread's first point: `mint_x0` (its `V` lanes from there), `mint_y0` (its first
+/// y row) and `mint_z0` (the first plane of its z chunk).
+fn thread_origin(b: &mut Builder, x: &Lowering, by: &str, bz: &str) {
+    let (cfg, v) = (x.cfg, x.v);
+    b.comment(format!(
+        "vectorize: {v} consecutive x points per thread, 16-byte loads and stores"
     ));
-    p.push_line(&format!(
-        "const idx_t mint_x0 = {} + (idx_t)blockIdx.x * {} + (idx_t)threadIdx.x * {v};",
-        lo_name(0),
-        cfg.tile[0]
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_x0",
+        format!(
+            "{} + (idx_t)blockIdx.x * {} + (idx_t)threadIdx.x * {v}",
+            lo_name(0),
+            cfg.tile[0]
+        ),
     ));
-    p.push_line(&format!(
-        "const idx_t mint_y0 = {} + (idx_t){by} * {} + (idx_t)threadIdx.y * {};",
-        lo_name(1),
-        cfg.tile[1],
-        cfg.chunk[1]
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_y0",
+        format!(
+            "{} + (idx_t){by} * {} + (idx_t)threadIdx.y * {}",
+            lo_name(1),
+            cfg.tile[1],
+            cfg.chunk[1]
+        ),
     ));
-    if n == 3 {
-        p.push_line(&format!(
-            "const idx_t mint_z0 = {} + (idx_t){bz} * {} + (idx_t)threadIdx.z * {};",
-            lo_name(2),
-            cfg.tile[2],
-            cfg.chunk[2]
+    if x.k.nest.len() == 3 {
+        b.push(Stmt::konst(
+            "idx_t",
+            "mint_z0",
+            format!(
+                "{} + (idx_t){bz} * {} + (idx_t)threadIdx.z * {}",
+                lo_name(2),
+                cfg.tile[2],
+                cfg.chunk[2]
+            ),
         ));
     }
+}
+
+/// `mint_vec`: whether every vectorized array's rows are 16-byte aligned at x = lo.
+fn aligned(p: &CPrinter, b: &mut Builder, x: &Lowering) {
+    let k = x.k;
     let mut aligned = Vec::new();
-    for (ai, av) in arrays.iter().enumerate() {
+    for (ai, av) in x.arrays.iter().enumerate() {
         if av.written || !av.rows.is_empty() {
             let a = &k.arrays[ai];
             let t = a.elem.cuda_name();
@@ -967,111 +1124,94 @@ pub fn emit(
             ));
         }
     }
-    p.push_line(
-        "// 16-byte accesses when every vectorized array's rows are 16-byte aligned at x = lo",
-    );
-    p.push_line(&format!(
-        "const bool mint_vec = {};",
+    b.comment("16-byte accesses when every vectorized array's rows are 16-byte aligned at x = lo");
+    b.push(Stmt::konst(
+        "bool",
+        "mint_vec",
         if aligned.is_empty() {
             "false".to_string()
         } else {
             aligned.join(" && ")
-        }
+        },
     ));
-    if !rings.is_empty() {
-        ring::body(&mut p, k, cfg, &arrays, &refs, &nm, v, &rings, rolled, by);
-    } else {
-        p.push_line(&format!("if (mint_x0 < {}) {{", hi_name(0)));
-        p.indent += 1;
-        let y = &nm.yvar;
-        if cy == 1 {
-            p.push_line(&format!("const idx_t {y} = mint_y0;"));
-            p.push_line(&format!("if ({y} < {}) {{", hi_name(1)));
-        } else {
-            p.push_line(&format!("if (mint_y0 < {}) {{", hi_name(1)));
-        }
-        p.indent += 1;
-        let cz = cfg.chunk[2];
-        if n == 3 {
-            p.push_line(&format!(
-                "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
-                hi_name(2)
-            ));
-        }
-        let mut fast = fast_condition(k, &arrays, &nm, v as i64);
-        if cy > 1 {
-            // every one of the thread's y rows is a point of the loop
-            fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
-        }
-        p.push_line(&format!("if ({fast}) {{"));
-        p.indent += 1;
-        p.push_line(
-        "// every access of this thread's chunk is a whole aligned vector within the allocation",
-    );
-        match &nm.z {
-            Some(z) => {
-                let (lead, ahead) = if window {
-                    queues(&mut p, k, &arrays, &nm, v, None, QUEUE_REGISTERS)
-                } else {
-                    (Vec::new(), 0)
-                };
-                if rolled {
-                    p.push_line("#pragma unroll 1");
-                } else if cz <= UNROLL_Z {
-                    p.push_line("#pragma unroll");
-                }
-                p.push_line(&format!(
-                    "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
-                ));
-                p.indent += 1;
-                p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
-                p.push_line(&format!("if ({z} >= mint_z_end) break;"));
-                step(&mut p, k, &arrays, &refs, &nm, v, &lead, &[]);
-                queue_moves(&mut p, k, &arrays, ahead);
-                p.indent -= 1;
-                p.push_line("}");
-            }
-            None => step(&mut p, k, &arrays, &refs, &nm, v, &[], &[]),
-        }
-        p.indent -= 1;
-        p.push_line("} else {");
-        p.indent += 1;
-        p.push_line("// edge thread (or rows not 16-byte aligned): the loop body per lane");
-        if cy == 1 {
-            edge_path(&mut p, k, &refs, &nm, v, false);
-        } else {
-            p.push_line(&format!(
-            "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
-            hi_name(1)
-        ));
-            p.indent += 1;
-            edge_path(&mut p, k, &refs, &nm, v, false);
-            p.indent -= 1;
-            p.push_line("}");
-        }
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
-        p.indent -= 1;
-        p.push_line("}");
-    }
+}
 
-    let body = std::mem::take(&mut p.out);
-    let helpers = format!(
-        "{}{}{}",
-        HELPERS.replace("MINT_VEC_TYPES", &vector_types(k, &arrays)),
-        if rings.is_empty() { "" } else { ring::HELPERS },
-        helpers_source(&p.helpers.borrow())
+/// The vector path without rings: threads inside the loop whose whole chunk passes
+/// [`fast_condition`] run [`vector_steps`], the others the edge path.
+fn vector_path(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let (k, nm, v) = (x.k, &x.nm, x.v);
+    let cy = x.cfg.chunk[1];
+    b.if_(format!("mint_x0 < {}", hi_name(0)), |b| {
+        let y = &nm.yvar;
+        let cond = if cy == 1 {
+            b.push(Stmt::konst("idx_t", y.clone(), "mint_y0"));
+            format!("{y} < {}", hi_name(1))
+        } else {
+            format!("mint_y0 < {}", hi_name(1))
+        };
+        b.if_(cond, |b| {
+            if k.nest.len() == 3 {
+                skeleton::z_end(b, x.cfg.chunk[2]);
+            }
+            let mut fast = fast_condition(k, x.arrays, nm, v as i64);
+            if cy > 1 {
+                // every one of the thread's y rows is a point of the loop
+                fast.push_str(&format!(" && mint_y0 + {cy} <= {}", hi_name(1)));
+            }
+            let then = b.nest(|b| vector_steps(p, b, x));
+            let edge = b.nest(|b| {
+                b.comment("edge thread (or rows not 16-byte aligned): the loop body per lane");
+                edge_rows(p, b, k, x.refs, nm, v, cy, false);
+            });
+            skeleton::edge_split(b, fast, then, None, edge);
+        });
+    });
+}
+
+/// The fast path of a thread: its z queues and z steps (the sliding window), or its one
+/// step in 2-D or without the window.
+fn vector_steps(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let (k, arrays, refs, nm, v) = (x.k, x.arrays, x.refs, &x.nm, x.v);
+    b.comment(
+        "every access of this thread's chunk is a whole aligned vector within the allocation",
     );
-    // the report
+    let Some(z) = &nm.z else {
+        return step(p, b, k, arrays, refs, nm, v, &[], &[]);
+    };
+    let cz = x.cfg.chunk[2];
+    let (lead, ahead) = if x.window {
+        queues(p, b, k, arrays, nm, v, None, QUEUE_REGISTERS)
+    } else {
+        (Vec::new(), 0)
+    };
+    let unroll = if x.rolled {
+        Some(Unroll::By(1))
+    } else if cz <= UNROLL_Z {
+        Some(Unroll::Full)
+    } else {
+        None
+    };
+    let l = Loop::new(
+        LoopRole::ZWindow,
+        "idx_t mint_s = 0",
+        format!("mint_s < {cz}"),
+        "++mint_s",
+    )
+    .unroll(unroll);
+    b.for_(l, |b| {
+        b.push(Stmt::konst("idx_t", z.clone(), "mint_z0 + mint_s"));
+        b.push(Stmt::if_line(format!("{z} >= mint_z_end"), Stmt::Break));
+        step(p, b, k, arrays, refs, nm, v, &lead, &[]);
+        queue_moves(b, k, arrays, ahead);
+    });
+}
+
+/// The report's words for each array; returns the 16-byte loads per thread and step.
+fn report_arrays(report: &mut Report, x: &Lowering) -> i64 {
+    let (k, v) = (x.k, x.v);
     let mut loads = 0;
-    let ring_bytes: usize = rings
-        .iter()
-        .map(|g| g.bytes(k.arrays[g.ai].elem.size_bytes() as usize))
-        .sum();
-    for (ai, av) in arrays.iter().enumerate() {
-        let ring = rings.iter().find(|r| r.ai == ai);
+    for (ai, av) in x.arrays.iter().enumerate() {
+        let ring = x.rings.iter().find(|r| r.ai == ai);
         let r = &mut report.arrays[ai];
         r.shared_planes = ring.map_or(0, |g| g.slots() as u32);
         r.register = av.written || !av.queues.is_empty();
@@ -1107,14 +1247,20 @@ pub fn emit(
             )
         };
     }
+    loads
+}
+
+/// The report's level and notes of a vectorized kernel.
+fn report_level(report: &mut Report, x: &Lowering, loads: i64) {
+    let (k, v) = (x.k, x.v);
     report.level = format!(
         "vectorize ({v} x points per thread, 16-byte loads){}{}{}",
-        match (window, rolled) {
+        match (x.window, x.rolled) {
             (true, false) => " + sliding window along z (register queue)",
             (true, true) => " + sliding window along z (register queue, z steps rolled)",
             (false, _) => "",
         },
-        if rings.is_empty() {
+        if x.rings.is_empty() {
             ""
         } else {
             " + pipeline (x/y neighbours from shared-memory rings, cp.async)"
@@ -1123,9 +1269,9 @@ pub fn emit(
     );
     report.notes.push(format!(
         "vectorize: {loads} 16-byte load(s) per thread and step for {} points",
-        v as i64 * cy
+        v as i64 * x.refs.cy
     ));
-    if k.options.roll_z && !rolled {
+    if k.options.roll_z && !x.rolled {
         report.notes.push(super::ROLL_Z_NOT_APPLIED.into());
     }
     if k.options.shared > 0 || k.options.register {
@@ -1134,38 +1280,6 @@ pub fn emit(
                 .into(),
         );
     }
-    let notes = vec![
-        format!("optimizations: {}", report.level),
-        format!("vector width {v}; {loads} 16-byte loads per thread and step"),
-    ];
-    let kernel_source = KernelSource {
-        entry: &entry,
-        notes: &notes,
-        helpers: &helpers,
-        params: &params,
-        packed: &packed,
-        body: &body,
-        max_registers: Some(target.max_registers),
-    };
-    let (source, reduction, red_bytes) = kernel_source.assemble(k, cfg, target);
-    report.shared_bytes = ring_bytes as u32;
-    Ok(Translation {
-        kernel: k.name.clone(),
-        entry,
-        source,
-        config: *cfg,
-        params,
-        packed,
-        dynamic_shared_bytes: 0,
-        static_shared_bytes: red_bytes + ring_bytes as u32,
-        prefer_l1: k.options.prefer_l1,
-        max_registers: Some(target.max_registers),
-        idx64: target.idx64,
-        reduction,
-        report,
-        ir: k.clone(),
-        same_index: Vec::new(),
-    })
 }
 
 #[cfg(test)]

@@ -45,14 +45,15 @@
 //! Otherwise the report says why and the vector path reads device memory.
 
 use super::{
-    ArrayVec, Names3, RING_QUEUE_REGISTERS, VecRefs, edge_path, lead_loads, plane_conditions,
-    queue_moves, queues, step,
+    ArrayVec, Lead, Lowering, RING_QUEUE_REGISTERS, edge_rows, lead_loads, plane_conditions,
+    queue_moves, queues, skeleton, step,
 };
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cexpr::{CPrinter, Helper};
-use crate::emit::cuda::{extent_name, hi_name, lo_name, pitch_name, slice_name};
+use crate::emit::cuda::{extent_name, hi_name, pitch_name, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::Kernel;
+use crate::kir::{Builder, Loop, LoopRole, Shared, Stmt, Unroll};
 use crate::optimizer::chunk::{PlaneCopy, async_plane_copy};
 use crate::target::{GUARD_BYTES, Target};
 
@@ -223,26 +224,23 @@ pub fn plan(
     Ok(rings)
 }
 
-/// Device helper of the ring path: a 16-byte vector from shared memory.
-pub const HELPERS: &str = r#"// r = s[0 .. V) from shared memory (the ring path): one 16-byte load
-template <typename T>
-__device__ __forceinline__ void mint_vload_shared(const T* s, T* r) {
-    const typename mint_vec<T>::type w = *reinterpret_cast<const typename mint_vec<T>::type*>(s);
-    const T* q = reinterpret_cast<const T*>(&w);
-#pragma unroll
-    for (int k = 0; k < 16 / (int)sizeof(T); ++k) r[k] = q[k];
-}
-"#;
-
 /// Copies plane `zz` of ring `r`'s array into slot `slot` with `cp.async`, 16-byte chunk
 /// `t`, `t + n`, … by thread `t` of the block's `n`; chunks outside the allocation are
 /// zero-filled.
-fn fill(p: &mut CPrinter, k: &Kernel, r: &Ring, v: u32, threads: u32, slot: &str, zz: &str) {
+fn fill(
+    p: &CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    r: &Ring,
+    (v, threads): (u32, u32),
+    slot: &str,
+    zz: &str,
+) {
     let a = &k.arrays[r.ai];
     let name = p.names.get(&a.name);
     let guard = (GUARD_BYTES / a.elem.size_bytes() as usize) as i64;
     async_plane_copy(
-        p,
+        b,
         &PlaneCopy {
             tid: "mint_tid",
             threads,
@@ -274,162 +272,137 @@ fn fill(p: &mut CPrinter, k: &Kernel, r: &Ring, v: u32, threads: u32, slot: &str
 /// wait, barrier, the copy [`DEPTH`] planes ahead, the step of the threads inside the
 /// loop, the queues' moves); and the edge path
 /// for blocks whose planes leave the arrays or whose rows are not 16-byte aligned.
-#[allow(clippy::too_many_arguments)]
-pub fn body(
-    p: &mut CPrinter,
-    k: &Kernel,
-    cfg: &LaunchConfig,
-    arrays: &[ArrayVec],
-    refs: &VecRefs,
-    nm: &Names3,
-    v: u32,
-    rings: &[Ring],
-    rolled: bool,
-    by: &str,
-) {
-    let z = nm.z.clone().expect("the ring path is 3-D");
+pub(super) fn body(p: &mut CPrinter, b: &mut Builder, x: &Lowering, by: &str) {
+    let (k, cfg, v, rings) = (x.k, x.cfg, x.v, x.rings);
     let (cy, cz) = (cfg.chunk[1], cfg.chunk[2]);
-    let threads = cfg.tile[0] / v * (cfg.tile[1] / cy);
     let (depth, slots) = (rings[0].depth(), rings[0].slots());
     p.use_helper(Helper::AsyncCopy);
-    p.push_line(&format!(
-        "// pipeline: the steps read their x and y neighbours from shared-memory rings of {slots} planes that cp.async fills {depth} planes ahead"
-    ));
+    b.comment(format!("pipeline: the steps read their x and y neighbours from shared-memory rings of {slots} planes that cp.async fills {depth} planes ahead"));
     for r in rings {
         let a = &k.arrays[r.ai];
-        p.push_line(&format!(
-            "__shared__ __align__(16) {} {}[{slots}][{}][{}];",
-            a.elem.cuda_name(),
-            Ring::name(&a.name),
-            r.rows,
-            r.cols
-        ));
+        b.push(Stmt::Shared(Shared {
+            ty: a.elem.cuda_name().into(),
+            name: Ring::name(&a.name),
+            dims: vec![slots as u32, r.rows, r.cols],
+            align: Some(16),
+        }));
     }
-    p.push_line(&format!(
-        "const idx_t mint_x_tile = {} + (idx_t)blockIdx.x * {};",
-        lo_name(0),
-        cfg.tile[0]
+    skeleton::tile_origin(b, by, cfg.tile[0], cfg.tile[1]);
+    b.push(Stmt::konst(
+        "int",
+        "mint_tid",
+        format!("threadIdx.x + {} * threadIdx.y", cfg.tile[0] / v),
     ));
-    p.push_line(&format!(
-        "const idx_t mint_y_tile = {} + (idx_t){by} * {};",
-        lo_name(1),
-        cfg.tile[1]
-    ));
-    p.push_line(&format!(
-        "const int mint_tid = threadIdx.x + {} * threadIdx.y;",
-        cfg.tile[0] / v
-    ));
-    p.push_line(&format!(
-        "const bool mint_active = mint_x0 < {} && mint_y0 < {};",
-        hi_name(0),
-        hi_name(1)
+    b.push(Stmt::konst(
+        "bool",
+        "mint_active",
+        format!("mint_x0 < {} && mint_y0 < {}", hi_name(0), hi_name(1)),
     ));
     if cy == 1 {
-        p.push_line(&format!("const idx_t {} = mint_y0;", nm.yvar));
+        b.push(Stmt::konst("idx_t", x.nm.yvar.clone(), "mint_y0"));
     }
-    p.push_line(&format!(
-        "const idx_t mint_z_end = min(mint_z0 + {cz}, {});",
-        hi_name(2)
-    ));
+    skeleton::z_end(b, cz);
     let mut cond = vec!["mint_vec".to_string()];
     if cy > 1 {
         // every y row of the block's threads is a point of the loop: each thread then
         // loads its rows' z queues and stores its rows with no test per row
         cond.push(format!("mint_y_tile + {} <= {}", cfg.tile[1], hi_name(1)));
     }
-    for (a, av) in k.arrays.iter().zip(arrays) {
+    for (a, av) in k.arrays.iter().zip(x.arrays) {
         for c in plane_conditions(a, av) {
             if !cond.contains(&c) {
                 cond.push(c);
             }
         }
     }
-    p.push_line(&format!(
-        "// the block's planes exist{} and its rows are 16-byte aligned: the whole block takes the ring path",
-        if cy > 1 { ", its rows are inside the loop" } else { "" }
-    ));
-    p.push_line(&format!("if ({}) {{", cond.join(" && ")));
-    p.indent += 1;
+    b.comment(format!("the block's planes exist{} and its rows are 16-byte aligned: the whole block takes the ring path", if cy > 1 { ", its rows are inside the loop" } else { "" }));
+    let then = b.nest(|b| ring_steps(p, b, x));
+    let edge = b.nest(|b| {
+        b.comment("edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
+        edge_rows(p, b, k, x.refs, &x.nm, v, cy, true);
+    });
+    skeleton::edge_split(b, cond.join(" && "), then, Some("mint_active"), edge);
+}
+
+/// The ring path of a block: the z queues, the prologue's copies (the first [`DEPTH`]
+/// planes, one commit group each), then the z steps ([`ring_step`]).
+fn ring_steps(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let (k, nm, v) = (x.k, &x.nm, x.v);
+    let depth = x.rings[0].depth();
     let (lead, ahead) = queues(
         p,
+        b,
         k,
-        arrays,
+        x.arrays,
         nm,
         v,
         Some("mint_active"),
         RING_QUEUE_REGISTERS,
     );
-    let copies = |p: &mut CPrinter, slot: &str, zz: &str| {
-        for r in rings {
-            fill(p, k, r, v, threads, slot, zz);
-        }
-    };
-    p.push_line(&format!(
-        "// the first {depth} planes into the rings, one commit group each"
+    b.comment(format!(
+        "the first {depth} planes into the rings, one commit group each"
     ));
     for j in 0..depth {
-        p.push_line(&format!("if (mint_z0 + {j} < mint_z_end) {{"));
-        p.indent += 1;
-        copies(p, &j.to_string(), &format!("mint_z0 + {j}"));
-        p.indent -= 1;
-        p.push_line("}");
-        p.push_line("mint_cp_async_commit();");
+        b.if_(format!("mint_z0 + {j} < mint_z_end"), |b| {
+            copies(p, b, x, &j.to_string(), &format!("mint_z0 + {j}"))
+        });
+        b.push(Stmt::AsyncCommit);
     }
-    p.push_line(&format!(
-        "#pragma unroll {}",
-        if rolled { 1 } else { UNROLL_Z }
-    ));
-    p.push_line(&format!(
-        "for (idx_t mint_s = 0; mint_s < {cz}; ++mint_s) {{"
-    ));
-    p.indent += 1;
-    p.push_line(&format!("const idx_t {z} = mint_z0 + mint_s;"));
-    p.push_line(&format!("if ({z} >= mint_z_end) break;"));
-    lead_loads(p, k, nm, v, &lead, Some("mint_active"));
-    p.push_line(&format!(
-        "mint_cp_async_wait<{}>(); // this step's plane has landed",
-        depth - 1
-    ));
-    p.push_line("__syncthreads(); // and the slot the copy below refills is read by no thread");
-    p.push_line(&format!("if ({z} + {depth} < mint_z_end) {{"));
-    p.indent += 1;
-    copies(
-        p,
-        &format!("(int)((mint_s + {depth}) % {slots})"),
-        &format!("{z} + {depth}"),
+    let l = Loop::new(
+        LoopRole::ZWindow,
+        "idx_t mint_s = 0",
+        format!("mint_s < {}", x.cfg.chunk[2]),
+        "++mint_s",
+    )
+    .unroll(Some(Unroll::By(if x.rolled { 1 } else { UNROLL_Z })));
+    b.for_(l, |b| ring_step(p, b, x, &lead, ahead));
+}
+
+/// One z step of the ring path: the z queues' next planes, the wait for this step's
+/// plane, the barrier, the copy [`DEPTH`] planes ahead, the step of the threads inside
+/// the loop, the queues' moves.
+fn ring_step(p: &mut CPrinter, b: &mut Builder, x: &Lowering, lead: &[Lead], ahead: i64) {
+    let (k, nm, v) = (x.k, &x.nm, x.v);
+    let z = nm.z.clone().expect("the ring path is 3-D");
+    let (depth, slots) = (x.rings[0].depth(), x.rings[0].slots());
+    b.push(Stmt::konst("idx_t", z.clone(), "mint_z0 + mint_s"));
+    b.push(Stmt::if_line(format!("{z} >= mint_z_end"), Stmt::Break));
+    lead_loads(p, b, k, nm, v, lead, Some("mint_active"));
+    skeleton::async_step(
+        b,
+        depth,
+        "this step's plane has landed",
+        Some("and the slot the copy below refills is read by no thread"),
+        format!("{z} + {depth} < mint_z_end"),
+        |b| {
+            copies(
+                p,
+                b,
+                x,
+                &format!("(int)((mint_s + {depth}) % {slots})"),
+                &format!("{z} + {depth}"),
+            )
+        },
     );
-    p.indent -= 1;
-    p.push_line("}");
-    p.push_line("mint_cp_async_commit();");
-    p.push_line(&format!("const int mint_slot = (int)(mint_s % {slots});"));
-    p.push_line("if (mint_active) {");
-    p.indent += 1;
-    step(p, k, arrays, refs, nm, v, &[], rings);
-    p.indent -= 1;
-    p.push_line("}");
+    b.push(Stmt::konst(
+        "int",
+        "mint_slot",
+        format!("(int)(mint_s % {slots})"),
+    ));
+    b.if_("mint_active", |b| {
+        step(p, b, k, x.arrays, x.refs, nm, v, &[], x.rings)
+    });
     // every thread moves its queue, so the moves stay register renaming: under the
     // condition the compiler keeps both the moved and the unmoved queue (the radius-8
     // star in f32: 202 registers instead of 158, bench-results/h100-2026-11-25c/lanes/)
-    queue_moves(p, k, arrays, ahead);
-    p.indent -= 1;
-    p.push_line("}");
-    p.indent -= 1;
-    p.push_line("} else if (mint_active) {");
-    p.indent += 1;
-    p.push_line("// edge block (planes outside the arrays, or rows not 16-byte aligned): the loop body per lane");
-    if cy == 1 {
-        edge_path(p, k, refs, nm, v, true);
-    } else {
-        let y = &nm.yvar;
-        p.push_line(&format!(
-            "for (idx_t {y} = mint_y0, mint_y_end = min(mint_y0 + {cy}, {}); {y} < mint_y_end; ++{y}) {{",
-            hi_name(1)
-        ));
-        p.indent += 1;
-        edge_path(p, k, refs, nm, v, true);
-        p.indent -= 1;
-        p.push_line("}");
+    queue_moves(b, k, x.arrays, ahead);
+}
+
+/// The copies of plane `zz` of every ring into slot `slot` ([`fill`]).
+fn copies(p: &CPrinter, b: &mut Builder, x: &Lowering, slot: &str, zz: &str) {
+    let cfg = x.cfg;
+    let threads = cfg.tile[0] / x.v * (cfg.tile[1] / cfg.chunk[1]);
+    for r in x.rings {
+        fill(p, b, x.k, r, (x.v, threads), slot, zz);
     }
-    p.indent -= 1;
-    p.push_line("}");
 }
