@@ -203,8 +203,11 @@ impl Lifter<'_> {
             return None;
         }
         let mut combos: Vec<(Vec<Expr>, Vec<Expr>)> = vec![(Vec::new(), Vec::new())];
+        // per subscript: whether it follows the innermost loop (then split into its cases)
+        let mut along = Vec::with_capacity(subs.len());
         for s in &subs {
             let sub = self.substitute(s);
+            along.push(self.along_row(&sub));
             let cases = if self.along_row(&sub) {
                 cases(&sub)?
             } else {
@@ -241,7 +244,10 @@ impl Lifter<'_> {
         // the arms the guard proves inside, read first; the others in their branch
         let mut lets: Vec<syn::Stmt> = Vec::new();
         let mut arm = |i: usize, idx: Vec<Expr>| -> Expr {
-            if idx.iter().all(|x| !self.along_row(x) || self.textbook(x)) {
+            // a case of a subscript along the row is read unconditionally only where it is
+            // the loop index plus a constant (the guard bounds those); `mx - 1` of a
+            // `min` is read in its branch
+            if idx.iter().zip(&along).all(|(x, &a)| !a || self.textbook(x)) {
                 let v = quote::format_ident!("__mint_arm_{}", i);
                 let r = read(idx);
                 lets.push(parse_quote!(let #v = #r;));

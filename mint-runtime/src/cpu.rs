@@ -317,6 +317,14 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
                 .wrapping_offset(self.lo0 as isize * self.strides[0]),
             lo0: self.lo0 as isize,
             strides: self.strides,
+            #[cfg(debug_assertions)]
+            held: {
+                let mut lo = [0; N];
+                if N > 0 {
+                    lo[0] = self.lo0;
+                }
+                (lo, self.shape)
+            },
             _borrow: PhantomData,
         }
     }
@@ -330,6 +338,10 @@ pub struct FastView<'a, T, const N: usize> {
     ptr: *mut T,
     lo0: isize,
     strides: [isize; N],
+    /// The indices the view holds, `lo..hi` per axis: with debug assertions, every
+    /// access checks that the reach analysis was right (a violation is a bug in Mint).
+    #[cfg(debug_assertions)]
+    held: ([usize; N], [usize; N]),
     _borrow: PhantomData<&'a T>,
 }
 
@@ -348,6 +360,16 @@ impl<T, const N: usize> FastView<'_, T, N> {
     /// `i` is inside the view's array (what [`Guard::span`] proves of its rows).
     #[inline(always)]
     unsafe fn at(&self, i: [usize; N]) -> *mut T {
+        #[cfg(debug_assertions)]
+        {
+            let (lo, hi) = self.held;
+            let inside = (0..N).all(|d| lo[d] <= i[d] && i[d] < hi[d]);
+            assert!(
+                inside,
+                "mint: an unchecked access at {i:?} is outside the view's {lo:?}..{hi:?}: \
+                 a bug in Mint's reach analysis (mint_translator::analyzer::reach), please report it"
+            );
+        }
         let mut off = i[N - 1] as isize - self.lo0 * self.strides[0];
         for (&i, &s) in i.iter().zip(&self.strides).take(N - 1) {
             off += i as isize * s;
