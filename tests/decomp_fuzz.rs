@@ -1,6 +1,6 @@
 //! Fuzzing the decomposition (issue #41): generated kernels whose subscripts are clamped,
 //! `min`/`max`, mirrored and periodic along every axis, some through `let`-bound index
-//! locals (`mint_translator::generate::boundary_case`), run as a region of two steps
+//! locals (`mint_testing::generate::boundary_case`), run as a region of two steps
 //! (the kernel, `swap(a0, out)`, the kernel again) through the runtime's decomposition:
 //!
 //! - on 2 and 3 emulated devices (`cpu:2`, `cpu:3`), each device running the kernel in the
@@ -22,8 +22,8 @@ mod common;
 use mint::__rt::cpu::CpuDev;
 use mint::__rt::{ArrayInfo, KernelSite, LaunchArgs, Region, RegionInfo, ScalarValue};
 use mint::Device;
-use mint_translator::generate::{self, Case};
-use mint_translator::interp::{self, Array, Store, Value};
+use mint_testing::generate::{self, Case};
+use mint_testing::interp::{self, Array, Store, Value};
 use mint_translator::ir::{Kernel, ScalarTy};
 use ndarray::ArrayD;
 use rayon::prelude::*;

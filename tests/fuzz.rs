@@ -1,5 +1,5 @@
 //! Differential testing of the translator with generated kernels
-//! (`mint_translator::generate`, issue #14). Without a GPU: every case type-checks, runs
+//! (`mint_testing::generate`, issue #14). Without a GPU: every case type-checks, runs
 //! in the interpreter, translates at its clauses and options, and (with NVRTC) compiles
 //! for sm_90. With a GPU (`MINT_DEVICE=cuda`): every case also runs there and its
 //! results equal the interpreter's — integers exactly; floats to 1e-4 (f32) or 1e-11
@@ -11,10 +11,10 @@
 //! seed (default 1); a failing case prints its seed and kernel, so that it can be run
 //! again alone with `MINT_FUZZ_SEED=<seed> MINT_FUZZ_CASES=1`.
 
+use mint_testing::generate;
+use mint_testing::interp::{self, Launch};
+use mint_testing::shrink;
 use mint_translator::Target;
-use mint_translator::generate;
-use mint_translator::interp::{self, Launch};
-use mint_translator::shrink;
 use rayon::prelude::*;
 
 fn cases() -> (u64, u64) {
@@ -95,7 +95,7 @@ fn generated_kernels_check_interpret_translate_and_compile() {
 mod common;
 
 use mint::__rt::{ArrayInfo, Element, KernelSite, LaunchArgs, Region, RegionInfo, ScalarValue};
-use mint_translator::interp::{Array, Value};
+use mint_testing::interp::{Array, Value};
 use mint_translator::ir::ScalarTy;
 
 fn leak<T: ?Sized>(b: Box<T>) -> &'static T {
@@ -268,9 +268,7 @@ fn differs(gpu: mint::Device, c: &generate::Case, candidate: bool) -> Option<Str
         // a sum of `points` terms associated differently
         let points: f64 = c.bounds.iter().map(|b| (b.1 - b.0) as f64).product();
         let g = match c.reduction {
-            Some(init) => {
-                mint_translator::interp::combine(k.reduction.as_ref().unwrap().op, init, g)
-            }
+            Some(init) => mint_testing::interp::combine(k.reduction.as_ref().unwrap().op, init, g),
             None => g,
         };
         if !close(g, w, points) {

@@ -51,7 +51,7 @@ mod volume;
 
 use mint::Target;
 use mint_kernels::{Kernel, Level};
-use mint_translator::generate;
+use mint_testing::generate;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! The IR interpreter (`mint_translator::interp`) against the CPU backend: every kernel of
+//! The IR interpreter (`mint_testing::interp`) against the CPU backend: every kernel of
 //! the suite, at both precisions, one step at an odd size. The CPU backend runs the
 //! loop body rustc compiled; the interpreter runs the kernel's IR as the macro embedded
 //! it. Both use Rust's arithmetic in the same order, so the results must be identical
@@ -6,7 +6,7 @@
 //! kernels (issue #14).
 
 use mint_kernels::{Kernel, Opts, Precision};
-use mint_translator::interp::{self, Array, Launch, Value};
+use mint_testing::interp::{self, Array, Launch, Value};
 use mint_translator::ir::ScalarTy;
 use std::collections::HashMap;
 

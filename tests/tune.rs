@@ -9,15 +9,15 @@
 mod common;
 
 use mint::tune::{self, Bench, Candidate, Outcome, Record, Space};
+use mint_testing::interp::{self, Value};
 use mint_translator::Target;
-use mint_translator::interp::{self, Value};
 use mint_translator::ir::{Kernel, ScalarTy};
 use ndarray::Array3;
 
 /// `u[z][y][x] += c * (v[z][y][x-1] + v[z][y][x+1] + v[z-1][y][x] + v[z+1][y][x])`: it reads
 /// and writes `u`, so a run on arrays that were not restored gives another result.
 fn kernel() -> Kernel {
-    let mut k = mint_translator::testing::kernel(
+    let mut k = mint_testing::kernel(
         "accumulate_0",
         "arrays: u f64 3, v f64 3
          scalars: c f64

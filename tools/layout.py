@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-CRATES = ["mint-translator", "mint-runtime", "mint-macros", "."]
+CRATES = ["mint-translator", "mint-runtime", "mint-macros", "mint-testing", "."]
 
 
 def modules(src: Path) -> dict:

@@ -16,7 +16,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 /// The generator's SplitMix64, seeded per case so that a failing case can be rerun alone.
-struct Rng(mint_translator::generate::Rng);
+struct Rng(mint_testing::generate::Rng);
 
 impl Rng {
     fn below(&mut self, n: usize) -> usize {
@@ -377,7 +377,7 @@ fn mutate(ts: TokenStream, rng: &mut Rng) -> TokenStream {
 
 /// The mutated attribute and item of case `seed`.
 fn case(corpus: &[Entry], seed: u64) -> (Entry, TokenStream, TokenStream) {
-    let mut rng = Rng(mint_translator::generate::Rng(seed));
+    let mut rng = Rng(mint_testing::generate::Rng(seed));
     let e = corpus[rng.below(corpus.len())].clone();
     let (mut attr, mut item) = (e.attr.clone(), e.item.clone());
     for _ in 0..1 + rng.below(3) {

@@ -1,4 +1,4 @@
-//! Generated kernels printed as Rust (`mint_translator::shrink::regression_test`, the form a
+//! Generated kernels printed as Rust (`mint_testing::shrink::regression_test`, the form a
 //! shrunk fuzz case is written out in) are regions the macro accepts: for 500 generated
 //! cases the printed region parses and expands without a compile error, and its serial twin
 //! and test parse.
@@ -8,8 +8,8 @@ use quote::ToTokens;
 #[test]
 fn printed_generated_cases_are_regions_the_macro_accepts() {
     for seed in 1..=500u64 {
-        let c = mint_translator::generate::case(seed);
-        let text = mint_translator::shrink::regression_test(&c, &format!("fuzz_{seed}"));
+        let c = mint_testing::generate::case(seed);
+        let text = mint_testing::shrink::regression_test(&c, &format!("fuzz_{seed}"));
         let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
         assert_eq!(
             file.items.len(),

@@ -394,8 +394,8 @@ pub fn clip_range(lo: i64, hi: i64, owned: (usize, usize), clip: i64) -> (i64, i
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mint_testing::kernel;
     use mint_translator::analyzer::slabs::slab_refs;
-    use mint_translator::testing::kernel;
 
     #[test]
     fn slabs_tile_the_extent_with_the_remainder_first() {

@@ -2,12 +2,12 @@
 //! #14's fuzzing): `probe SEED [INDEX]`; `probe SEED --rust` prints it as a regression test.
 fn main() {
     let seed: u64 = std::env::args().nth(1).unwrap().parse().unwrap();
-    let c = mint_translator::generate::case(seed);
+    let c = mint_testing::generate::case(seed);
     if std::env::args().nth(2).as_deref() == Some("--rust") {
         // the case written out as a regression test (as tests/fuzz.rs does after shrinking)
         println!(
             "{}",
-            mint_translator::shrink::regression_test(&c, &format!("fuzz_{seed}"))
+            mint_testing::shrink::regression_test(&c, &format!("fuzz_{seed}"))
         );
         return;
     }
@@ -30,9 +30,9 @@ fn main() {
             println!("{} [{lo}..]: {v:?}", p.name);
         }
         let mut arrays = c.arrays.clone();
-        let r = mint_translator::interp::run(
+        let r = mint_testing::interp::run(
             &k,
-            mint_translator::interp::Launch {
+            mint_testing::interp::Launch {
                 arrays: &mut arrays,
                 scalars: &c.scalars,
                 bounds: &c.bounds,

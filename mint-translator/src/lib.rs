@@ -11,16 +11,16 @@ pub mod analyzer;
 pub mod baseline;
 pub mod diag;
 pub mod emit;
-pub mod generate;
 pub mod inline;
-pub mod interp;
 pub mod ir;
 pub mod kir;
 pub mod optimizer;
 pub mod owner;
 pub mod report;
-pub mod shrink;
 pub mod target;
+// tests' text notation for kernels, behind the `testing` feature (the fuzzing tools, in
+// `mint-testing/`, turn it on and re-export it)
+#[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]
 pub mod testing;
 pub mod translate;

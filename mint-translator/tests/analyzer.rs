@@ -1,9 +1,9 @@
 //! The stencil analyzer on the thesis's worked examples (Sec. 5.3, 7.1.8, 7.2.8).
 
+use mint_testing::kernel;
 use mint_translator::analyzer::{NearLimit, analyze};
 use mint_translator::baseline::config;
 use mint_translator::ir::Kernel;
-use mint_translator::testing::kernel;
 use mint_translator::{Target, translate};
 
 /// AWP-ODC velocity kernel (thesis Table 7.2), with v1 and w1 written by symmetry.

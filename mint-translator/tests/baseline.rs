@@ -1,8 +1,8 @@
 //! Baseline translation (thesis Ch. 4): snapshots of the generated CUDA and checks of
 //! typing, configuration and argument packing.
 
+use mint_testing::kernel;
 use mint_translator::ir::*;
-use mint_translator::testing::kernel;
 use mint_translator::{Target, translate};
 
 const HEAT3D: &str = "

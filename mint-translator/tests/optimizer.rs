@@ -1,8 +1,8 @@
 //! The on-chip optimizer (thesis Ch. 5): snapshots of the 7-point heat kernel at each
 //! optimization level, and structural checks of what each pass emits.
 
+use mint_testing::kernel;
 use mint_translator::ir::*;
-use mint_translator::testing::kernel;
 use mint_translator::{Target, Translation, translate};
 
 const HEAT3D: &str = "

@@ -1,6 +1,6 @@
 //! The kernel IR printed back as Rust: a `#[mint::parallel]` region that a front end would
 //! lower to the same kernel. Used to write a shrunk failing case of the fuzzer out as a
-//! regression test (`crate::shrink`, issue #14). Every operator is parenthesized.
+//! regression test (`mint_testing::shrink`, issue #14). Every operator is parenthesized.
 
 use crate::ir::*;
 

@@ -9,7 +9,7 @@
 //! one of its operands, or by the literal 1 or 0; drop arrays and scalars nothing uses.
 
 use crate::generate::Case;
-use crate::ir::*;
+use mint_translator::ir::*;
 
 /// Statements of a block, pre-order, as (path of statement indices through nested blocks).
 fn stmt_paths(b: &Block, prefix: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
@@ -201,8 +201,9 @@ pub fn size(c: &Case) -> usize {
 
 /// Shrinks `c`, for which `fails` is true, to a case for which it is still true and no
 /// single simplification keeps it true; at most `budget` calls of `fails`. The array
-/// roles (read, written) are recomputed for each candidate by [`crate::check`], and a
-/// candidate that does not type-check is skipped without calling `fails`.
+/// roles (read, written) are recomputed for each candidate by
+/// [`mint_translator::check`], and a candidate that does not type-check is skipped
+/// without calling `fails`.
 pub fn shrink(c: &Case, budget: usize, fails: &mut dyn FnMut(&Case) -> bool) -> Case {
     let mut best = c.clone();
     let mut calls = 0;
@@ -213,7 +214,7 @@ pub fn shrink(c: &Case, budget: usize, fails: &mut dyn FnMut(&Case) -> bool) -> 
             }
             refresh_roles(&mut d.kernel);
             let mut k = d.kernel.clone();
-            if crate::check(&mut k).is_err() {
+            if mint_translator::check(&mut k).is_err() {
                 continue;
             }
             if calls == budget {
@@ -277,9 +278,9 @@ fn value_lit(v: crate::interp::Value) -> String {
 pub fn regression_test(c: &Case, name: &str) -> String {
     let mut k = c.kernel.clone();
     refresh_roles(&mut k);
-    let _ = crate::check(&mut k);
-    let region = crate::emit::rust::region(&k, name, &c.bounds, c.tile, c.chunk);
-    let serial = crate::emit::rust::serial(&k, &format!("{name}_serial"), &c.bounds);
+    let _ = mint_translator::check(&mut k);
+    let region = mint_translator::emit::rust::region(&k, name, &c.bounds, c.tile, c.chunk);
+    let serial = mint_translator::emit::rust::serial(&k, &format!("{name}_serial"), &c.bounds);
     let shape: Vec<String> = c.shape.iter().map(|n| n.to_string()).collect();
     let pat = match c.shape.len() {
         1 => "|i| i",
@@ -287,7 +288,7 @@ pub fn regression_test(c: &Case, name: &str) -> String {
         _ => "|(z, y, x)| (z * 31 + y) * 17 + x",
     };
     let mut t = format!(
-        "// shrunk by mint_translator::shrink from generated case {} (tests/fuzz.rs)\n{region}\n{serial}\n#[test]\nfn {name}_matches_serial_rust() {{\n",
+        "// shrunk by mint_testing::shrink from generated case {} (tests/fuzz.rs)\n{region}\n{serial}\n#[test]\nfn {name}_matches_serial_rust() {{\n",
         c.seed
     );
     for a in &k.arrays {
@@ -309,7 +310,7 @@ pub fn regression_test(c: &Case, name: &str) -> String {
         .scalars
         .iter()
         .zip(&c.scalars)
-        .filter(|(p, _)| !crate::emit::rust::is_reduction_var(&k, &p.name))
+        .filter(|(p, _)| !mint_translator::emit::rust::is_reduction_var(&k, &p.name))
         .map(|(_, &v)| value_lit(v))
         .collect();
     let init = c.reduction.map(value_lit);

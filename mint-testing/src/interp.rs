@@ -8,7 +8,7 @@
 //! Integers wrap at their width (as CUDA's do; Rust's debug builds would panic instead),
 //! `f32` arithmetic rounds to `f32` after every operation, math functions are Rust's.
 
-use crate::ir::*;
+use mint_translator::ir::*;
 use std::collections::HashMap;
 
 /// A value of the kernel language.
@@ -195,9 +195,10 @@ struct Interp<'k, 'a> {
 /// that never ends in a generated kernel).
 const STEP_LIMIT: u64 = 10_000_000;
 
-/// Runs a type-checked kernel (see [`crate::check`]) over its whole iteration space,
-/// points in lexicographic order (a Mint parallel loop's iterations are independent, so
-/// any order gives the same result). Returns the reduced value for a reduction.
+/// Runs a type-checked kernel (see [`mint_translator::check`]) over its whole iteration
+/// space, points in lexicographic order (a Mint parallel loop's iterations are
+/// independent, so any order gives the same result). Returns the reduced value for a
+/// reduction.
 ///
 /// # Errors
 /// An out-of-bounds index, an integer division by zero, a variable with no value, or a

@@ -1,11 +1,11 @@
-//! The shrinker (`mint_translator::shrink`) against a predicate known in advance: "an
+//! The shrinker (`mint_testing::shrink`) against a predicate known in advance: "an
 //! integer `min`/`max` has a negated operand", the shape of the ptxas bug that
 //! `tests/fuzz.rs` found. Generated cases with that shape shrink to a kernel that still has
 //! it, much smaller, and no smaller by a second pass (1-minimal).
 
-use mint_translator::generate;
+use mint_testing::generate;
+use mint_testing::shrink;
 use mint_translator::ir::{ExprKind, MathFn, UnOp};
-use mint_translator::shrink;
 
 fn min_of_negation(c: &generate::Case) -> bool {
     let mut found = false;

@@ -22,7 +22,7 @@
 //! conditions compare inputs directly, so rounding differences cannot flip them.
 
 use crate::interp::{Array, Value};
-use crate::ir::*;
+use mint_translator::ir::*;
 
 /// SplitMix64: a small, fast, seedable generator (also the mutation fuzz's, in
 /// `mint-macros`).
@@ -63,7 +63,7 @@ impl Rng {
 #[derive(Clone, Debug)]
 pub struct Case {
     pub seed: u64,
-    /// The kernel as a front end would lower it (untyped: run [`crate::check`]).
+    /// The kernel as a front end would lower it (untyped: run [`mint_translator::check`]).
     pub kernel: Kernel,
     /// The shape of every array, slowest axis first.
     pub shape: Vec<usize>,
@@ -453,7 +453,7 @@ pub fn case(seed: u64) -> Case {
     // in a fixed order here and let `arguments` below reorder
     let bound: Vec<&str> = AXES[3 - dims..].to_vec();
     let block = Block { stmts: body };
-    let (uses, scalar_uses) = crate::baseline::outline::arguments(&block, &bound);
+    let (uses, scalar_uses) = mint_translator::baseline::outline::arguments(&block, &bound);
     let mut arrays = Vec::new();
     let mut params = Vec::new();
     for u in &uses {
@@ -804,7 +804,7 @@ pub fn boundary_case(seed: u64) -> Case {
     }
     let bound: Vec<&str> = AXES[3 - dims..].to_vec();
     let block = Block { stmts: body };
-    let (uses, _) = crate::baseline::outline::arguments(&block, &bound);
+    let (uses, _) = mint_translator::baseline::outline::arguments(&block, &bound);
     // `a0` and `out` always (a region swaps them), the other reads as used
     let mut names: Vec<String> = vec!["a0".into()];
     names.extend(
