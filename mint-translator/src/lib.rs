@@ -18,6 +18,8 @@ pub mod ir;
 pub mod kir;
 pub mod optimizer;
 pub mod owner;
+pub mod passes;
+pub mod plan;
 pub mod report;
 pub mod shrink;
 pub mod target;
