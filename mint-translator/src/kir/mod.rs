@@ -183,8 +183,8 @@ pub enum LoopRole {
 }
 
 impl LoopRole {
-    /// What a loop of this role walks, in words (for [`print::dump`]); `None` for
-    /// [`LoopRole::Plain`].
+    /// What a loop of this role walks, in words (for [`print::dump`] and the `annotate`
+    /// pass); `None` for [`LoopRole::Plain`].
     pub fn describe(self) -> Option<&'static str> {
         Some(match self {
             LoopRole::Chunk => "chunk: the thread's points along one axis (thesis Sec. 4.2.8)",

@@ -8,6 +8,7 @@
 //! (`crate::plan`). An option that shapes a lowering before it builds anything (the
 //! rings of `pipeline`) stays in that lowering, and its decision comes from the plan too.
 
+pub mod annotate;
 pub mod launch_bounds;
 pub mod reduction;
 pub mod roll_z;
@@ -47,6 +48,7 @@ pub const PASSES: &[(&str, Pass)] = &[
     ("swizzle", swizzle::run),
     ("roll_z", roll_z::run),
     ("launch_bounds", launch_bounds::run),
+    ("annotate", annotate::run),
 ];
 
 /// The module's kernel: its first function (a reduction's finish kernel follows it).
