@@ -100,7 +100,7 @@ impl ArrayVec {
 
 /// The vector path's plan of a kernel: its lanes, whether it walks a sliding window along
 /// z, how each array is accessed, and the shared-memory rings of `pipeline`
-/// ([`VectorPlan::rings`], which [`crate::plan`] decides).
+/// (`VectorPlan::rings`, which [`crate::plan`] decides).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VectorPlan {
     /// Elements per 16-byte vector (the lanes).
@@ -123,9 +123,9 @@ impl VectorPlan {
 
     /// The `pipeline` rings of `k`'s read-only arrays, or why there are none: what
     /// [`crate::plan`]'s rule for `pipeline` asks of the vector path after the sliding
-    /// window and `cp.async` ([`ring::fit`]). The rings' shape is decided here, before
+    /// window and `cp.async` (`ring::fit`). The rings' shape is decided here, before
     /// lowering, because the lowering builds the ring path from it.
-    pub fn ring_fit(
+    pub(crate) fn ring_fit(
         &self,
         k: &Kernel,
         cfg: &LaunchConfig,
@@ -135,7 +135,7 @@ impl VectorPlan {
     }
 
     /// With `pipeline` applied: the rings the lowering builds.
-    pub fn set_rings(&mut self, rings: Vec<ring::Ring>) {
+    pub(crate) fn set_rings(&mut self, rings: Vec<ring::Ring>) {
         self.rings = rings;
     }
 
@@ -150,7 +150,7 @@ impl VectorPlan {
     }
 }
 
-pub use ring::{Ring, stages as ring_stages};
+pub(crate) use ring::stages as ring_stages;
 
 /// The vector path's plan of `k` (`pipeline`'s rings not yet decided), or why the kernel
 /// cannot be vectorized.

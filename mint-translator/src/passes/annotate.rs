@@ -14,7 +14,7 @@ pub fn run(m: &mut Module, _cx: &Context) {
     }
 }
 
-/// Puts a comment with [`LoopRole::describe`] before each loop of `f` that has a role.
+/// Puts a comment with `LoopRole::describe` before each loop of `f` that has a role.
 pub fn annotate(f: &mut Function) {
     lists_mut(&mut f.body, &mut |v| {
         let mut i = 0;
