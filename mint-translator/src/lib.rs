@@ -16,6 +16,8 @@ pub mod ir;
 pub mod kir;
 pub mod optimizer;
 pub mod owner;
+pub mod passes;
+pub mod plan;
 pub mod report;
 pub mod target;
 // tests' text notation for kernels, behind the `testing` feature (the fuzzing tools, in

@@ -89,3 +89,9 @@ pub fn next_register_cap(cap: u32, threads: u32) -> Option<u32> {
 
 /// The compute capability from which `pipeline` applies (`cp.async`, Ampere and later).
 pub const PIPELINE_MIN_CC: (u32, u32) = (8, 0);
+
+/// With `swizzle`: blocks per band of y tiles (x tiles times y tiles), about what a
+/// plane's blocks should number so that several planes of a band are in flight at once
+/// (the H100 runs 132 multiprocessors times a few blocks each) and a band's planes stay
+/// in L2 until its next planes' blocks read them (`crate::passes::swizzle`).
+pub const SWIZZLE_BAND_BLOCKS: u32 = 64;

@@ -1,12 +1,14 @@
-//! The translation pipeline: type inference, validation, kernel configuration, the
-//! optimizer passes, and CUDA emission.
+//! The translation pipeline ([`translate`]): the faces lift, type inference and
+//! validation, the kernel configuration, the plan, the lowering to the kernel IR, the
+//! passes over it, and the printed CUDA.
 
-pub use crate::baseline::baseline;
 use crate::baseline::config;
 use crate::diag::DiagResult;
-use crate::emit::cuda;
 use crate::ir::*;
-use crate::report::Report;
+use crate::kir;
+use crate::optimizer::{chunk, vector};
+use crate::passes;
+use crate::plan::{self, KernelPlan, Kind};
 use crate::target::Target;
 pub use crate::translation::{ReductionPlan, Translation};
 use crate::{typeck, validate};
@@ -24,12 +26,48 @@ pub fn check(kernel: &mut Kernel) -> DiagResult<()> {
     validate::check(kernel)
 }
 
-/// Translates `kernel` for `target`.
+/// Translates `kernel` for `target`, as a flat list of steps: refuse what must be bound
+/// first, split faces into stencil points (loop IR), check, configure, plan (the kernel's
+/// kind and every option decision), lower to the kernel IR, run each pass of
+/// [`passes::PASSES`] by name, print. `MINT_DUMP_AFTER=<step>` writes the plan and the
+/// kernel IR after `lower` or after the pass of that name to standard error.
 ///
 /// # Errors
 /// Ill-typed or invalid kernels (see [`check`]) and clauses that do not fit the device
 /// (see [`config::resolve`]).
 pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
+    bound(kernel)?;
+    let (mut k, faces) = lift_faces(kernel);
+    check(&mut k)?;
+    let cfg = config::resolve(&k, target)?;
+    let plan = plan::plan(k, faces, &cfg, target);
+    let lowered = match &plan.kind {
+        Kind::Baseline => crate::baseline::lower(&plan.kernel, &cfg, target),
+        Kind::Staged(p) => chunk::lower(&plan.kernel, &cfg, p, target, plan.level()),
+        Kind::Vector(v) => vector::lower(&plan.kernel, &cfg, target, v, plan.level()),
+    };
+    let mut module = lowered.module(&plan.kernel, &cfg, target);
+    let dump = DumpAfter::from_env();
+    dump.after("lower", &plan, &module);
+    let cx = passes::Context {
+        plan: &plan,
+        cfg: &cfg,
+        target,
+    };
+    for (name, pass) in passes::PASSES {
+        pass(&mut module, &cx);
+        dump.after(name, &plan, &module);
+    }
+    let source = kir::print::module(&module);
+    let (report, cap) = (plan.report(), plan.max_registers(target));
+    let mut t = lowered.translation(source, &plan.kernel, &cfg, target, report, cap);
+    t.report.reaches = crate::analyzer::reach::report_lines(kernel);
+    Ok(t)
+}
+
+/// Refuses a kernel that calls device functions or has element types bound at launch:
+/// the caller inlines and binds first.
+fn bound(kernel: &Kernel) -> DiagResult<()> {
     if crate::inline::has_calls(&kernel.body) {
         return Err(vec![crate::diag::Diag::new(
             0,
@@ -49,47 +87,58 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
             ),
         )]);
     }
-    let mut k = kernel.clone();
-    // faces split into their stencil points, for the optimizer to stage
-    let mut faces = None;
-    if k.options.any()
-        && !k.is_single()
-        && let Some((lifted, n)) = crate::optimizer::faces::lift(&k)
+    Ok(())
+}
+
+/// Where the optimizer runs (any on-chip option, not a `single` block): the faces split
+/// into their stencil points, for it to stage ([`crate::optimizer::faces`]), and how many
+/// references were split.
+fn lift_faces(kernel: &Kernel) -> (Kernel, Option<usize>) {
+    if kernel.options.any()
+        && !kernel.is_single()
+        && let Some((lifted, n)) = crate::optimizer::faces::lift(kernel)
     {
-        k = lifted;
-        faces = Some(n);
+        return (lifted, Some(n));
     }
-    check(&mut k)?;
-    let cfg = config::resolve(&k, target)?;
-    let mut t = if k.options.any()
-        && !k.is_single()
-        && let Some(t) = crate::optimizer::optimize(&k, &cfg, target)?
-    {
-        t
-    } else {
-        let mut report = Report::baseline(&k, &cfg);
-        if k.options.roll_z {
-            report
-                .notes
-                .push(crate::optimizer::ROLL_Z_NOT_APPLIED.into());
+    (kernel.clone(), None)
+}
+
+/// The steps `MINT_DUMP_AFTER` names (comma-separated; `all` for every one): `lower` and
+/// the passes.
+struct DumpAfter(Vec<String>);
+
+impl DumpAfter {
+    fn from_env() -> DumpAfter {
+        let names: Vec<String> = std::env::var("MINT_DUMP_AFTER")
+            .unwrap_or_default()
+            .split(',')
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        let known =
+            |n: &str| n == "all" || n == "lower" || passes::PASSES.iter().any(|(p, _)| *p == n);
+        if let Some(n) = names.iter().find(|n| !known(n)) {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                let steps: Vec<&str> = passes::PASSES.iter().map(|(p, _)| *p).collect();
+                eprintln!(
+                    "MINT_DUMP_AFTER: no step `{n}`; the steps are lower, {}, or all",
+                    steps.join(", ")
+                );
+            });
         }
-        baseline(&k, &cfg, target, report)
-    };
-    t.report.reaches = crate::analyzer::reach::report_lines(kernel);
-    if let Some(n) = faces {
-        t.report.notes.push(format!(
-            "faces: {n} reference(s) with clamped, mirrored or wrapped subscripts split into their stencil points"
-        ));
+        DumpAfter(names)
     }
-    if k.options.swizzle {
-        t.report.notes.push(if cuda::swizzled(&k) {
-            format!(
-                "swizzle: blocks run in bands of about {} blocks of y tiles, each band swept along z",
-                cuda::SWIZZLE_BAND_BLOCKS
-            )
-        } else {
-            "swizzle not applied: it orders the blocks of three parallel loops".into()
-        });
+
+    /// Writes the plan and the module after step `name`, if asked for, in one write.
+    fn after(&self, name: &str, plan: &KernelPlan, module: &kir::Module) {
+        if self.0.iter().any(|n| n == name || n == "all") {
+            eprint!(
+                "// MINT_DUMP_AFTER={name}: kernel `{}`\n{}{}",
+                plan.kernel.name,
+                plan.describe(),
+                kir::print::dump(module)
+            );
+        }
     }
-    Ok(t)
 }

@@ -1,6 +1,7 @@
 //! What a translation produces: the CUDA source and everything the runtime needs to launch
-//! it ([`Translation`]), and the assembly of a kernel's source from its parts
-//! ([`KernelSource`]), shared by the baseline translator and the optimizer.
+//! it ([`Translation`]), and what a lowering produces ([`KernelSource`]): the parts of a
+//! kernel, assembled into a kernel IR module for the passes and into the one
+//! [`Translation`] of every path.
 
 use crate::baseline::config::LaunchConfig;
 use crate::emit::cuda::{self, Param};
@@ -54,8 +55,10 @@ pub struct Translation {
     pub same_index: Vec<Vec<usize>>,
 }
 
-/// The parts of a generated kernel, as the baseline translator and the optimizer produce
-/// them; [`KernelSource::translation`] makes the one [`Translation`] of all three paths.
+/// The parts of a generated kernel as a lowering produces them (the baseline, the staged
+/// kernel, the vector path): [`KernelSource::module`] assembles its [`kir::Module`] for the
+/// passes, and [`KernelSource::translation`] makes the one [`Translation`] of all three
+/// from the printed module.
 pub(crate) struct KernelSource {
     pub entry: String,
     /// The header's notes (the optimizations applied).
@@ -66,8 +69,6 @@ pub(crate) struct KernelSource {
     pub packed: Vec<Param>,
     /// The kernel's body in the kernel IR.
     pub body: Vec<kir::Stmt>,
-    /// Registers per thread to hold the kernel to (the launch bounds' minimum blocks).
-    pub max_registers: Option<u32>,
     /// Dynamic shared memory (the staged planes), bytes.
     pub dynamic_shared_bytes: u32,
     /// Static shared memory besides the reduction's partials (the vector path's rings),
@@ -78,16 +79,50 @@ pub(crate) struct KernelSource {
 }
 
 impl KernelSource {
-    /// The translation: the CUDA source ([`KernelSource::source`]) and what the runtime
-    /// needs to launch it.
+    /// The kernel's module as lowered, before the passes: the header, the index type, the
+    /// helpers and the kernel (the packed parameters' prologue, then the body); no launch
+    /// bounds and no finish kernel yet (`crate::passes`).
+    pub(crate) fn module(&self, k: &Kernel, cfg: &LaunchConfig, target: &Target) -> kir::Module {
+        let mut body = cuda::unpack(k, &self.packed);
+        body.extend(self.body.iter().cloned());
+        kir::Module {
+            comments: cuda::header(k, cfg, &self.notes),
+            idx64: target.idx64,
+            helpers: self.helpers.clone(),
+            functions: vec![kir::Function {
+                entry: self.entry.clone(),
+                bounds: None,
+                params: cuda::param_list(k, &self.params),
+                close_on_last: false,
+                body,
+            }],
+        }
+    }
+
+    /// The translation of `k`: the CUDA `source` (the module after the passes, printed)
+    /// and what the runtime needs to launch it, with the reduction's plan (the finish
+    /// kernel combines the blocks' partial results: thesis Sec. 4.2; reductions beyond
+    /// `+`) and the static shared memory its per-thread partials take.
     pub(crate) fn translation(
         self,
+        source: String,
         k: &Kernel,
         cfg: &LaunchConfig,
         target: &Target,
-        report: Report,
+        mut report: Report,
+        max_registers: Option<u32>,
     ) -> Translation {
-        let (source, reduction, red_bytes) = self.source(k, cfg, target);
+        let reduction = k.reduction.as_ref().map(|r| ReductionPlan {
+            op: r.op,
+            ty: r.ty.unwrap_or(ScalarTy::F64),
+            var: r.var.clone(),
+            finish_entry: cuda::finish_entry(&self.entry),
+        });
+        let partial_bytes = reduction
+            .as_ref()
+            .map(|r| cfg.threads() * r.ty.size_bytes())
+            .unwrap_or(0);
+        report.shared_bytes = self.dynamic_shared_bytes + self.static_shared_bytes;
         Translation {
             kernel: k.name.clone(),
             entry: self.entry,
@@ -96,60 +131,14 @@ impl KernelSource {
             params: self.params,
             packed: self.packed,
             dynamic_shared_bytes: self.dynamic_shared_bytes,
-            static_shared_bytes: red_bytes + self.static_shared_bytes,
+            static_shared_bytes: partial_bytes + self.static_shared_bytes,
             prefer_l1: k.options.prefer_l1,
-            max_registers: self.max_registers,
+            max_registers,
             idx64: target.idx64,
             reduction,
             report,
             ir: k.clone(),
             same_index: self.same_index,
         }
-    }
-
-    /// The CUDA source: preamble, signature, body and, for a reduction, the kernel that
-    /// combines the blocks' partial results (thesis Sec. 4.2; reductions beyond `+`), as
-    /// one [`kir::Module`] printed by [`kir::print`].
-    /// Returns the source, the reduction's plan, and the static shared-memory bytes the
-    /// reduction's per-thread partials take.
-    fn source(
-        &self,
-        k: &Kernel,
-        cfg: &LaunchConfig,
-        target: &Target,
-    ) -> (String, Option<ReductionPlan>, u32) {
-        let mut body = cuda::unpack(k, &self.packed);
-        body.extend(self.body.iter().cloned());
-        let mut functions = vec![kir::Function {
-            entry: self.entry.clone(),
-            bounds: cuda::launch_bounds(k, cfg, self.max_registers),
-            params: cuda::param_list(k, &self.params),
-            close_on_last: false,
-            body,
-        }];
-        let reduction = k.reduction.as_ref().map(|r| {
-            let ty = r.ty.unwrap_or(ScalarTy::F64);
-            let finish_entry = format!("{}_finish", self.entry);
-            functions.push(cuda::finish_kernel(&finish_entry, r.op, ty));
-            ReductionPlan {
-                op: r.op,
-                ty,
-                var: r.var.clone(),
-                finish_entry,
-            }
-        });
-        let module = kir::Module {
-            comments: cuda::header(k, cfg, &self.notes),
-            idx64: target.idx64,
-            helpers: self.helpers.clone(),
-            functions,
-        };
-        let source = kir::print::module(&module);
-        let partial_bytes = k
-            .reduction
-            .as_ref()
-            .map(|r| cfg.threads() * r.ty.unwrap_or(ScalarTy::F64).size_bytes())
-            .unwrap_or(0);
-        (source, reduction, partial_bytes)
     }
 }

@@ -10,13 +10,13 @@ use crate::emit::cexpr::{CPrinter, helpers_source};
 use crate::emit::cuda::{self, GlobalRefs};
 use crate::ir::Kernel;
 use crate::kir::Builder;
-use crate::report::Report;
 use crate::target::Target;
-use crate::translation::{KernelSource, Translation};
+use crate::translation::KernelSource;
 use config::LaunchConfig;
 
-/// The baseline translation (thesis Ch. 4): every reference goes to device memory.
-pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report) -> Translation {
+/// The baseline lowering (thesis Ch. 4): every reference goes to device memory; a
+/// `single` kernel's body runs as it is.
+pub(crate) fn lower(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> KernelSource {
     let entry = cuda::entry_name(k);
     let params = cuda::base_params(k, &[]);
     let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
@@ -47,10 +47,8 @@ pub fn baseline(k: &Kernel, cfg: &LaunchConfig, target: &Target, report: Report)
         params,
         packed,
         body,
-        max_registers: None,
         dynamic_shared_bytes: 0,
         static_shared_bytes: 0,
         same_index: Vec::new(),
     }
-    .translation(k, cfg, target, report)
 }

@@ -1,16 +1,17 @@
 //! The parts of a CUDA kernel, lowered to the kernel IR (`crate::kir`): header, parameter
-//! list (packed into a device array when too large, thesis Sec. 4.2.9), launch bounds, the
-//! work partitioner's thread mapping with chunk loops (Sec. 4.2.5, 4.2.8), the body, the
-//! reduction epilogue and the finish kernel. `kir::print` writes them.
+//! list (packed into a device array when too large, thesis Sec. 4.2.9), the work
+//! partitioner's thread mapping with chunk loops (Sec. 4.2.5, 4.2.8) and the body, with
+//! hooks for the reduction's accumulator and the block indices. `kir::print` writes them;
+//! the launch bounds, the reduction and `swizzle` are passes (`crate::passes`).
 //!
 //! The body skeleton for on-chip optimized kernels lives in `crate::optimizer`; this
 //! module provides the pieces both share.
 
-use super::cexpr::{CPrinter, RefResolver, red_combine, red_identity};
+use super::cexpr::{CPrinter, RefResolver};
 use super::names::{Names, c_ident};
 use crate::baseline::config::LaunchConfig;
 use crate::ir::*;
-use crate::kir::{Builder, Function, LaunchBounds, Loop, LoopRole, Shared, Stmt};
+use crate::kir::{Builder, Hook, Loop, LoopRole, Stmt};
 use serde::{Deserialize, Serialize};
 
 /// What a kernel parameter holds; the runtime fills it at launch.
@@ -275,21 +276,6 @@ pub fn header(k: &Kernel, cfg: &LaunchConfig, notes: &[String]) -> Vec<String> {
     h
 }
 
-/// The kernel's launch bounds: the block's thread count and, with `max_registers`, the
-/// minimum number of blocks per SM that holds each thread to about that many registers
-/// ([`crate::target::min_blocks`]). None for a `single` kernel.
-pub fn launch_bounds(
-    k: &Kernel,
-    cfg: &LaunchConfig,
-    max_registers: Option<u32>,
-) -> Option<LaunchBounds> {
-    let threads = cfg.threads();
-    (!k.is_single()).then(|| LaunchBounds {
-        threads,
-        min_blocks: max_registers.map(|r| crate::target::min_blocks(r, threads)),
-    })
-}
-
 /// The `(C type, name)` list of the kernel's parameters.
 pub fn param_list(k: &Kernel, params: &[Param]) -> Vec<(String, String)> {
     params
@@ -335,189 +321,25 @@ pub fn base_names(k: &Kernel, params: &[Param], packed: &[Param]) -> Names {
     names
 }
 
-/// The thread's reduction accumulator, set to the operator's identity.
-pub fn reduction_acc(p: &CPrinter, b: &mut Builder, k: &Kernel) {
-    if let Some(r) = &k.reduction {
-        let t = r.ty.unwrap_or(ScalarTy::F64);
-        b.push(Stmt::var(
-            t.cuda_name(),
-            p.names.get(&r.var),
-            red_identity(r.op, t),
-        ));
+/// Where a kernel with a reduction declares the thread's accumulator: a hook that
+/// `crate::passes::reduction` fills.
+pub fn accumulator(b: &mut Builder, k: &Kernel) {
+    if k.reduction.is_some() {
+        b.push(Stmt::Hook(Hook::Accumulator));
     }
-}
-
-/// Code for the reduction epilogue: the block's values combined in a fixed tree order,
-/// one partial per block (deterministic; the finish kernel combines the partials).
-pub fn reduction_epilogue(p: &CPrinter, b: &mut Builder, k: &Kernel, cfg: &LaunchConfig) {
-    let Some(r) = &k.reduction else { return };
-    let t = r.ty.unwrap_or(ScalarTy::F64);
-    let nt = cfg.threads();
-    let acc = p.names.get(&r.var);
-    let [bx, by, _] = cfg.block;
-    b.comment(format!(
-        "reduction({}: {}): the block's values are combined in a fixed order",
-        r.op.symbol(),
-        r.var
-    ));
-    b.push(Stmt::Shared(Shared {
-        ty: t.cuda_name().into(),
-        name: "mint_red".into(),
-        dims: vec![nt],
-        align: None,
-    }));
-    b.push(Stmt::konst(
-        "int",
-        "mint_tid",
-        format!("threadIdx.x + {bx} * (threadIdx.y + {by} * threadIdx.z)"),
-    ));
-    b.push(Stmt::assign("mint_red[mint_tid]", acc.clone()));
-    b.push(Stmt::Barrier { note: None });
-    let half = nt.next_power_of_two() / 2;
-    if half > 0 {
-        let l = Loop::new(
-            LoopRole::Reduction,
-            format!("int mint_s = {half}"),
-            "mint_s > 0",
-            "mint_s >>= 1",
-        );
-        b.for_(l, |b| {
-            b.push(Stmt::if_line(
-                format!("mint_tid < mint_s && mint_tid + mint_s < {nt}"),
-                Stmt::assign(
-                    "mint_red[mint_tid]",
-                    red_combine(r.op, t, "mint_red[mint_tid]", "mint_red[mint_tid + mint_s]"),
-                ),
-            ));
-            b.push(Stmt::Barrier { note: None });
-        });
-    }
-    // a block's partial goes to the slot of its tile, whatever order the blocks run in
-    let [y, z] = block_yz_names(k);
-    let slot = format!(
-        "mint_partials[blockIdx.x + (unsigned long long)gridDim.x * ({y} + (unsigned long long)gridDim.y * {z})]"
-    );
-    b.push(Stmt::if_line(
-        "mint_tid == 0",
-        Stmt::assign(slot, "mint_red[0]"),
-    ));
 }
 
 /// The block indices along y and z that a kernel's tile origins use: `blockIdx.y` and
-/// `blockIdx.z`, or, with `swizzle` on a 3-D nest, the block's place when the y tiles are
-/// cut into bands of about [`SWIZZLE_BAND_BLOCKS`] blocks (with the x tiles) and each band
-/// is swept along z before the next: computed once at the kernel's start, into `b`. The
-/// map is a bijection of the grid (the last band takes the y tiles left over), and the
-/// hardware starts blocks in the order of their linear index, x fastest, so the blocks
-/// that read one plane start close together.
-pub fn block_yz(b: &mut Builder, k: &Kernel) -> [&'static str; 2] {
-    if !swizzled(k) {
-        return block_yz_names(k);
-    }
-    let band = SWIZZLE_BAND_BLOCKS;
-    b.comment(format!(
-        "swizzle: bands of about {band} blocks (y tiles with the x tiles), each swept along z"
-    ));
-    let u = "unsigned int";
-    b.extend([
-        Stmt::konst(u, "mint_sw_band", format!("max(1u, min(gridDim.y, {band}u / gridDim.x))")),
-        Stmt::konst(u, "mint_sw_l", "blockIdx.y + gridDim.y * blockIdx.z"),
-        Stmt::konst(u, "mint_sw_full", "gridDim.y / mint_sw_band * mint_sw_band"),
-        Stmt::konst("bool", "mint_sw_in", "mint_sw_l < mint_sw_full * gridDim.z"),
-        Stmt::konst(u, "mint_sw_rows", "mint_sw_in ? mint_sw_band : gridDim.y - mint_sw_full"),
-        Stmt::konst(u, "mint_sw_r", "mint_sw_in ? mint_sw_l % (mint_sw_band * gridDim.z) : mint_sw_l - mint_sw_full * gridDim.z"),
-        Stmt::konst(u, "mint_sw_first", "mint_sw_in ? mint_sw_l / (mint_sw_band * gridDim.z) * mint_sw_band : mint_sw_full"),
-        Stmt::konst(u, "mint_by", "mint_sw_first + mint_sw_r % mint_sw_rows"),
-        Stmt::konst(u, "mint_bz", "mint_sw_r / mint_sw_rows"),
-    ]);
-    block_yz_names(k)
+/// `blockIdx.z`, after a hook where a pass that orders the blocks otherwise computes its
+/// own and renames these (`crate::passes::swizzle`).
+pub fn block_yz(b: &mut Builder) -> [&'static str; 2] {
+    b.push(Stmt::Hook(Hook::BlockIndices));
+    ["blockIdx.y", "blockIdx.z"]
 }
 
-/// Whether `swizzle` applies to `k`: it orders the blocks of three parallel loops.
-pub fn swizzled(k: &Kernel) -> bool {
-    k.options.swizzle && k.nest.len() == 3 && !k.is_single()
-}
-
-/// The names [`block_yz`] gives the block's y and z indices (without computing them).
-fn block_yz_names(k: &Kernel) -> [&'static str; 2] {
-    if swizzled(k) {
-        ["mint_by", "mint_bz"]
-    } else {
-        ["blockIdx.y", "blockIdx.z"]
-    }
-}
-
-/// With `swizzle`: blocks per band of y tiles (x tiles times y tiles), about what a
-/// plane's blocks should number so that several planes of a band are in flight at once
-/// (the H100 runs 132 multiprocessors times a few blocks each) and a band's planes stay
-/// in L2 until its next planes' blocks read them.
-pub const SWIZZLE_BAND_BLOCKS: u32 = 64;
-
-/// Threads of the finish kernel that combines per-block partials.
-pub const FINISH_THREADS: u32 = 256;
-
-/// The finish kernel: one block combines `mint_n` partials in a fixed order.
-pub fn finish_kernel(entry: &str, op: RedOp, t: ScalarTy) -> Function {
-    let c = t.cuda_name();
-    let n = FINISH_THREADS;
-    let comb = |a: &str, b: &str| red_combine(op, t, a, b);
-    let mut acc = Loop::new(
-        LoopRole::Plain,
-        "unsigned long long i = threadIdx.x",
-        "i < mint_n",
-        format!("i += {n}"),
-    );
-    acc.body = vec![Stmt::assign(
-        "mint_acc",
-        comb("mint_acc", "mint_partials[i]"),
-    )];
-    acc.inline = true;
-    let mut tree = Loop::new(
-        LoopRole::Reduction,
-        format!("int mint_s = {}", n / 2),
-        "mint_s > 0",
-        "mint_s >>= 1",
-    );
-    tree.body = vec![
-        Stmt::if_line(
-            "threadIdx.x < mint_s",
-            Stmt::assign(
-                "mint_red[threadIdx.x]",
-                comb("mint_red[threadIdx.x]", "mint_red[threadIdx.x + mint_s]"),
-            ),
-        ),
-        Stmt::Barrier { note: None },
-    ];
-    Function {
-        entry: entry.into(),
-        bounds: Some(LaunchBounds {
-            threads: n,
-            min_blocks: None,
-        }),
-        params: vec![
-            (format!("const {c}* __restrict__"), "mint_partials".into()),
-            ("const unsigned long long".into(), "mint_n".into()),
-            (format!("{c}* __restrict__"), "mint_out".into()),
-        ],
-        close_on_last: true,
-        body: vec![
-            Stmt::Shared(Shared {
-                ty: c.into(),
-                name: "mint_red".into(),
-                dims: vec![n],
-                align: None,
-            }),
-            Stmt::var(c, "mint_acc", red_identity(op, t)),
-            Stmt::Loop(acc),
-            Stmt::assign("mint_red[threadIdx.x]", "mint_acc"),
-            Stmt::Barrier { note: None },
-            Stmt::Loop(tree),
-            Stmt::if_line(
-                "threadIdx.x == 0",
-                Stmt::assign("mint_out[0]", "mint_red[0]"),
-            ),
-        ],
-    }
+/// The entry point of the finish kernel of a reduction whose kernel's entry is `entry`.
+pub fn finish_entry(entry: &str) -> String {
+    format!("{entry}_finish")
 }
 
 /// Whether the body has a `continue` outside any serial loop (it then skips the point).
@@ -549,8 +371,8 @@ pub fn point_body(p: &mut CPrinter, b: &mut Builder, body: &Block) {
 /// ranges are skipped.
 pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &LaunchConfig) {
     let n = k.nest.len();
-    reduction_acc(p, b, k);
-    let [by, bz] = block_yz(b, k);
+    accumulator(b, k);
+    let [by, bz] = block_yz(b);
     let blocks = ["blockIdx.x", by, bz];
     b.comment("this thread's points (work partitioner, thesis Sec. 4.2.5)");
     let dims = ["x", "y", "z"];
@@ -624,5 +446,4 @@ pub fn baseline_body(p: &mut CPrinter, b: &mut Builder, k: &Kernel, cfg: &Launch
         inner = pre;
     }
     b.extend(inner);
-    reduction_epilogue(p, b, k, cfg);
 }

@@ -235,7 +235,7 @@ pub struct OptOptions {
     /// Beyond the thesis: the order in which a 3-D kernel's blocks run. Without it the
     /// hardware runs them x fastest, then y, then z, so a block's z neighbours run a whole
     /// plane of blocks later and their shared planes may have left L2. With it, the y
-    /// tiles are cut into bands of about [`crate::emit::cuda::SWIZZLE_BAND_BLOCKS`]
+    /// tiles are cut into bands of about [`crate::target::SWIZZLE_BAND_BLOCKS`]
     /// blocks and each band is swept along z before the next, so the blocks that share a
     /// plane run close together (CUTLASS's threadblock swizzle; Triton's grouped
     /// ordering). Changes no result: each block computes the same points.

@@ -12,8 +12,11 @@
 //! A new construct gets a node here and its spelling in [`mod@print`]; the CUDA keywords and
 //! intrinsics of kernel skeletons (`__syncthreads`, `__shared__`, `#pragma unroll`,
 //! `__launch_bounds__`, the `cp.async` helpers' calls) are written there and nowhere else.
+//! The passes (`crate::passes`) change the tree after lowering; [`mod@visit`] walks it for
+//! them, and a lowering leaves a [`Hook`] where a pass may put statements.
 
 pub mod print;
+pub mod visit;
 
 use crate::emit::cexpr::CPrinter;
 
@@ -102,6 +105,21 @@ pub enum Stmt {
         dst: String,
         src: String,
     },
+    /// A place in the skeleton where a pass may put statements ([`Hook`]); printed as
+    /// nothing (the passes replace the hooks they fill).
+    Hook(Hook),
+}
+
+/// Where a lowering lets a pass put statements: the lowering knows where they go, the pass
+/// knows what they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hook {
+    /// Where the block's y and z indices are computed, before the first tile origin:
+    /// `swizzle` computes its remapped indices here (`crate::passes::swizzle`).
+    BlockIndices,
+    /// Where the thread's reduction accumulator is declared, before its first point:
+    /// `crate::passes::reduction` declares it here.
+    Accumulator,
 }
 
 /// A declaration of one or more locals of one type: `[const ]ty a[len] = init, b, …;`.
@@ -145,9 +163,12 @@ pub struct If {
 pub enum LoopRole {
     /// A chunk of points along one axis (the baseline's `chunksize`, thesis Sec. 4.2.8).
     Chunk,
-    /// The z steps of a thread's chunk: the sliding window (thesis Sec. 5.8) or the edge
-    /// path's planes.
+    /// The z steps of a thread's chunk: the sliding window (thesis Sec. 5.8); `roll_z`
+    /// rolls them (`crate::passes::roll_z`).
     ZWindow,
+    /// The planes of a thread's z chunk walked one at a time without a window (the vector
+    /// path's edge path).
+    Planes,
     /// The y rows of a thread (`chunksize` y of the vector path's edge path).
     Rows,
     /// The lanes of a 16-byte vector (`vectorize`'s edge path).
@@ -159,6 +180,25 @@ pub enum LoopRole {
     Reduction,
     /// Any other loop.
     Plain,
+}
+
+impl LoopRole {
+    /// What a loop of this role walks, in words (for [`print::dump`] and the `annotate`
+    /// pass); `None` for [`LoopRole::Plain`].
+    pub fn describe(self) -> Option<&'static str> {
+        Some(match self {
+            LoopRole::Chunk => "chunk: the thread's points along one axis (thesis Sec. 4.2.8)",
+            LoopRole::ZWindow => {
+                "z window: the steps of the thread's z chunk (sliding window, thesis Sec. 5.8)"
+            }
+            LoopRole::Planes => "planes: the thread's z chunk, one plane at a time",
+            LoopRole::Rows => "rows: the thread's y rows",
+            LoopRole::Lanes => "lanes: the lanes of a 16-byte vector, one at a time",
+            LoopRole::Rounds => "rounds: the cells of a plane copy, t, t + n, ... by thread t of n",
+            LoopRole::Reduction => "reduction: the steps of the block's tree reduction",
+            LoopRole::Plain => return None,
+        })
+    }
 }
 
 /// `#pragma unroll` before a loop.

@@ -13,140 +13,177 @@ const INDENT: &str = "    ";
 /// The text of a whole module: header comments, the index type, the helpers, then each
 /// function, a blank line between two.
 pub fn module(m: &Module) -> String {
-    let mut out = String::new();
-    for c in &m.comments {
-        out.push_str(&format!("// {c}\n"));
-    }
-    let idx = if m.idx64 { "long long" } else { "int" };
-    out.push_str(&format!("typedef {idx} idx_t;\n"));
-    out.push_str(&m.helpers);
-    for (i, f) in m.functions.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        function_to(&mut out, f);
-    }
-    out
+    Printer::new(false).module(m)
 }
 
-/// `extern "C" __global__ void [__launch_bounds__(…)] entry(params) { body }`.
-fn function_to(out: &mut String, f: &Function) {
-    let bounds = match f.bounds {
-        None => String::new(),
-        Some(LaunchBounds {
-            threads,
-            min_blocks: None,
-        }) => format!("__launch_bounds__({threads}) "),
-        Some(LaunchBounds {
-            threads,
-            min_blocks: Some(b),
-        }) => format!("__launch_bounds__({threads}, {b}) "),
-    };
-    out.push_str(&format!(
-        "extern \"C\" __global__ void {bounds}{}(\n",
-        f.entry
-    ));
-    for (i, (ty, name)) in f.params.iter().enumerate() {
-        let last = i + 1 == f.params.len();
-        let sep = match (last, f.close_on_last) {
-            (false, _) => ",",
-            (true, true) => ")",
-            (true, false) => "",
-        };
-        out.push_str(&format!("{INDENT}{ty} {name}{sep}\n"));
-    }
-    if !f.close_on_last {
-        out.push_str(")\n");
-    }
-    out.push_str("{\n");
-    stmts_to(out, &f.body, 1);
-    out.push_str("}\n");
+/// The tree of a module as the passes see it (`MINT_DUMP_AFTER`): the printed text, with
+/// the role of each skeleton loop (`// [loop: …]`) and the hooks no pass filled
+/// (`// [hook: …]`) as comments, and the helpers' definitions left out.
+pub fn dump(m: &Module) -> String {
+    Printer::new(true).module(m)
 }
 
 /// The text of `stmts` at `indent` levels of indentation.
 pub fn block(stmts: &[Stmt], indent: usize) -> String {
-    let mut out = String::new();
-    stmts_to(&mut out, stmts, indent);
-    out
+    let mut p = Printer::new(false);
+    p.stmts(stmts, indent);
+    p.out
 }
 
-fn line(out: &mut String, indent: usize, s: &str) {
-    for _ in 0..indent {
-        out.push_str(INDENT);
+/// The text written so far, and whether it is a [`dump`].
+struct Printer {
+    out: String,
+    dump: bool,
+}
+
+impl Printer {
+    fn new(dump: bool) -> Printer {
+        Printer {
+            out: String::new(),
+            dump,
+        }
     }
-    out.push_str(s);
-    out.push('\n');
-}
 
-fn stmts_to(out: &mut String, stmts: &[Stmt], indent: usize) {
-    for s in stmts {
-        stmt_to(out, s, indent);
+    fn module(mut self, m: &Module) -> String {
+        for c in &m.comments {
+            self.out.push_str(&format!("// {c}\n"));
+        }
+        let idx = if m.idx64 { "long long" } else { "int" };
+        self.out.push_str(&format!("typedef {idx} idx_t;\n"));
+        if self.dump {
+            let n = m.helpers.lines().count();
+            self.out.push_str(&format!("// [helpers: {n} lines]\n"));
+        } else {
+            self.out.push_str(&m.helpers);
+        }
+        for (i, f) in m.functions.iter().enumerate() {
+            if i > 0 {
+                self.out.push('\n');
+            }
+            self.function(f);
+        }
+        self.out
     }
-}
 
-fn stmt_to(out: &mut String, s: &Stmt, indent: usize) {
-    match s {
-        Stmt::Body(text) => {
-            for l in text.strip_suffix('\n').unwrap_or(text).split('\n') {
-                line(out, indent, l);
+    /// `extern "C" __global__ void [__launch_bounds__(…)] entry(params) { body }`.
+    fn function(&mut self, f: &Function) {
+        let bounds = match f.bounds {
+            None => String::new(),
+            Some(LaunchBounds {
+                threads,
+                min_blocks: None,
+            }) => format!("__launch_bounds__({threads}) "),
+            Some(LaunchBounds {
+                threads,
+                min_blocks: Some(b),
+            }) => format!("__launch_bounds__({threads}, {b}) "),
+        };
+        self.out.push_str(&format!(
+            "extern \"C\" __global__ void {bounds}{}(\n",
+            f.entry
+        ));
+        for (i, (ty, name)) in f.params.iter().enumerate() {
+            let last = i + 1 == f.params.len();
+            let sep = match (last, f.close_on_last) {
+                (false, _) => ",",
+                (true, true) => ")",
+                (true, false) => "",
+            };
+            self.out.push_str(&format!("{INDENT}{ty} {name}{sep}\n"));
+        }
+        if !f.close_on_last {
+            self.out.push_str(")\n");
+        }
+        self.out.push_str("{\n");
+        self.stmts(&f.body, 1);
+        self.out.push_str("}\n");
+    }
+
+    fn line(&mut self, indent: usize, s: &str) {
+        for _ in 0..indent {
+            self.out.push_str(INDENT);
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt], indent: usize) {
+        for s in stmts {
+            self.stmt(s, indent);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, indent: usize) {
+        match s {
+            Stmt::Body(text) => {
+                for l in text.strip_suffix('\n').unwrap_or(text).split('\n') {
+                    self.line(indent, l);
+                }
+            }
+            Stmt::Comment(c) => self.line(indent, &format!("// {c}")),
+            Stmt::Hook(h) if self.dump => self.line(indent, &format!("// [hook: {h:?}]")),
+            Stmt::Hook(_) => {}
+            Stmt::Scope(v) => self.braced(indent, "{", v, "}"),
+            Stmt::Once(v) => self.braced(indent, "do {", v, "} while (0);"),
+            Stmt::If(i) if !i.inline => self.if_(i, indent),
+            Stmt::If(If {
+                cond,
+                then,
+                els: Some(e),
+                inline: true,
+            }) => {
+                self.line(indent, &format!("if ({cond}) {}", one(then)));
+                self.line(indent, &format!("else {}", one(e)));
+            }
+            Stmt::Loop(l) => self.loop_(l, indent),
+            s => self.line(indent, &simple(s)),
+        }
+    }
+
+    /// `head`, `v` one level in, `tail`.
+    fn braced(&mut self, indent: usize, head: &str, v: &[Stmt], tail: &str) {
+        self.line(indent, head);
+        self.stmts(v, indent + 1);
+        self.line(indent, tail);
+    }
+
+    fn if_(&mut self, i: &If, indent: usize) {
+        self.line(indent, &format!("if ({}) {{", i.cond));
+        self.stmts(&i.then, indent + 1);
+        let mut els = i.els.as_deref();
+        while let Some(e) = els {
+            if let [Stmt::If(j)] = e
+                && !j.inline
+            {
+                self.line(indent, &format!("}} else if ({}) {{", j.cond));
+                self.stmts(&j.then, indent + 1);
+                els = j.els.as_deref();
+            } else {
+                self.line(indent, "} else {");
+                self.stmts(e, indent + 1);
+                els = None;
             }
         }
-        Stmt::Comment(c) => line(out, indent, &format!("// {c}")),
-        Stmt::Scope(v) => braced(out, indent, "{", v, "}"),
-        Stmt::Once(v) => braced(out, indent, "do {", v, "} while (0);"),
-        Stmt::If(i) if !i.inline => if_to(out, i, indent),
-        Stmt::If(If {
-            cond,
-            then,
-            els: Some(e),
-            inline: true,
-        }) => {
-            line(out, indent, &format!("if ({cond}) {}", one(then)));
-            line(out, indent, &format!("else {}", one(e)));
-        }
-        Stmt::Loop(l) => loop_to(out, l, indent),
-        s => line(out, indent, &simple(s)),
+        self.line(indent, "}");
     }
-}
 
-/// `head`, `v` one level in, `tail`.
-fn braced(out: &mut String, indent: usize, head: &str, v: &[Stmt], tail: &str) {
-    line(out, indent, head);
-    stmts_to(out, v, indent + 1);
-    line(out, indent, tail);
-}
-
-fn if_to(out: &mut String, i: &If, indent: usize) {
-    line(out, indent, &format!("if ({}) {{", i.cond));
-    stmts_to(out, &i.then, indent + 1);
-    let mut els = i.els.as_deref();
-    while let Some(e) = els {
-        if let [Stmt::If(j)] = e
-            && !j.inline
+    fn loop_(&mut self, l: &Loop, indent: usize) {
+        if self.dump
+            && let Some(role) = l.role.describe()
         {
-            line(out, indent, &format!("}} else if ({}) {{", j.cond));
-            stmts_to(out, &j.then, indent + 1);
-            els = j.els.as_deref();
-        } else {
-            line(out, indent, "} else {");
-            stmts_to(out, e, indent + 1);
-            els = None;
+            self.line(indent, &format!("// [loop: {role}]"));
         }
-    }
-    line(out, indent, "}");
-}
-
-fn loop_to(out: &mut String, l: &Loop, indent: usize) {
-    match l.unroll {
-        Some(Unroll::Full) => line(out, indent, "#pragma unroll"),
-        Some(Unroll::By(n)) => line(out, indent, &format!("#pragma unroll {n}")),
-        None => {}
-    }
-    let head = format!("for ({}; {}; {})", l.init, l.cond, l.step);
-    if l.inline {
-        line(out, indent, &format!("{head} {}", one(&l.body)));
-    } else {
-        braced(out, indent, &format!("{head} {{"), &l.body, "}");
+        match l.unroll {
+            Some(Unroll::Full) => self.line(indent, "#pragma unroll"),
+            Some(Unroll::By(n)) => self.line(indent, &format!("#pragma unroll {n}")),
+            None => {}
+        }
+        let head = format!("for ({}; {}; {})", l.init, l.cond, l.step);
+        if l.inline {
+            self.line(indent, &format!("{head} {}", one(&l.body)));
+        } else {
+            self.braced(indent, &format!("{head} {{"), &l.body, "}");
+        }
     }
 }
 
@@ -204,6 +241,7 @@ fn simple(s: &Stmt) -> String {
         Stmt::VMove { dst, src } => format!("mint_vmove({dst}, {src});"),
         Stmt::Body(_)
         | Stmt::Comment(_)
+        | Stmt::Hook(_)
         | Stmt::Scope(_)
         | Stmt::Once(_)
         | Stmt::If(_)

@@ -31,9 +31,8 @@ use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_b
 use crate::emit::names::c_ident;
 use crate::ir::*;
 use crate::kir::{AsyncCopy, Builder, Loop, LoopRole, Shared, Stmt, Unroll, Var};
-use crate::report::Report;
 use crate::target::Target;
-use crate::translation::{KernelSource, Translation};
+use crate::translation::KernelSource;
 use std::cell::Cell;
 
 struct Gen<'a> {
@@ -932,15 +931,15 @@ impl RefResolver for GlobalOnly<'_> {
     }
 }
 
-/// Translates `k` under `plan`: lowers it to the staged kernel's skeleton
-/// (`lower`) and makes the translation.
-pub fn emit(
+/// Lowers `k` under `plan` to the staged kernel's skeleton in the kernel IR
+/// ([`lower_body`]); `level` is the report's, for the header.
+pub(crate) fn lower(
     k: &Kernel,
     cfg: &LaunchConfig,
     plan: &Plan,
     target: &Target,
-    mut report: Report,
-) -> Translation {
+    level: &str,
+) -> KernelSource {
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = plan
         .arrays
@@ -976,39 +975,37 @@ pub fn emit(
     }
     let mut p = CPrinter::new(names, &refs);
     let mut b = Builder::new();
-    let smem_bytes = lower(&mut p, &mut b, &g, &refs, cfg);
+    let smem_bytes = lower_body(&mut p, &mut b, &g, &refs);
     let helpers = helpers_source(&p.helpers.borrow());
-    report.shared_bytes = smem_bytes;
     KernelSource {
         entry,
-        notes: notes(&g, &report),
+        notes: notes(&g, level),
         helpers,
         params,
         packed,
         body: b.finish(),
-        max_registers: None,
         dynamic_shared_bytes: smem_bytes,
         static_shared_bytes: 0,
         same_index: plan.same_index.clone(),
     }
-    .translation(k, cfg, target, report)
 }
 
 /// The staged kernel's skeleton: the tile origin and the thread's points, the shared
 /// planes, then the sliding window along z ([`window`]) or the one plane of each point
-/// ([`planes_once`]), and the reduction. Returns the dynamic shared memory's bytes.
-fn lower(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, cfg: &LaunchConfig) -> u32 {
+/// ([`planes_once`]), with a hook for the reduction's accumulator before them (the
+/// reduction's epilogue follows them: `crate::passes::reduction`). Returns the dynamic
+/// shared memory's bytes.
+fn lower_body(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs) -> u32 {
     let k = g.k;
-    let [by, bz] = cuda::block_yz(b, k);
+    let [by, bz] = cuda::block_yz(b);
     tile_points(b, g, by);
     let smem_bytes = shared_views(b, g);
-    cuda::reduction_acc(p, b, k);
+    cuda::accumulator(b, k);
     if k.nest.len() == 3 && g.plan.window {
         window(p, b, g, refs, bz);
     } else {
         planes_once(p, b, g, refs, bz);
     }
-    cuda::reduction_epilogue(p, b, k, cfg);
     smem_bytes
 }
 
@@ -1250,9 +1247,9 @@ fn planes_once(p: &mut CPrinter, b: &mut Builder, g: &Gen, refs: &OptRefs, bz: &
 
 /// The header's notes: the optimizations, each staged array's planes and halo, each
 /// register queue.
-fn notes(g: &Gen, report: &Report) -> Vec<String> {
+fn notes(g: &Gen, level: &str) -> Vec<String> {
     let k = g.k;
-    let mut notes = vec![format!("optimizations: {}", report.level)];
+    let mut notes = vec![format!("optimizations: {level}")];
     for (ai, s) in &g.shared {
         notes.push(format!(
             "shared: `{}` {} plane(s), halo -x{} +x{} -y{} +y{}{}",

@@ -21,13 +21,11 @@ pub mod skeleton;
 pub mod unroll;
 pub mod vector;
 
-use crate::analyzer::{self, Analysis, NearLimit};
+use crate::analyzer::{self, Analysis};
 use crate::baseline::config::LaunchConfig;
-use crate::diag::DiagResult;
 use crate::ir::Kernel;
 use crate::report::{ArrayReport, Report};
 use crate::target::Target;
-use crate::translation::Translation;
 pub use register::RegPlan;
 pub use shared::SharedPlan;
 
@@ -137,73 +135,11 @@ impl Plan {
     }
 }
 
-/// The report's note for a kernel given `roll_z` that has no z steps to roll. Every
-/// translation path that does not roll them adds it: `vector::emit` (no sliding window),
-/// [`optimize`] (not vectorized) and [`crate::translate::translate`] (not optimized).
-pub const ROLL_Z_NOT_APPLIED: &str = "roll_z not applied: it rolls the z steps of a `vectorize` kernel's sliding window (three parallel loops, chunksize z above 1)";
-
-/// Applies the optimizations `kernel.options` asks for. `None` means the baseline
-/// translation stands.
-///
-/// # Errors
-/// None today; the signature leaves room for optimizations that can reject a kernel.
-pub fn optimize(
-    kernel: &Kernel,
-    cfg: &LaunchConfig,
-    target: &Target,
-) -> DiagResult<Option<Translation>> {
-    let mut k = kernel.clone();
-    let mut notes = Vec::new();
-    if k.options.unroll {
-        let n = unroll::unroll(&mut k);
-        notes.push(format!(
-            "unroll: {n} short loop(s) unrolled, subscripts folded"
-        ));
-    }
-    let a = analyzer::analyze(&k, cfg, target, NearLimit::default());
-    let mut report = report(&k, cfg, &a);
-    report.notes.extend(notes);
-    if k.options.vectorize {
-        // with `pipeline` the vector path reads x and y neighbours from shared-memory
-        // rings where it can (`vector::ring`), and says why not where it cannot
-        match vector::emit(&k, cfg, target, report.clone()) {
-            Ok(t) => return Ok(Some(t)),
-            Err(why) => report.notes.push(format!(
-                "vectorize not applied: {why}; the other options apply{}",
-                if cfg.chunk[0] > 1 {
-                    format!(" with {} x points per thread", cfg.chunk[0])
-                } else {
-                    String::new()
-                }
-            )),
-        }
-    }
-    if k.options.roll_z {
-        report.notes.push(ROLL_Z_NOT_APPLIED.into());
-    }
-    if k.nest.len() < 2 || cfg.block[2] != 1 {
-        report.level = "baseline".into();
-        report.notes.push(if k.nest.len() < 2 {
-            "registers and shared memory need two or three parallel loops; translated at baseline".into()
-        } else {
-            format!(
-                "registers and shared memory need one thread along z (tile z = chunksize z, here {} and {}); translated at baseline",
-                cfg.tile[2], cfg.chunk[2]
-            )
-        });
-        return Ok(Some(crate::baseline::baseline(&k, cfg, target, report)));
-    }
-    let plan = build_plan(&k, cfg, target, &a, &mut report);
-    Ok(Some(chunk::emit(&k, cfg, &plan, target, report)))
-}
-
-fn build_plan(
-    k: &Kernel,
-    cfg: &LaunchConfig,
-    target: &Target,
-    a: &Analysis,
-    report: &mut Report,
-) -> Plan {
+/// The staged kernel's plan (thesis Sec. 5.3): for each array its shared planes and
+/// registers, and the `same_index` groups; each array's report says why
+/// (`report.arrays`). `pipeline` is off: [`crate::plan`] decides it
+/// ([`pipeline_stages`], [`pipeline_fits`]).
+pub fn stage(k: &Kernel, cfg: &LaunchConfig, a: &Analysis, report: &mut Report) -> Plan {
     let window = k.nest.len() == 3 && cfg.chunk[2] > 1;
     let mut arrays = Vec::new();
     for (i, p) in k.arrays.iter().enumerate() {
@@ -221,88 +157,78 @@ fn build_plan(
             ldg: !p.written,
         });
     }
-    let mut same_index: Vec<Vec<usize>> = Vec::new();
-    if k.options.same_index {
-        for (i, p) in k.arrays.iter().enumerate() {
-            if p.ndim < 2 {
-                continue;
-            }
-            let key = (p.ndim, p.elem.size_bytes());
-            match same_index
-                .iter_mut()
-                .find(|g| (k.arrays[g[0]].ndim, k.arrays[g[0]].elem.size_bytes()) == key)
-            {
-                Some(g) => g.push(i),
-                None => same_index.push(vec![i]),
-            }
-        }
-        same_index.retain(|g| g.len() > 1);
-        if !same_index.is_empty() {
-            report.notes.push(format!(
-                "same_index: {} group(s) of arrays share pitch and plane-stride variables",
-                same_index.len()
-            ));
-        }
-    }
-    let mut plan = Plan {
+    Plan {
         window,
         pipeline: false,
         arrays,
-        same_index,
-    };
-    if k.options.pipeline {
-        plan.pipeline = true;
-        let bytes: u32 = (0..k.arrays.len())
-            .map(|ai| {
-                plan.shared_bytes(ai, cfg.tile[0], cfg.tile[1], k.arrays[ai].elem.size_bytes())
-            })
-            .sum();
-        let why = if !window {
-            Some("it needs the sliding window (3-D, `chunksize` z above 1)".to_string())
-        } else if !plan.any_shared() {
-            Some("no array is staged in shared memory".to_string())
-        } else if let Some(a) = (0..k.arrays.len()).find(|&ai| {
-            plan.arrays[ai].shared.is_some() && !matches!(k.arrays[ai].elem.size_bytes(), 4 | 8)
-        }) {
-            Some(format!(
-                "`cp.async` copies 4- and 8-byte elements, `{}` has {}-byte ones",
-                k.arrays[a].name,
-                k.arrays[a].elem.size_bytes()
-            ))
-        } else if let Some(why) = no_cp_async(target) {
-            Some(why)
-        } else if bytes > target.shared_bytes_optin {
-            Some(format!(
-                "its rings of planes take {bytes} bytes of shared memory, the device allows {} per block",
-                target.shared_bytes_optin
-            ))
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            plan.pipeline = false;
-            report.notes.push(format!(
-                "pipeline not applied: {why}; planes are staged through registers"
-            ));
+        same_index: same_index(k),
+    }
+}
+
+/// With `same_index`, the groups of arrays (two or more of the same rank and element size)
+/// that share one set of pitch and plane-stride variables (thesis Sec. 5.9).
+fn same_index(k: &Kernel) -> Vec<Vec<usize>> {
+    let mut same_index: Vec<Vec<usize>> = Vec::new();
+    if !k.options.same_index {
+        return same_index;
+    }
+    for (i, p) in k.arrays.iter().enumerate() {
+        if p.ndim < 2 {
+            continue;
+        }
+        let key = (p.ndim, p.elem.size_bytes());
+        match same_index
+            .iter_mut()
+            .find(|g| (k.arrays[g[0]].ndim, k.arrays[g[0]].elem.size_bytes()) == key)
+        {
+            Some(g) => g.push(i),
+            None => same_index.push(vec![i]),
         }
     }
-    report.level = level(k, &plan);
-    plan
+    same_index.retain(|g| g.len() > 1);
+    same_index
 }
 
-/// Why `pipeline` cannot copy with `cp.async` on `target` (compute capability below
-/// [`crate::target::PIPELINE_MIN_CC`]), if it cannot: the shared-memory planes' reason and
-/// the vector path's rings' (`vector::ring::plan`).
-pub(crate) fn no_cp_async(target: &Target) -> Option<String> {
-    (target.compute_capability < crate::target::PIPELINE_MIN_CC).then(|| {
-        format!(
-            "`cp.async` needs compute capability 8.0, the device has {}.{}",
-            target.compute_capability.0, target.compute_capability.1
-        )
-    })
+/// What `pipeline` needs of the staged kernel before `cp.async` (the first part of
+/// [`crate::plan`]'s rule): staged arrays, of 4- or 8-byte elements.
+pub fn pipeline_stages(k: &Kernel, plan: &Plan) -> Result<(), String> {
+    if !plan.any_shared() {
+        return Err("no array is staged in shared memory".to_string());
+    }
+    if let Some(a) = (0..k.arrays.len()).find(|&ai| {
+        plan.arrays[ai].shared.is_some() && !matches!(k.arrays[ai].elem.size_bytes(), 4 | 8)
+    }) {
+        return Err(format!(
+            "`cp.async` copies 4- and 8-byte elements, `{}` has {}-byte ones",
+            k.arrays[a].name,
+            k.arrays[a].elem.size_bytes()
+        ));
+    }
+    Ok(())
 }
 
-fn level(k: &Kernel, plan: &Plan) -> String {
+/// Whether the staged kernel's rings fit the shared memory a block may opt into (the last
+/// part of [`crate::plan`]'s rule for `pipeline`); `plan` has `pipeline` on.
+pub fn pipeline_fits(
+    k: &Kernel,
+    cfg: &LaunchConfig,
+    target: &Target,
+    plan: &Plan,
+) -> Result<(), String> {
+    let bytes: u32 = (0..k.arrays.len())
+        .map(|ai| plan.shared_bytes(ai, cfg.tile[0], cfg.tile[1], k.arrays[ai].elem.size_bytes()))
+        .sum();
+    if bytes > target.shared_bytes_optin {
+        return Err(format!(
+            "its rings of planes take {bytes} bytes of shared memory, the device allows {} per block",
+            target.shared_bytes_optin
+        ));
+    }
+    Ok(())
+}
+
+/// The report's level of a staged kernel: what it stages and how.
+pub fn level(k: &Kernel, plan: &Plan) -> String {
     let mut parts = Vec::new();
     if plan.any_shared() {
         parts.push("shared");
@@ -379,8 +305,9 @@ fn why(
     w.join("; ")
 }
 
-/// The report of an optimized kernel (before the plan fills in decisions).
-fn report(k: &Kernel, cfg: &LaunchConfig, a: &Analysis) -> Report {
+/// The report of an optimized kernel (before the plan fills in decisions), with the
+/// analysis's note on shareable references.
+pub fn report(k: &Kernel, cfg: &LaunchConfig, a: &Analysis) -> Report {
     let (sh, tot) = a.shareable_refs();
     let mut r = Report::baseline(k, cfg);
     r.shared_slots = a.slots;

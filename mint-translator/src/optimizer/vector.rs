@@ -62,7 +62,7 @@ use crate::ir::*;
 use crate::kir::{Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore, Var};
 use crate::report::Report;
 use crate::target::{GUARD_BYTES, Target};
-use crate::translation::{KernelSource, Translation};
+use crate::translation::KernelSource;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -98,8 +98,79 @@ impl ArrayVec {
     }
 }
 
+/// The vector path's plan of a kernel: its lanes, whether it walks a sliding window along
+/// z, how each array is accessed, and the shared-memory rings of `pipeline`
+/// (`VectorPlan::rings`, which [`crate::plan`] decides).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VectorPlan {
+    /// Elements per 16-byte vector (the lanes).
+    v: u32,
+    /// The sliding window along z (three parallel loops, `chunksize` z above 1).
+    window: bool,
+    /// Index-aligned with the kernel's arrays.
+    arrays: Vec<ArrayVec>,
+    /// The `pipeline` rings of the read-only arrays; empty without `pipeline` or where it
+    /// does not apply.
+    rings: Vec<ring::Ring>,
+}
+
+impl VectorPlan {
+    /// Whether each thread walks a sliding window along z (its z steps are what `roll_z`
+    /// rolls).
+    pub fn window(&self) -> bool {
+        self.window
+    }
+
+    /// The `pipeline` rings of `k`'s read-only arrays, or why there are none: what
+    /// [`crate::plan`]'s rule for `pipeline` asks of the vector path after the sliding
+    /// window and `cp.async` (`ring::fit`). The rings' shape is decided here, before
+    /// lowering, because the lowering builds the ring path from it.
+    pub(crate) fn ring_fit(
+        &self,
+        k: &Kernel,
+        cfg: &LaunchConfig,
+        target: &Target,
+    ) -> Result<Vec<ring::Ring>, String> {
+        ring::fit(k, cfg, target, &self.arrays, self.v)
+    }
+
+    /// With `pipeline` applied: the rings the lowering builds.
+    pub(crate) fn set_rings(&mut self, rings: Vec<ring::Ring>) {
+        self.rings = rings;
+    }
+
+    /// 16-byte loads per thread and z step, all arrays.
+    pub fn loads(&self) -> i64 {
+        self.arrays.iter().map(loads_per_step).sum()
+    }
+
+    /// The x points of a thread: the lanes times its y rows (`chunksize` y).
+    pub fn points(&self, cfg: &LaunchConfig) -> i64 {
+        self.v as i64 * cfg.chunk[1] as i64
+    }
+}
+
+pub(crate) use ring::stages as ring_stages;
+
+/// The vector path's plan of `k` (`pipeline`'s rings not yet decided), or why the kernel
+/// cannot be vectorized.
+///
+/// # Errors
+/// A message for the report when the kernel does not qualify: fewer than two parallel
+/// loops, a reduction, mixed or unsupported element sizes, or a written array referenced
+/// off its center point.
+pub fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<VectorPlan, String> {
+    let (v, window, arrays) = arrays(k, cfg)?;
+    Ok(VectorPlan {
+        v,
+        window,
+        arrays,
+        rings: Vec::new(),
+    })
+}
+
 /// The per-array plan, or why the kernel cannot be vectorized.
-fn plan(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), String> {
+fn arrays(k: &Kernel, cfg: &LaunchConfig) -> Result<(u32, bool, Vec<ArrayVec>), String> {
     let n = k.nest.len();
     let v = vector_width(k).ok_or_else(|| {
         if n < 2 {
@@ -677,7 +748,7 @@ fn edge_path(
     match &nm.z {
         Some(z) => {
             let l = Loop::new(
-                LoopRole::ZWindow,
+                LoopRole::Planes,
                 format!("idx_t {z} = mint_z0"),
                 format!("{z} < mint_z_end"),
                 format!("++{z}"),
@@ -904,36 +975,22 @@ struct Lowering<'a> {
     nm: Names3,
     /// Elements per 16-byte vector (the lanes).
     v: u32,
-    /// The sliding window along z (`chunksize` z above 1), its z steps rolled (`roll_z`).
+    /// The sliding window along z (`chunksize` z above 1).
     window: bool,
-    rolled: bool,
     rings: &'a [ring::Ring],
 }
 
-/// Translates `k` with vectorized x, or says why it cannot.
-///
-/// # Errors
-/// A message for the report when the kernel does not qualify: fewer than two parallel
-/// loops, a reduction, mixed or unsupported element sizes, or a written array referenced
-/// off its center point.
-pub fn emit(
+/// Lowers `k` under the vector path's plan `vp` to the kernel IR: the thread's first
+/// point, the alignment test, then the ring path (`ring::body`) or the vector path with
+/// its edge path. `level` is the report's, for the header.
+pub(crate) fn lower(
     k: &Kernel,
     cfg: &LaunchConfig,
     target: &Target,
-    mut report: Report,
-) -> Result<Translation, String> {
-    let (v, window, arrays) = plan(k, cfg)?;
-    // `pipeline`: the x and y neighbours from shared-memory rings
-    let rings = if k.options.pipeline {
-        ring::plan(k, cfg, target, &arrays, v, window).unwrap_or_else(|why| {
-            report.notes.push(format!(
-                "pipeline not applied: {why}; the vector path reads device memory"
-            ));
-            Vec::new()
-        })
-    } else {
-        Vec::new()
-    };
+    vp: &VectorPlan,
+    level: &str,
+) -> KernelSource {
+    let (v, arrays, rings) = (vp.v, &vp.arrays, &vp.rings);
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = arrays
         .iter()
@@ -943,58 +1000,58 @@ pub fn emit(
     let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
     let refs = VecRefs {
         k,
-        arrays: &arrays,
+        arrays,
         v: v as i64,
         lane: Cell::new(0),
         cy: cfg.chunk[1] as i64,
         ylane: Cell::new(0),
         direct: Cell::new(false),
     };
-    let mut p = CPrinter::new(names(k, &params, &packed, &rings), &refs);
+    let mut p = CPrinter::new(names(k, &params, &packed, rings), &refs);
     let x = Lowering {
         k,
         cfg,
-        arrays: &arrays,
+        arrays,
         refs: &refs,
         nm: names3(&p, k, refs.cy),
         v,
-        window,
-        // `roll_z` applies to the window's z-step loop only
-        rolled: k.options.roll_z && window,
-        rings: &rings,
+        window: vp.window,
+        rings,
     };
     let mut b = Builder::new();
-    lower(&mut p, &mut b, &x);
+    lower_body(&mut p, &mut b, &x);
     let helpers = format!(
         "{}{}{}",
-        vector_helpers(&vector_types(k, &arrays)),
+        vector_helpers(&vector_types(k, arrays)),
         if rings.is_empty() { "" } else { RING_HELPERS },
         helpers_source(&p.helpers.borrow())
     );
-    let ring_bytes: usize = rings
-        .iter()
-        .map(|g| g.bytes(k.arrays[g.ai].elem.size_bytes() as usize))
-        .sum();
-    let loads = report_arrays(&mut report, &x);
-    report_level(&mut report, &x, loads);
     let notes = vec![
-        format!("optimizations: {}", report.level),
-        format!("vector width {v}; {loads} 16-byte loads per thread and step"),
+        format!("optimizations: {level}"),
+        format!(
+            "vector width {v}; {} 16-byte loads per thread and step",
+            vp.loads()
+        ),
     ];
-    report.shared_bytes = ring_bytes as u32;
-    Ok(KernelSource {
+    KernelSource {
         entry,
         notes,
         helpers,
         params,
         packed,
         body: b.finish(),
-        max_registers: Some(target.max_registers),
         dynamic_shared_bytes: 0,
-        static_shared_bytes: ring_bytes as u32,
+        static_shared_bytes: ring_bytes(k, rings) as u32,
         same_index: Vec::new(),
     }
-    .translation(k, cfg, target, report))
+}
+
+/// Bytes of shared memory of the rings.
+fn ring_bytes(k: &Kernel, rings: &[ring::Ring]) -> usize {
+    rings
+        .iter()
+        .map(|g| g.bytes(k.arrays[g.ai].elem.size_bytes() as usize))
+        .sum()
 }
 
 /// The names every vectorized kernel reserves, and those of the ring path.
@@ -1052,8 +1109,8 @@ fn names3(p: &CPrinter, k: &Kernel, cy: i64) -> Names3 {
 
 /// The vector path's skeleton: the thread's first point, the alignment test, then the
 /// ring path (`ring::body`) or the vector path with its edge path ([`vector_path`]).
-fn lower(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
-    let [by, bz] = cuda::block_yz(b, x.k);
+fn lower_body(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
+    let [by, bz] = cuda::block_yz(b);
     thread_origin(b, x, by, bz);
     aligned(p, b, x);
     if x.rings.is_empty() {
@@ -1184,9 +1241,7 @@ fn vector_steps(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
     } else {
         (Vec::new(), 0)
     };
-    let unroll = if x.rolled {
-        Some(Unroll::By(1))
-    } else if cz <= UNROLL_Z {
+    let unroll = if cz <= UNROLL_Z {
         Some(Unroll::Full)
     } else {
         None
@@ -1206,17 +1261,15 @@ fn vector_steps(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
     });
 }
 
-/// The report's words for each array; returns the 16-byte loads per thread and step.
-fn report_arrays(report: &mut Report, x: &Lowering) -> i64 {
-    let (k, v) = (x.k, x.v);
-    let mut loads = 0;
-    for (ai, av) in x.arrays.iter().enumerate() {
-        let ring = x.rings.iter().find(|r| r.ai == ai);
+/// The report's words for each array of `k` under `vp`.
+pub fn report(report: &mut Report, k: &Kernel, vp: &VectorPlan) {
+    let v = vp.v;
+    for (ai, av) in vp.arrays.iter().enumerate() {
+        let ring = vp.rings.iter().find(|r| r.ai == ai);
         let r = &mut report.arrays[ai];
         r.shared_planes = ring.map_or(0, |g| g.slots() as u32);
         r.register = av.written || !av.queues.is_empty();
         let vectors = loads_per_step(av);
-        loads += vectors;
         r.why = if av.written {
             format!(
                 "vectorized: center in {v} registers{}, one 16-byte store per thread and step",
@@ -1247,39 +1300,25 @@ fn report_arrays(report: &mut Report, x: &Lowering) -> i64 {
             )
         };
     }
-    loads
 }
 
-/// The report's level and notes of a vectorized kernel.
-fn report_level(report: &mut Report, x: &Lowering, loads: i64) {
-    let (k, v) = (x.k, x.v);
-    report.level = format!(
-        "vectorize ({v} x points per thread, 16-byte loads){}{}{}",
-        match (x.window, x.rolled) {
+/// The report's level of a vectorized kernel, its z steps rolled where `rolled`.
+pub fn level(k: &Kernel, vp: &VectorPlan, rolled: bool) -> String {
+    format!(
+        "vectorize ({} x points per thread, 16-byte loads){}{}{}",
+        vp.v,
+        match (vp.window, rolled) {
             (true, false) => " + sliding window along z (register queue)",
             (true, true) => " + sliding window along z (register queue, z steps rolled)",
             (false, _) => "",
         },
-        if x.rings.is_empty() {
+        if vp.rings.is_empty() {
             ""
         } else {
             " + pipeline (x/y neighbours from shared-memory rings, cp.async)"
         },
         if k.options.unroll { " + unroll" } else { "" }
-    );
-    report.notes.push(format!(
-        "vectorize: {loads} 16-byte load(s) per thread and step for {} points",
-        v as i64 * x.refs.cy
-    ));
-    if k.options.roll_z && !x.rolled {
-        report.notes.push(super::ROLL_Z_NOT_APPLIED.into());
-    }
-    if k.options.shared > 0 || k.options.register {
-        report.notes.push(
-            "vectorize replaces `shared` and `register`: rows live in registers as 16-byte vectors"
-                .into(),
-        );
-    }
+    )
 }
 
 #[cfg(test)]

@@ -131,29 +131,30 @@ impl Ring {
     }
 }
 
-/// The rings of `k`'s read-only arrays, or why `pipeline` does not apply to the vector
-/// path.
-pub fn plan(
-    k: &Kernel,
-    cfg: &LaunchConfig,
-    target: &Target,
-    arrays: &[ArrayVec],
-    v: u32,
-    window: bool,
-) -> Result<Vec<Ring>, String> {
-    if !window {
-        return Err("it needs the sliding window (3-D, `chunksize` z above 1)".into());
-    }
-    let cy = cfg.chunk[1];
+/// What `pipeline` needs of the vector path before `cp.async` (the part of
+/// [`crate::plan`]'s rule after the sliding window): one thread along z.
+pub fn stages(cfg: &LaunchConfig) -> Result<(), String> {
     if cfg.tile[2] != cfg.chunk[2] {
         return Err(format!(
             "the ring path needs one thread along z (`tile` z {} = `chunksize` z {})",
             cfg.tile[2], cfg.chunk[2]
         ));
     }
-    if let Some(why) = crate::optimizer::no_cp_async(target) {
-        return Err(why);
-    }
+    Ok(())
+}
+
+/// The rings of `k`'s read-only arrays, or why there are none (the last part of
+/// [`crate::plan`]'s rule for `pipeline` on the vector path): each array's row vectors off
+/// its z queues at the step's own plane, and the rings within the static shared memory of
+/// a block.
+pub(super) fn fit(
+    k: &Kernel,
+    cfg: &LaunchConfig,
+    target: &Target,
+    arrays: &[ArrayVec],
+    v: u32,
+) -> Result<Vec<Ring>, String> {
+    let cy = cfg.chunk[1];
     let mut rings = Vec::new();
     for (ai, av) in arrays.iter().enumerate() {
         if av.written || av.rows.is_empty() {
@@ -354,7 +355,7 @@ fn ring_steps(p: &mut CPrinter, b: &mut Builder, x: &Lowering) {
         format!("mint_s < {}", x.cfg.chunk[2]),
         "++mint_s",
     )
-    .unroll(Some(Unroll::By(if x.rolled { 1 } else { UNROLL_Z })));
+    .unroll(Some(Unroll::By(UNROLL_Z)));
     b.for_(l, |b| ring_step(p, b, x, &lead, ahead));
 }
 
