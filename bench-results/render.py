@@ -120,8 +120,8 @@ def summary(files):
 
 
 def cpu_summary(files):
-    """One sentence: Mint's CPU backend against the Rust and C peers."""
-    for name, d in files:
+    """One sentence: Mint's CPU backend against the Rust and C peers, from the latest run."""
+    for name, d in sorted(files, key=lambda f: f[1].get("date", ""), reverse=True):
         rows = [r for r in d.get("cpu", []) if r.get("peers") and r.get("mint_over_rust")]
         if not rows:
             continue
