@@ -11,6 +11,7 @@
 
 mod clauses;
 mod device;
+mod directives;
 mod faces;
 mod hostty;
 mod lower;

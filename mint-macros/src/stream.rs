@@ -9,7 +9,7 @@
 //! touches no array on the device. This module checks that order on the body's
 //! statements and counts the copies back, which the runtime waits for.
 
-use crate::region::{CopyArgs, Directive, directive, is_mem_swap, macro_name};
+use crate::directives::{CopyArgs, Directive, directive, is_mem_swap, macro_name};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
