@@ -6,31 +6,35 @@
 //! interior-aligned rows, transfers, launches and reductions, and the CPU backend's
 //! helpers. Users reach it through the `mint` crate.
 
-pub mod array;
-pub mod bandwidth;
+// The runtime's public modules are those the facade (`mint`) shows as modules, each
+// exposing only what users and the generated code name; every other module is internal,
+// its public items re-exported below by name.
+mod array;
+mod bandwidth;
 pub mod cpu;
-pub mod decomp;
-pub mod device;
-pub mod error;
+mod decomp;
+mod device;
+mod error;
 mod flag;
 pub mod graph;
-pub mod host;
-pub mod jit;
+mod host;
+mod jit;
 pub mod launch;
 pub mod memcap;
 pub mod nccl;
 pub mod overlap;
 pub mod pinned;
 pub mod ranks;
-pub mod raw;
-pub mod region;
+mod raw;
+mod region;
 pub mod slab;
-pub mod split;
-pub mod stats;
+mod split;
+mod stats;
 pub mod stream;
 pub mod transfer;
 pub mod tune;
 
+pub use bandwidth::{HostMemory, copy_bandwidth, host_copy_bandwidth};
 pub use device::{
     Backend, Device, Gpu, GpuList, backend, cuda_available, cuda_device_count, cuda_required,
     with_device,
@@ -46,6 +50,7 @@ pub use launch::{
 pub use mint_translator;
 pub use mint_translator::Target;
 pub use mint_translator::ir::RedOp;
+pub use raw::{RawArg, RawArray, RawKernel};
 pub use region::{ArrayInfo, Region, RegionInfo, set_sync_each_launch, sync_each_launch};
 pub use split::{
     Decomposition, check_reads, decomposition, override_ghost_planes, set_check_reads,

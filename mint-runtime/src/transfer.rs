@@ -83,7 +83,7 @@ pub fn set_ring(r: Ring) {
 
 /// One device's ring of page-locked staging buffers and the events that say when the
 /// DMA engine is done with each.
-pub struct Staging {
+pub(crate) struct Staging {
     ring: Ring,
     ctx: Arc<CudaContext>,
     slots: Vec<(*mut u8, sys::CUevent)>,
@@ -140,7 +140,7 @@ impl Drop for Staging {
 /// A copy between a standard-layout host buffer (rows of `row_bytes`, back to back) and
 /// a device buffer whose rows are `pitch` bytes apart.
 #[derive(Clone, Copy, Debug)]
-pub struct Rows {
+pub(crate) struct Rows {
     pub host: *mut u8,
     pub dev: sys::CUdeviceptr,
     pub rows: usize,
@@ -151,7 +151,7 @@ pub struct Rows {
 
 /// Which way a copy goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
+pub(crate) enum Direction {
     ToDevice,
     ToHost,
 }
@@ -325,7 +325,7 @@ fn stream_copy(dst: &mut [u8], src: &[u8]) {
 /// [`Direction::ToDevice`], written for [`Direction::ToHost`]) and not aliased by
 /// anything else for the duration; `r.dev` must be a device allocation of `gpu` holding
 /// `r.rows` rows of `r.pitch` bytes.
-pub unsafe fn copy(gpu: &Gpu, dir: Direction, r: Rows) -> Result<(), DriverError> {
+pub(crate) unsafe fn copy(gpu: &Gpu, dir: Direction, r: Rows) -> Result<(), DriverError> {
     let total = r.rows * r.row_bytes;
     if total == 0 {
         return Ok(());
