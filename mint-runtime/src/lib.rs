@@ -15,6 +15,7 @@ pub mod cpu;
 mod decomp;
 mod device;
 mod error;
+mod exec;
 mod flag;
 pub mod graph;
 mod host;
@@ -27,12 +28,15 @@ pub mod pinned;
 pub mod ranks;
 mod raw;
 mod region;
+mod site;
 pub mod slab;
 mod split;
+mod staging;
 mod stats;
 pub mod stream;
 pub mod transfer;
 pub mod tune;
+mod variant;
 
 pub use bandwidth::{HostMemory, copy_bandwidth, host_copy_bandwidth};
 pub use device::{
@@ -43,15 +47,15 @@ pub use error::{Error, Result};
 pub use host::{Element, HostArray, HostArrayMut, Real, ScalarValue};
 pub use inventory;
 pub use jit::{JitStats, compile_only, jit_stats, nvrtc_available};
-pub use launch::{
-    DeviceFnSite, KernelAttrs, KernelSite, LaunchArgs, SiteRef, clause_values, kernel_sites,
-    register_site,
-};
 pub use mint_translator;
 pub use mint_translator::Target;
 pub use mint_translator::ir::RedOp;
 pub use raw::{RawArg, RawArray, RawKernel};
-pub use region::{ArrayInfo, Region, RegionInfo, set_sync_each_launch, sync_each_launch};
+pub use region::{Region, set_sync_each_launch, sync_each_launch};
+pub use site::{
+    ArrayInfo, DeviceFnSite, KernelAttrs, KernelSite, LaunchArgs, RegionInfo, SiteRef, StreamSpec,
+    clause_values, kernel_sites, register_site,
+};
 pub use split::{
     Decomposition, check_reads, decomposition, override_ghost_planes, set_check_reads,
 };
@@ -59,7 +63,6 @@ pub use stats::{
     KernelStats, TransferStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing,
     transfer_stats,
 };
-pub use stream::StreamSpec;
 
 /// A kernel scalar argument of exactly type `T` (the macros use the type they inferred,
 /// so a wrong inference is a compile error, not a wrong answer).

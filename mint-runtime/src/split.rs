@@ -11,14 +11,14 @@
 //! kernel runs) is [`crate::decomp`]'s; this module only moves bytes and launches.
 
 use crate::array::DeviceArray;
-use crate::cpu::{CpuDev, DevSplit, PartView, Reducible, SlabFault, SlabInfo};
+use crate::cpu::{CpuDev, DevSplit, PartView, SlabFault, SlabInfo};
 use crate::decomp::{self, KernelPlan, Mode, Slabs};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
+use crate::exec::{LaunchCtx, OwnerArgs};
 use crate::host::ScalarValue;
-use crate::host::{Element, RawArray};
-use crate::launch::{KernelSite, LaunchArgs, LaunchCtx, OwnerArgs};
-use crate::region::RegionInfo;
+use crate::host::{Element, RawArray, Reducible};
+use crate::site::{KernelSite, LaunchArgs, RegionInfo};
 use cudarc::driver::sys;
 use mint_translator::analyzer::slabs::Slow;
 use mint_translator::ir::{RedOp, ScalarTy};
@@ -260,7 +260,7 @@ fn rank_of(d: usize, per_rank: usize) -> usize {
 
 /// The region's kernels, for the decomposition: every kernel site that names `info`.
 fn region_kernels(info: &'static RegionInfo) -> Vec<&'static KernelSite> {
-    crate::launch::kernel_sites()
+    crate::site::kernel_sites()
         .filter(|s| s.region.is_some_and(|r| std::ptr::eq(r, info)))
         .collect()
 }
@@ -441,7 +441,7 @@ pub struct Decomposition {
 /// [`Error::Translate`] when no region of the program has that name, or a kernel's IR
 /// cannot be read or inlined.
 pub fn decomposition(region: &str) -> Result<Decomposition> {
-    let info = crate::launch::kernel_sites()
+    let info = crate::site::kernel_sites()
         .filter_map(|s| s.region)
         .find(|r| r.name == region || format!("{}::{}", r.file, r.name) == region)
         .ok_or_else(|| Error::Translate {
@@ -1305,7 +1305,7 @@ impl Split {
                     (a.name, a.slabs.is_some(), a.stale)
                 })
                 .collect();
-            crate::stream::check_kernel(self.info, site, &plan, &arrays)?;
+            crate::stream::check::check_kernel(self.info, site, &plan, &arrays)?;
         }
         for (i, &slot) in slots.iter().enumerate() {
             if !plan.reads_ghosts[i] {
@@ -1601,7 +1601,7 @@ impl Split {
         Ok(match (values.first(), reduction) {
             (None, _) => None,
             (Some(v), _) if plan.mode == Mode::Everywhere => Some(*v),
-            (Some(_), Some(r)) => Some(crate::launch::combine_values(r.op, &values)),
+            (Some(_), Some(r)) => Some(crate::exec::combine_values(r.op, &values)),
             (Some(v), None) => Some(*v),
         })
     }
@@ -1777,7 +1777,7 @@ impl Split {
                                 bounds: &b,
                                 ..*args
                             };
-                            crate::launch::launch_as(&mut cx, site, &a, true, configs[i], false)?;
+                            crate::exec::launch_as(&mut cx, site, &a, true, configs[i], false)?;
                         }
                         marks.push(crate::overlap::Halos::record(g.stream.cu_stream(), d)?);
                     }
@@ -1787,7 +1787,7 @@ impl Split {
                             bounds: &b,
                             ..*args
                         };
-                        values.push(crate::launch::launch_as(
+                        values.push(crate::exec::launch_as(
                             &mut cx, site, &a, true, configs[i], true,
                         )?);
                     }
@@ -1865,7 +1865,7 @@ impl Split {
                 write: !split_read,
                 read_at: (word(2) >= 0 && !split_read).then(|| word(2) as usize),
             };
-            first = Some(match fault_error(&fault, site) {
+            first = Some(match crate::cpu::fault_error(&fault, site) {
                 Error::OutsideSlab {
                     array,
                     kernel,
@@ -1939,37 +1939,6 @@ fn launch_error(site: &KernelSite, e: Error) -> Error {
             message,
         },
         other => other,
-    }
-}
-
-pub(crate) fn fault_error(f: &SlabFault, site: &KernelSite) -> Error {
-    let message = if f.write {
-        format!(
-            "device {} must write {} (it owns planes {}..{}), but the statement computing it reads plane {}, outside the planes {}..{} the device holds; a kernel that is not split may reach only as far from its first distributed reference as the region's ghost planes",
-            f.device,
-            if f.index.is_empty() {
-                "the iteration's reduction value".to_string()
-            } else {
-                format!("index {:?}", f.index)
-            },
-            f.owned.0,
-            f.owned.1,
-            f.read_at.map_or("?".to_string(), |p| p.to_string()),
-            f.held.0,
-            f.held.1
-        )
-    } else {
-        format!(
-            "it reads index {:?}, outside the planes {}..{} device {} holds (it owns {}..{})",
-            f.index, f.held.0, f.held.1, f.device, f.owned.0, f.owned.1
-        )
-    };
-    Error::OutsideSlab {
-        array: f.array.into(),
-        kernel: site.name.into(),
-        index: f.index.clone(),
-        device: f.device,
-        message: format!("{message} (the loop nest at {})", site.location()),
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! In a streamed region `copy!(x, to_device)` records the host array and each kernel
 //! launch is recorded. At the last `copy!(.., from_device)` the region runs: its
-//! distributed arrays (those the multi-device decomposition of [`crate::decomp`] would
+//! distributed arrays (those the multi-device decomposition of `decomp` would
 //! split: same rank and slowest extent, indexed along z by the outermost parallel index)
 //! are cut into slabs of planes along the slowest axis, each with the region's ghost
 //! planes on both sides; replicated arrays are copied to the device once. Slab after
@@ -33,36 +33,29 @@
 //! and the array, before any byte moves.
 //!
 //! On the CPU backend a streamed region runs as that many emulated devices
-//! ([`crate::split`], one slab each), with the same checks, so CI tests the slabs, the
+//! (`split`, one slab each), with the same checks, so CI tests the slabs, the
 //! ghost planes and the clipped loops.
 
+pub(crate) mod check;
 mod model;
 mod pins;
 mod pipeline;
 
+use check::{check_kernel, stream_error};
 pub use model::{Costs, Stage, best_slabs, model_seconds};
 use pipeline::Pipeline;
 
 use crate::array::planes_alloc_bytes;
-use crate::decomp::{self, KernelPlan, Mode, Slabs};
+use crate::decomp::{self, Slabs};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::host::{RawArray, ScalarValue};
-use crate::launch::{KernelSite, LaunchArgs};
-use crate::region::RegionInfo;
+pub use crate::site::StreamSpec;
+use crate::site::{KernelSite, LaunchArgs, RegionInfo};
 use crate::split::{Layout, PREFETCH_PLANES, Split};
 use mint_translator::ir::ScalarTy;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-/// `#[mint::parallel(stream)]` as the macro describes it.
-#[derive(Debug)]
-pub struct StreamSpec {
-    /// Slabs asked for with `stream = N`; 0 lets the model choose.
-    pub slabs: u32,
-    /// The region's `copy!(.., from_device)`s: the slabs run at the last one.
-    pub outputs: u32,
-}
 
 /// Buffer sets on the device: copy-in, compute and copy-out of three slabs at once.
 pub const BUFFERS: usize = 3;
@@ -259,71 +252,6 @@ impl Streamer {
         self.outputs.push((slot, h));
         Ok(self.outputs.len() >= self.spec.outputs as usize)
     }
-}
-
-fn stream_error(info: &RegionInfo, message: String) -> Error {
-    Error::Stream {
-        region: info.name.into(),
-        message,
-    }
-}
-
-/// Checks that `site`, planned as `plan`, can run slab by slab. `arrays[i]` is the
-/// kernel's array `i`: its name, whether it is distributed, and whether a kernel of the
-/// region has written it.
-///
-/// # Errors
-/// [`Error::Stream`] naming the kernel and the array.
-pub(crate) fn check_kernel(
-    info: &RegionInfo,
-    site: &'static KernelSite,
-    plan: &KernelPlan,
-    arrays: &[(&str, bool, bool)],
-) -> Result<()> {
-    let at = site.location();
-    match plan.mode {
-        Mode::Split { .. } => {}
-        Mode::Owner => {
-            return Err(stream_error(
-                info,
-                format!(
-                    "kernel {} at {at} would run under owner-computes ({}); a streamed kernel must write its distributed arrays at z + c of its outermost parallel index",
-                    site.name,
-                    plan.why.as_deref().unwrap_or("")
-                ),
-            ));
-        }
-        Mode::Everywhere => {
-            return Err(stream_error(
-                info,
-                format!(
-                    "kernel {} at {at} touches no array the slabs split (see MINT_REPORT=1 for why each is replicated)",
-                    site.name
-                ),
-            ));
-        }
-    }
-    for (i, &(name, dist, written)) in arrays.iter().enumerate() {
-        if plan.writes[i] && !dist {
-            return Err(stream_error(
-                info,
-                format!(
-                    "kernel {} at {at} writes `{name}`, which is replicated (MINT_REPORT=1 says why); a streamed kernel writes only arrays the slabs split",
-                    site.name
-                ),
-            ));
-        }
-        if plan.reads_ghosts[i] && (written || plan.writes[i]) {
-            return Err(stream_error(
-                info,
-                format!(
-                    "kernel {} at {at} reads `{name}` beyond the planes it writes, and a kernel of the region writes `{name}`: slabs would need each other's results (a halo exchange); split the region, or drop `stream`",
-                    site.name
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The region's distributed arrays: per slot, `Some(true)` distributed, `Some(false)`
