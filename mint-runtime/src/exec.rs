@@ -10,17 +10,18 @@ use crate::error::{Error, Result};
 use crate::host::{Reducible, ScalarValue};
 use crate::jit;
 use crate::raw::{STACK_PARAMS, enqueue_words};
-use crate::site::{Bound, DevBuf, KernelSite, LaunchArgs, VariantKey};
+use crate::site::{Bound, Buffers, DevBuf, KernelSite, LaunchArgs, Variant, VariantKey};
 use crate::stats;
 use crate::variant::{
     compile_variant, launch_err, load_variant, param_limit, raised_cap, register_cap,
     report_variant, target_of, variant,
 };
+use cudarc::driver::CudaFunction;
 use cudarc::driver::result as drv;
 use cudarc::driver::sys;
 use mint_translator::Translation;
 use mint_translator::emit::ParamKind;
-use mint_translator::ir::ScalarTy;
+use mint_translator::ir::{Kernel, ScalarTy};
 use mint_translator::passes::reduction::FINISH_THREADS;
 use mint_translator::tune::{Candidate, Space};
 use std::sync::Arc;
@@ -315,18 +316,89 @@ pub(crate) fn launch_as(
     let (mut arrays, mut key) = launch_key(cx, site, args)?;
     key.config = config;
     let idx64 = key.idx64;
-    let n_user_scalars = args.scalars.len();
     let v = variant(site, &gpu, key)?;
     if let Some(o) = &cx.owner {
         arrays.push(o.fault);
     }
-    let scalar = |i: usize| -> ScalarValue {
-        match &cx.owner {
-            Some(o) if i >= n_user_scalars => o.scalars[i - n_user_scalars],
-            _ => args.scalars[i],
-        }
-    };
     let t = &v.t;
+    check_arrays(site, t, &arrays)?;
+    // at most three parallel loops
+    let mut extent_buf = [0i64; 3];
+    for (e, &(lo, hi)) in extent_buf.iter_mut().zip(args.bounds) {
+        *e = hi - lo;
+    }
+    let extents = &extent_buf[..args.bounds.len().min(3)];
+    let grid = t.config.grid(extents);
+    let red = t.reduction.as_ref();
+    if counted {
+        stats::record_launch(site.qualified(), || site.location());
+    }
+    if grid.contains(&0) {
+        // An empty iteration space: nothing runs; a reduction yields its identity.
+        return Ok(red.map(|r| identity_value(r.op, r.ty)));
+    }
+    check_grid(site, &grid, &gpu)?;
+    let blocks: u64 = grid.iter().product();
+    let timing = cx.timing && stats::timing_enabled();
+    // Recorded into the region's batch: a counted launch nobody waits for, not timed,
+    // without a reduction or packed parameters (whose buffers the stream writes).
+    let batched = nowait && counted && !timing && red.is_none() && t.packed.is_empty();
+    if !batched && let Some(b) = cx.batch.as_deref_mut() {
+        b.flush()?;
+    }
+
+    let mut bufs = v.bufs.lock().unwrap_or_else(|p| p.into_inner());
+    let partials = match red {
+        Some(r) => Some(
+            bufs.partials
+                .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
+                .ensure(&gpu, blocks as usize * r.ty.size_bytes() as usize)?,
+        ),
+        None => None,
+    };
+    let params = Params {
+        arrays: &arrays,
+        idx64,
+        owner: cx.owner.as_ref(),
+        args,
+        kernel: &t.ir,
+        partials,
+    };
+    // The parameter words, on the stack for the usual kernel (no allocation per launch).
+    let mut word_buf = [0u64; STACK_PARAMS];
+    let mut word_vec = Vec::new();
+    let words = params.words(t, &mut bufs, &gpu, &mut word_buf, &mut word_vec)?;
+    let to_u32 = |g: u64| g as u32;
+    let grid = [to_u32(grid[0]), to_u32(grid[1]), to_u32(grid[2])];
+    if batched && let Some(b) = cx.batch.as_deref_mut() {
+        b.push(crate::graph::Rec {
+            site,
+            func: v.func.cu_function(),
+            _keep: v.clone(),
+            grid,
+            block: t.config.block,
+            shared: t.dynamic_shared_bytes,
+            words: words.to_vec(),
+        })?;
+        return Ok(None);
+    }
+    enqueue_timed(cx, site, &v, grid, words, timing.then_some(extents))?;
+    let result = match (red, &v.finish) {
+        (Some(r), Some(f)) => Some(finish_reduction(
+            site, &gpu, &mut bufs, f, r.ty, partials, blocks,
+        )?),
+        _ => None,
+    };
+    if !nowait && result.is_none() {
+        gpu.synchronize().map_err(|e| as_launch_error(site, e))?;
+    }
+    Ok(result)
+}
+
+/// [`Error::Translate`] unless the launch's device arrays (`arrays`, in the kernel's
+/// order) hold the element types the translation `t` reads, and the arrays of each of its
+/// `same_index` groups share a layout.
+fn check_arrays(site: &KernelSite, t: &Translation, arrays: &[&DeviceArray]) -> Result<()> {
     // The typed kernel as translated (the same as `site.kernel()` unless types are bound
     // at launch).
     let kernel = &t.ir;
@@ -362,21 +434,11 @@ pub(crate) fn launch_as(
             });
         }
     }
-    // at most three parallel loops
-    let mut extent_buf = [0i64; 3];
-    for (e, &(lo, hi)) in extent_buf.iter_mut().zip(args.bounds) {
-        *e = hi - lo;
-    }
-    let extents = &extent_buf[..args.bounds.len().min(3)];
-    let grid = t.config.grid(extents);
-    let red = t.reduction.as_ref();
-    if counted {
-        stats::record_launch(site.qualified(), || site.location());
-    }
-    if grid.contains(&0) {
-        // An empty iteration space: nothing runs; a reduction yields its identity.
-        return Ok(red.map(|r| identity_value(r.op, r.ty)));
-    }
+    Ok(())
+}
+
+/// [`Error::Translate`] when `grid` (blocks along x, y, z) exceeds the device's limits.
+fn check_grid(site: &KernelSite, grid: &[u64; 3], gpu: &Gpu) -> Result<()> {
     for (axis, (&g, &max)) in grid.iter().zip(&gpu.max_grid).enumerate() {
         if g > max as u64 {
             return Err(Error::Translate {
@@ -389,27 +451,37 @@ pub(crate) fn launch_as(
             });
         }
     }
-    let blocks: u64 = grid.iter().product();
-    let timing = cx.timing && stats::timing_enabled();
-    // Recorded into the region's batch: a counted launch nobody waits for, not timed,
-    // without a reduction or packed parameters (whose buffers the stream writes).
-    let batched = nowait && counted && !timing && red.is_none() && t.packed.is_empty();
-    if !batched && let Some(b) = cx.batch.as_deref_mut() {
-        b.flush()?;
+    Ok(())
+}
+
+/// What the parameter words of one launch are made of ([`ParamKind`]).
+struct Params<'a> {
+    /// The launch's device arrays in the kernel's order (an owner-computes kernel's fault
+    /// record last).
+    arrays: &'a [&'a DeviceArray],
+    idx64: bool,
+    owner: Option<&'a OwnerArgs<'a>>,
+    args: &'a LaunchArgs<'a>,
+    /// The typed kernel as translated.
+    kernel: &'a Kernel,
+    /// A reduction's buffer of partial values.
+    partials: Option<u64>,
+}
+
+impl Params<'_> {
+    /// Scalar `i`: the launch's, or one an owner-computes lowering added after them.
+    fn scalar(&self, i: usize) -> ScalarValue {
+        let n_user_scalars = self.args.scalars.len();
+        match self.owner {
+            Some(o) if i >= n_user_scalars => o.scalars[i - n_user_scalars],
+            _ => self.args.scalars[i],
+        }
     }
 
-    let mut bufs = v.bufs.lock().unwrap_or_else(|p| p.into_inner());
-    let partials = match red {
-        Some(r) => Some(
-            bufs.partials
-                .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
-                .ensure(&gpu, blocks as usize * r.ty.size_bytes() as usize)?,
-        ),
-        None => None,
-    };
-    let word = |k: ParamKind| -> Result<u64> {
+    fn word(&self, k: ParamKind) -> Result<u64> {
+        let (arrays, args) = (self.arrays, self.args);
         let idx = |v: i128| -> u64 {
-            if idx64 {
+            if self.idx64 {
                 v as i64 as u64
             } else {
                 v as i32 as u32 as u64
@@ -421,66 +493,77 @@ pub(crate) fn launch_as(
             ParamKind::ArraySlice(i) => idx(arrays[i].slice as i128),
             ParamKind::ArrayExtent(i, axis) => idx(arrays[i].guard_extent(axis as usize) as i128),
             ParamKind::Scalar(i) => {
-                let s = scalar(i);
-                match kernel.scalars[i].ty {
+                let s = self.scalar(i);
+                match self.kernel.scalars[i].ty {
                     Some(ty) if ty.is_index() => idx(s.as_i128().unwrap_or(0)),
                     _ => s.bits,
                 }
             }
             ParamKind::Lo(i) => idx(args.bounds[i].0 as i128),
             ParamKind::Hi(i) => idx(args.bounds[i].1 as i128),
-            ParamKind::Partials => partials.unwrap_or(0),
+            ParamKind::Partials => self.partials.unwrap_or(0),
             ParamKind::Packed => 0,
         })
-    };
-    // The parameter words, on the stack for the usual kernel (no allocation per launch).
-    let mut word_buf = [0u64; STACK_PARAMS];
-    let mut word_vec = Vec::new();
-    let words: &mut [u64] = if t.params.len() <= STACK_PARAMS {
-        &mut word_buf[..t.params.len()]
-    } else {
-        word_vec.resize(t.params.len(), 0);
-        &mut word_vec
-    };
-    for (w, p) in words.iter_mut().zip(&t.params) {
-        *w = word(p.kind)?;
     }
-    if !t.packed.is_empty() {
-        let packed: Vec<u64> = t
-            .packed
-            .iter()
-            .map(|p| word(p.kind))
-            .collect::<Result<_>>()?;
-        let buf = bufs
-            .packed
-            .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
-            .ensure(&gpu, packed.len() * 8)?;
-        if bufs.packed_words != packed {
-            unsafe { drv::memcpy_htod_async(buf, &packed, gpu.stream.cu_stream()) }
-                .map_err(|e| Error::driver("cuMemcpyHtoD (packed parameters)", e))?;
-            bufs.packed_words = packed;
-        }
+
+    /// The launch's parameter words, in `stack` (up to [`STACK_PARAMS`]) or `heap`; packed
+    /// parameters are uploaded to the variant's buffer (on the stream, when they changed)
+    /// and their word points at it.
+    fn words<'w>(
+        &self,
+        t: &Translation,
+        bufs: &mut Buffers,
+        gpu: &Gpu,
+        stack: &'w mut [u64; STACK_PARAMS],
+        heap: &'w mut Vec<u64>,
+    ) -> Result<&'w mut [u64]> {
+        let words: &mut [u64] = if t.params.len() <= STACK_PARAMS {
+            &mut stack[..t.params.len()]
+        } else {
+            heap.resize(t.params.len(), 0);
+            heap
+        };
         for (w, p) in words.iter_mut().zip(&t.params) {
-            if p.kind == ParamKind::Packed {
-                *w = buf;
+            *w = self.word(p.kind)?;
+        }
+        if !t.packed.is_empty() {
+            let packed: Vec<u64> = t
+                .packed
+                .iter()
+                .map(|p| self.word(p.kind))
+                .collect::<Result<_>>()?;
+            let buf = bufs
+                .packed
+                .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
+                .ensure(gpu, packed.len() * 8)?;
+            if bufs.packed_words != packed {
+                unsafe { drv::memcpy_htod_async(buf, &packed, gpu.stream.cu_stream()) }
+                    .map_err(|e| Error::driver("cuMemcpyHtoD (packed parameters)", e))?;
+                bufs.packed_words = packed;
+            }
+            for (w, p) in words.iter_mut().zip(&t.params) {
+                if p.kind == ParamKind::Packed {
+                    *w = buf;
+                }
             }
         }
+        Ok(words)
     }
-    let cfg = &t.config;
-    let to_u32 = |g: u64| g as u32;
-    if batched && let Some(b) = cx.batch.as_deref_mut() {
-        b.push(crate::graph::Rec {
-            site,
-            func: v.func.cu_function(),
-            _keep: v.clone(),
-            grid: [to_u32(grid[0]), to_u32(grid[1]), to_u32(grid[2])],
-            block: cfg.block,
-            shared: t.dynamic_shared_bytes,
-            words: words.to_vec(),
-        })?;
-        return Ok(None);
-    }
-    let ev = if timing {
+}
+
+/// `cuLaunchKernel` of `v` on the GPU's stream; with `timed` (the launch's extents),
+/// between two events, resolved into the kernel's statistics at the region's next wait.
+fn enqueue_timed(
+    cx: &mut LaunchCtx,
+    site: &'static KernelSite,
+    v: &Variant,
+    grid: [u32; 3],
+    words: &[u64],
+    timed: Option<&[i64]>,
+) -> Result<()> {
+    let gpu = cx.gpu;
+    let t = &v.t;
+    let ev = if timed.is_some() {
         let (s, e) = (cx.event()?, cx.event()?);
         unsafe { drv::event::record(s, gpu.stream.cu_stream()) }
             .map_err(|e| Error::driver("cuEventRecord", e))?;
@@ -490,24 +573,24 @@ pub(crate) fn launch_as(
     };
     enqueue_words(
         v.func.cu_function(),
-        [to_u32(grid[0]), to_u32(grid[1]), to_u32(grid[2])],
-        cfg.block,
+        grid,
+        t.config.block,
         t.dynamic_shared_bytes,
         gpu.stream.cu_stream(),
         words,
     )
     .map_err(|e| launch_err(site, "launch", e))?;
 
-    if let Some((s, e)) = ev {
+    if let (Some((s, e)), Some(extents)) = (ev, timed) {
         unsafe { drv::event::record(e, gpu.stream.cu_stream()) }
             .map_err(|e| Error::driver("cuEventRecord", e))?;
         let points: f64 = extents.iter().map(|&e| e.max(0) as f64).product();
-        let bytes: f64 = kernel
-            .arrays
-            .iter()
-            .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
-            .sum::<f64>()
-            * points;
+        let bytes: f64 =
+            t.ir.arrays
+                .iter()
+                .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
+                .sum::<f64>()
+                * points;
         cx.pending.push(Pending {
             kernel: site,
             start: s,
@@ -516,56 +599,59 @@ pub(crate) fn launch_as(
             bytes,
         });
     }
-    let result = match (red, &v.finish) {
-        (Some(r), Some(f)) => {
-            let out = bufs
-                .out
-                .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
-                .ensure(&gpu, 8)?;
-            enqueue_words(
-                f.cu_function(),
-                [1, 1, 1],
-                [FINISH_THREADS, 1, 1],
-                0,
-                gpu.stream.cu_stream(),
-                &[partials.unwrap_or(0), blocks, out],
-            )
-            .map_err(|e| launch_err(site, "launching the reduction finish kernel", e))?;
-            let mut host = [0u8; 8];
-            unsafe {
-                drv::memcpy_dtoh_async(
-                    &mut host[..r.ty.size_bytes() as usize],
-                    out,
-                    gpu.stream.cu_stream(),
-                )
-            }
-            .map_err(|e| launch_err(site, "reading the reduction result", e))?;
-            gpu.synchronize().map_err(|e| match e {
-                Error::Driver { message, .. } => Error::Launch {
-                    kernel: site.name.into(),
-                    location: site.location(),
-                    message,
-                },
-                other => other,
-            })?;
-            Some(ScalarValue {
-                ty: r.ty,
-                bits: u64::from_le_bytes(host),
-            })
-        }
-        _ => None,
-    };
-    if !nowait && result.is_none() {
-        gpu.synchronize().map_err(|e| match e {
-            Error::Driver { message, .. } => Error::Launch {
-                kernel: site.name.into(),
-                location: site.location(),
-                message,
-            },
-            other => other,
-        })?;
+    Ok(())
+}
+
+/// A reduction's finish kernel `f` over the `blocks` partial values at `partials`, and its
+/// value of type `ty` read back (the host waits for the stream).
+fn finish_reduction(
+    site: &KernelSite,
+    gpu: &Arc<Gpu>,
+    bufs: &mut Buffers,
+    f: &CudaFunction,
+    ty: ScalarTy,
+    partials: Option<u64>,
+    blocks: u64,
+) -> Result<ScalarValue> {
+    let out = bufs
+        .out
+        .get_or_insert(DevBuf { ptr: 0, bytes: 0 })
+        .ensure(gpu, 8)?;
+    enqueue_words(
+        f.cu_function(),
+        [1, 1, 1],
+        [FINISH_THREADS, 1, 1],
+        0,
+        gpu.stream.cu_stream(),
+        &[partials.unwrap_or(0), blocks, out],
+    )
+    .map_err(|e| launch_err(site, "launching the reduction finish kernel", e))?;
+    let mut host = [0u8; 8];
+    unsafe {
+        drv::memcpy_dtoh_async(
+            &mut host[..ty.size_bytes() as usize],
+            out,
+            gpu.stream.cu_stream(),
+        )
     }
-    Ok(result)
+    .map_err(|e| launch_err(site, "reading the reduction result", e))?;
+    gpu.synchronize().map_err(|e| as_launch_error(site, e))?;
+    Ok(ScalarValue {
+        ty,
+        bits: u64::from_le_bytes(host),
+    })
+}
+
+/// A failure found while waiting for the launch of `site`, as its launch error.
+fn as_launch_error(site: &KernelSite, e: Error) -> Error {
+    match e {
+        Error::Driver { message, .. } => Error::Launch {
+            kernel: site.name.into(),
+            location: site.location(),
+            message,
+        },
+        other => other,
+    }
 }
 
 /// The devices' reduced values combined in device order.

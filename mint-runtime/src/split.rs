@@ -497,6 +497,97 @@ impl Split {
         crate::ranks::agree(|| format!("`copy!({name}, alloc)`"), r)
     }
 
+    /// A new array of the region in `slot`: distributed in slabs, with its halo scheme, or
+    /// replicated (as the layout says, reported with `MINT_REPORT=1`), its parts allocated
+    /// on this rank's devices.
+    ///
+    /// # Errors
+    /// [`Error::OverMemoryCap`] when an emulated device's parts would exceed
+    /// `MINT_DEVICE_MEMORY`; a GPU's allocation failure, naming the device.
+    fn place(
+        &mut self,
+        slot: usize,
+        name: &'static str,
+        raw: &RawArray<u8>,
+        elem: ScalarTy,
+    ) -> Result<SplitArray> {
+        let user = raw.user_shape();
+        let slabs = match self.classify(slot, raw.ndim, &user) {
+            Ok(s) => Some(s),
+            Err(why) => {
+                report_replicated(self.info, name, &why);
+                None
+            }
+        };
+        if let Some(s) = &slabs {
+            report_distributed(self.info, name, s);
+        }
+        let mut a = SplitArray {
+            name,
+            elem,
+            shape: raw.shape,
+            ndim: raw.ndim,
+            halo: slabs
+                .as_ref()
+                .map(|s| HaloScheme::new(s, self.devices, &self.local)),
+            slabs,
+            parts: Parts::Host(Vec::new()),
+            stale: false,
+            snapshot: Vec::new(),
+            halo_host: None,
+            read_off_slab: false,
+        };
+        a.parts = self.alloc_parts(&a, slot, raw)?;
+        Ok(a)
+    }
+
+    /// Each local device's storage of `a` (in `slot`, of `raw`'s shape): its held planes in
+    /// host memory on emulated devices, counted against `MINT_DEVICE_MEMORY`, or a device
+    /// array per GPU spanning its allocated planes.
+    fn alloc_parts(&self, a: &SplitArray, slot: usize, raw: &RawArray<u8>) -> Result<Parts> {
+        let (name, elem) = (a.name, a.elem);
+        Ok(match &self.gpus {
+            None => {
+                let sizes: Vec<usize> = self
+                    .local
+                    .clone()
+                    .map(|d| {
+                        let (lo, hi) = a.held(d);
+                        ((hi - lo) * a.plane_bytes()).div_ceil(8)
+                    })
+                    .collect();
+                for (i, &n) in sizes.iter().enumerate() {
+                    let d = self.local.start + i;
+                    let what = || format!("{name} (emulated device {d})");
+                    if let Err(e) = self.usage[i].take(what, n * 8) {
+                        for (u, &m) in self.usage.iter().zip(&sizes).take(i) {
+                            u.give(m * 8);
+                        }
+                        return Err(e);
+                    }
+                }
+                Parts::Host(sizes.iter().map(|&n| vec![0u64; n]).collect())
+            }
+            Some(gpus) => Parts::Gpu(
+                gpus.iter()
+                    .zip(self.local.clone())
+                    .map(|(g, d)| {
+                        DeviceArray::alloc_planes(
+                            g,
+                            name,
+                            elem,
+                            raw.shape,
+                            raw.ndim,
+                            self.info.arrays[slot].align_x,
+                            a.allocated(d),
+                        )
+                        .map_err(|e| on_device(e, d))
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+        })
+    }
+
     /// [`Split::copy_in`] to this rank's devices (`upload`), or only the allocation.
     fn copy_in_local(
         &mut self,
@@ -510,72 +601,7 @@ impl Split {
         if let Some(a) = &self.slots[slot] {
             a.check_as(name, &raw.user_shape(), elem)?;
         } else {
-            let user = raw.user_shape();
-            let slabs = match self.classify(slot, raw.ndim, &user) {
-                Ok(s) => Some(s),
-                Err(why) => {
-                    report_replicated(self.info, name, &why);
-                    None
-                }
-            };
-            if let Some(s) = &slabs {
-                report_distributed(self.info, name, s);
-            }
-            let mut a = SplitArray {
-                name,
-                elem,
-                shape: raw.shape,
-                ndim: raw.ndim,
-                halo: slabs
-                    .as_ref()
-                    .map(|s| HaloScheme::new(s, self.devices, &self.local)),
-                slabs,
-                parts: Parts::Host(Vec::new()),
-                stale: false,
-                snapshot: Vec::new(),
-                halo_host: None,
-                read_off_slab: false,
-            };
-            a.parts = match &self.gpus {
-                None => {
-                    let sizes: Vec<usize> = self
-                        .local
-                        .clone()
-                        .map(|d| {
-                            let (lo, hi) = a.held(d);
-                            ((hi - lo) * a.plane_bytes()).div_ceil(8)
-                        })
-                        .collect();
-                    for (i, &n) in sizes.iter().enumerate() {
-                        let d = self.local.start + i;
-                        let what = || format!("{name} (emulated device {d})");
-                        if let Err(e) = self.usage[i].take(what, n * 8) {
-                            for (u, &m) in self.usage.iter().zip(&sizes).take(i) {
-                                u.give(m * 8);
-                            }
-                            return Err(e);
-                        }
-                    }
-                    Parts::Host(sizes.iter().map(|&n| vec![0u64; n]).collect())
-                }
-                Some(gpus) => Parts::Gpu(
-                    gpus.iter()
-                        .zip(self.local.clone())
-                        .map(|(g, d)| {
-                            DeviceArray::alloc_planes(
-                                g,
-                                name,
-                                elem,
-                                raw.shape,
-                                raw.ndim,
-                                self.info.arrays[slot].align_x,
-                                a.allocated(d),
-                            )
-                            .map_err(|e| on_device(e, d))
-                        })
-                        .collect::<Result<_>>()?,
-                ),
-            };
+            let a = self.place(slot, name, raw, elem)?;
             self.slots[slot] = Some(a);
         }
         let a = self.slots[slot].as_mut().expect("allocated");
@@ -1277,24 +1303,67 @@ impl Split {
         nowait: bool,
         plan: &KernelPlan,
     ) -> Result<Vec<ScalarValue>> {
+        let owner = plan.mode == Mode::Owner;
+        let check = matches!(plan.mode, Mode::Split { .. }) && check_reads();
+        if (owner || check) && self.faults.is_empty() {
+            self.alloc_faults()?;
+        }
+        // Overlap: the boundary planes of every GPU first, then the interiors, and the
+        // halos of `eager` arrays exchanged while the interiors run.
+        let eager = self.eager_slots(site, plan, args.arrays)?;
+        let mut marks: Vec<cudarc::driver::sys::CUevent> = Vec::new();
+        let values = self.launch_phases(site, args, plan, &eager, &mut marks)?;
+        self.finish(plan, args.arrays);
+        let exchanged = eager
+            .iter()
+            .try_for_each(|&slot| self.exchange_overlapped(slot, &marks));
+        for e in marks {
+            unsafe { cudarc::driver::result::event::destroy(e) }.ok();
+        }
+        exchanged?;
+        if owner || check {
+            self.synchronize().map_err(|e| launch_error(site, e))?;
+            self.check_faults(site, args.arrays)?;
+        } else if !nowait {
+            self.synchronize().map_err(|e| launch_error(site, e))?;
+        }
+        Ok(values.into_iter().flatten().collect())
+    }
+
+    /// Each local GPU's fault record for owner-computes and `MINT_CHECK` kernels.
+    fn alloc_faults(&mut self) -> Result<()> {
+        let gpus = self.gpus.as_deref().expect("a split over GPUs");
+        for (g, d) in gpus.iter().zip(self.local.clone()) {
+            let f = DeviceArray::alloc(
+                g,
+                mint_translator::owner::FAULT,
+                ScalarTy::I64,
+                [1, 1, mint_translator::owner::FAULT_WORDS],
+                1,
+                0,
+            )
+            .map_err(|e| on_device(e, d))?;
+            self.faults.push(f);
+        }
+        Ok(())
+    }
+
+    /// The launches of [`Split::launch_local`], phase by phase ([`Phase`]) and GPU by GPU:
+    /// with `eager` arrays ([`Split::eager_slots`]), every GPU's boundary parts, each GPU's
+    /// marked done in `marks`, then the interiors; else each GPU's whole part. Returns each
+    /// GPU's reduced value.
+    fn launch_phases(
+        &self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+        plan: &KernelPlan,
+        eager: &[usize],
+        marks: &mut Vec<cudarc::driver::sys::CUevent>,
+    ) -> Result<Vec<Option<ScalarValue>>> {
         let gpus = self.gpus.as_deref().expect("a split over GPUs");
         let slabs = self.slabs();
         let owner = plan.mode == Mode::Owner;
         let check = matches!(plan.mode, Mode::Split { .. }) && check_reads();
-        if (owner || check) && self.faults.is_empty() {
-            for (g, d) in gpus.iter().zip(self.local.clone()) {
-                let f = DeviceArray::alloc(
-                    g,
-                    mint_translator::owner::FAULT,
-                    ScalarTy::I64,
-                    [1, 1, mint_translator::owner::FAULT_WORDS],
-                    1,
-                    0,
-                )
-                .map_err(|e| on_device(e, d))?;
-                self.faults.push(f);
-            }
-        }
         let distributed: Vec<bool> = if owner || check {
             args.arrays
                 .iter()
@@ -1303,9 +1372,6 @@ impl Split {
         } else {
             Vec::new()
         };
-        // Overlap: the boundary planes of every GPU first, then the interiors, and the
-        // halos of `eager` arrays exchanged while the interiors run.
-        let eager = self.eager_slots(site, plan, args.arrays)?;
         // the boundary parts cover the planes any eager array's neighbours read: both ends
         // of every slab when one of them is a ring (its wrap ghosts)
         let ring = eager.iter().any(|&s| {
@@ -1321,7 +1387,6 @@ impl Split {
             None => &[Phase::Whole],
         };
         let mut configs = vec![None; gpus.len()];
-        let mut marks: Vec<cudarc::driver::sys::CUevent> = Vec::new();
         let mut values = Vec::with_capacity(gpus.len());
         let arrays = &self.slots;
         for &phase in phases {
@@ -1334,7 +1399,6 @@ impl Split {
                     })
                 };
                 let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
-                let held = slabs.as_ref().map_or((0, 0), |s| s.held(d));
                 let clip = match plan.mode {
                     Mode::Split { clip } => Some(clip),
                     _ => None,
@@ -1346,32 +1410,7 @@ impl Split {
                     }
                     b
                 };
-                let owner_args = if owner {
-                    Some(OwnerArgs {
-                        distributed: distributed.clone(),
-                        check: false,
-                        fault: &self.faults[i],
-                        scalars: vec![
-                            ScalarValue::of(held.0 as i64),
-                            ScalarValue::of(held.1 as i64),
-                            ScalarValue::of(owned.0 as i64),
-                            ScalarValue::of(owned.1 as i64),
-                            ScalarValue::of(d == 0),
-                        ],
-                    })
-                } else if check {
-                    let (main, wrap) = valid_runs(slabs.as_ref(), d);
-                    Some(OwnerArgs {
-                        distributed: distributed.clone(),
-                        check: true,
-                        fault: &self.faults[i],
-                        scalars: [main.0, main.1, wrap.0, wrap.1]
-                            .map(|p| ScalarValue::of(p as i64))
-                            .to_vec(),
-                    })
-                } else {
-                    None
-                };
+                let owner_args = self.owner_args(i, (owner, check), &distributed, slabs.as_ref());
                 let (mut events, mut pending) = (Vec::new(), Vec::new());
                 let mut cx = LaunchCtx::quiet(g, &slot, &mut events, &mut pending);
                 cx.owner = owner_args;
@@ -1410,21 +1449,48 @@ impl Split {
                 }
             }
         }
-        self.finish(plan, args.arrays);
-        let exchanged = eager
-            .iter()
-            .try_for_each(|&slot| self.exchange_overlapped(slot, &marks));
-        for e in marks {
-            unsafe { cudarc::driver::result::event::destroy(e) }.ok();
+        Ok(values)
+    }
+
+    /// The arguments the owner-computes lowering (`owner`) or the `MINT_CHECK` lowering
+    /// (`check`) adds to a kernel on local GPU `i`: its fault record and its planes; `None`
+    /// for neither.
+    fn owner_args(
+        &self,
+        i: usize,
+        (owner, check): (bool, bool),
+        distributed: &[bool],
+        slabs: Option<&Slabs>,
+    ) -> Option<OwnerArgs<'_>> {
+        let d = self.local.start + i;
+        let owned = slabs.map_or((0, 0), |s| s.owned[d]);
+        let held = slabs.map_or((0, 0), |s| s.held(d));
+        if owner {
+            Some(OwnerArgs {
+                distributed: distributed.to_vec(),
+                check: false,
+                fault: &self.faults[i],
+                scalars: vec![
+                    ScalarValue::of(held.0 as i64),
+                    ScalarValue::of(held.1 as i64),
+                    ScalarValue::of(owned.0 as i64),
+                    ScalarValue::of(owned.1 as i64),
+                    ScalarValue::of(d == 0),
+                ],
+            })
+        } else if check {
+            let (main, wrap) = valid_runs(slabs, d);
+            Some(OwnerArgs {
+                distributed: distributed.to_vec(),
+                check: true,
+                fault: &self.faults[i],
+                scalars: [main.0, main.1, wrap.0, wrap.1]
+                    .map(|p| ScalarValue::of(p as i64))
+                    .to_vec(),
+            })
+        } else {
+            None
         }
-        exchanged?;
-        if owner || check {
-            self.synchronize().map_err(|e| launch_error(site, e))?;
-            self.check_faults(site, args.arrays)?;
-        } else if !nowait {
-            self.synchronize().map_err(|e| launch_error(site, e))?;
-        }
-        Ok(values.into_iter().flatten().collect())
     }
 
     /// Reads each GPU's fault record (owner-computes, or `MINT_CHECK`), in device order;

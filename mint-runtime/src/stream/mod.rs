@@ -46,7 +46,7 @@ pub use model::{Costs, Stage, best_slabs, model_seconds};
 use pipeline::Pipeline;
 
 use crate::array::planes_alloc_bytes;
-use crate::decomp::{self, Slabs};
+use crate::decomp::{self, KernelPlan, Slabs};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::host::{RawArray, ScalarValue};
@@ -431,41 +431,7 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
     let (dist, extent) = place(info, &layout, &st)?;
     let ghost = layout.ghost;
     // the kernels' plans, checked before any byte moves
-    let mut written = vec![false; dist.len()];
-    let mut plans = Vec::with_capacity(st.launches.len());
-    for l in &st.launches {
-        let kernel = l.site.inlined()?;
-        let mut kd = Vec::with_capacity(l.arrays.len());
-        for (i, &s) in l.arrays.iter().enumerate() {
-            match dist.get(s).copied().flatten() {
-                Some(d) => kd.push(d),
-                None => return Err(l.site.not_on_device(i)),
-            }
-        }
-        let plan = decomp::plan_kernel(kernel, l.site.slab_refs()?, &kd)
-            .map_err(|r| l.site.unsplittable(r))?;
-        let arrays: Vec<(&str, bool, bool)> = l
-            .arrays
-            .iter()
-            .map(|&s| (info.arrays[s].name, dist[s] == Some(true), written[s]))
-            .collect();
-        check_kernel(info, l.site, &plan, &arrays)?;
-        for (i, &s) in l.arrays.iter().enumerate() {
-            written[s] |= plan.writes[i];
-        }
-        plans.push(plan);
-    }
-    for (slot, _) in &st.outputs {
-        if dist[*slot] != Some(true) {
-            return Err(stream_error(
-                info,
-                format!(
-                    "`{}` is copied back but not split into slabs (MINT_REPORT=1 says why); copy it back from a region without `stream`",
-                    info.arrays[*slot].name
-                ),
-            ));
-        }
-    }
+    let plans = checked_plans(info, &st, &dist)?;
 
     // how many slabs fit
     gpu.bind()?;
@@ -532,6 +498,63 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
     let mut stats = pipe.finish();
     r.map_err(fault)?;
     stats.seconds = t_start.elapsed().as_secs_f64();
+    report_run(info, &stats, extent, ghost);
+    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
+    Ok(())
+}
+
+/// The plan of each recorded launch over the distributed arrays `dist` (per slot, as
+/// [`place`] gives them), checked to run slab by slab ([`check_kernel`]), and every array
+/// copied back checked to be split.
+///
+/// # Errors
+/// [`Error::Stream`] naming the kernel or array; [`Error::NotOnDevice`];
+/// [`Error::Unsplittable`]; [`Error::Translate`].
+fn checked_plans(
+    info: &'static RegionInfo,
+    st: &Streamer,
+    dist: &[Option<bool>],
+) -> Result<Vec<KernelPlan>> {
+    let mut written = vec![false; dist.len()];
+    let mut plans = Vec::with_capacity(st.launches.len());
+    for l in &st.launches {
+        let kernel = l.site.inlined()?;
+        let mut kd = Vec::with_capacity(l.arrays.len());
+        for (i, &s) in l.arrays.iter().enumerate() {
+            match dist.get(s).copied().flatten() {
+                Some(d) => kd.push(d),
+                None => return Err(l.site.not_on_device(i)),
+            }
+        }
+        let plan = decomp::plan_kernel(kernel, l.site.slab_refs()?, &kd)
+            .map_err(|r| l.site.unsplittable(r))?;
+        let arrays: Vec<(&str, bool, bool)> = l
+            .arrays
+            .iter()
+            .map(|&s| (info.arrays[s].name, dist[s] == Some(true), written[s]))
+            .collect();
+        check_kernel(info, l.site, &plan, &arrays)?;
+        for (i, &s) in l.arrays.iter().enumerate() {
+            written[s] |= plan.writes[i];
+        }
+        plans.push(plan);
+    }
+    for (slot, _) in &st.outputs {
+        if dist[*slot] != Some(true) {
+            return Err(stream_error(
+                info,
+                format!(
+                    "`{}` is copied back but not split into slabs (MINT_REPORT=1 says why); copy it back from a region without `stream`",
+                    info.arrays[*slot].name
+                ),
+            ));
+        }
+    }
+    Ok(plans)
+}
+
+/// What `MINT_REPORT=1` prints of a streamed run.
+fn report_run(info: &RegionInfo, stats: &StreamStats, extent: usize, ghost: usize) {
     if crate::stats::report_enabled() {
         eprintln!(
             "mint report: stream {}: {} slabs of {} planes, host memory {:?} ({} in the first, timed: page-locking {:.3} ms, copy-in {:.3} ms, kernels {:.3} ms, copy-out {:.3} ms), {} ghost plane(s) each side, {} buffer sets ({:.1} MB on the device); {:.3} ms, the model predicted {:.3} ms",
@@ -551,6 +574,4 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
             stats.predicted_s * 1e3
         );
     }
-    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
-    Ok(())
 }
