@@ -700,7 +700,7 @@ pub struct RegionInfo {
     /// One entry per slot of the host-to-device table.
     pub arrays: &'static [ArrayInfo],
     /// The pairs of slots `std::mem::swap` exchanges in the region: a decomposition stores
-    /// both alike ([`crate::split`]'s `Layout`).
+    /// both alike (the decomposition's `Layout`).
     pub swaps: &'static [(usize, usize)],
     /// `#[mint::parallel(stream)]` ([`crate::stream`]).
     pub stream: Option<StreamSpec>,

@@ -1,14 +1,17 @@
 //! A region's arrays on several emulated devices (`MINT_DEVICE=cpu:N`): each device's
 //! slabs and replicas in its own host memory, scatter at `copy!(x, to_device)`, gather
-//! and the merge of replicas at `copy!(x, from_device)`, and halo exchange by memcpy.
+//! and the merge of replicas at `copy!(x, from_device)`.
 //!
 //! The same on several GPUs (`MINT_DEVICE=cuda:0,1`): each GPU's slabs and replicas are
 //! [`DeviceArray`]s holding only their planes, indexed with global indices; transfers go
-//! plane range by plane range, halos by peer copies, and launches are clipped (split
-//! kernels) or lowered for owner-computes ([`mint_translator::owner`]).
+//! plane range by plane range, and launches are clipped (split kernels) or lowered for
+//! owner-computes ([`mint_translator::owner`]).
 //!
 //! The decomposition itself (which arrays are distributed, slabs, ghost widths, how each
-//! kernel runs) is [`crate::decomp`]'s; this module only moves bytes and launches.
+//! kernel runs) is [`crate::decomp`]'s. This module decides when an array's halos move (a
+//! kernel reads its stale ghost planes; right after a split kernel writes an array read
+//! off-slab); what moves is the array's halo scheme ([`crate::halo`]), and how, the
+//! transports' ([`crate::transport`]).
 
 use crate::array::DeviceArray;
 use crate::cpu::{CpuDev, DevSplit, PartView, SlabFault, SlabInfo};
