@@ -162,8 +162,8 @@ pub fn backend() -> Result<Backend> {
 /// `bytes` do not fit.
 pub fn device_copy_bandwidth(bytes: usize, reps: usize) -> Result<f64> {
     match backend()? {
-        Backend::Cuda(g) => mint_runtime::bandwidth::copy_bandwidth(&g, bytes, reps),
-        Backend::CudaSplit(gs) => mint_runtime::bandwidth::copy_bandwidth(&gs[0], bytes, reps),
+        Backend::Cuda(g) => mint_runtime::copy_bandwidth(&g, bytes, reps),
+        Backend::CudaSplit(gs) => mint_runtime::copy_bandwidth(&gs[0], bytes, reps),
         Backend::Cpu | Backend::CpuSplit(_) => Err(Error::NoDevice {
             requested: "copy bandwidth".into(),
             reason: "the current backend is the CPU".into(),
@@ -181,7 +181,7 @@ pub fn device_copy_bandwidth(bytes: usize, reps: usize) -> Result<f64> {
 /// [`Error::NoDevice`] on the CPU backend; [`Error::OutOfMemory`] if the device buffer
 /// does not fit; [`Error::Driver`] if page-locked memory cannot be allocated.
 pub fn host_copy_bandwidth(bytes: usize, reps: usize, mem: HostMemory) -> Result<(f64, f64)> {
-    use mint_runtime::bandwidth::host_copy_bandwidth as measure;
+    use mint_runtime::host_copy_bandwidth as measure;
     match backend()? {
         Backend::Cuda(g) => measure(&g, bytes, reps, mem),
         Backend::CudaSplit(gs) => measure(&gs[0], bytes, reps, mem),
@@ -192,7 +192,7 @@ pub fn host_copy_bandwidth(bytes: usize, reps: usize, mem: HostMemory) -> Result
     }
 }
 
-pub use mint_runtime::bandwidth::HostMemory;
+pub use mint_runtime::HostMemory;
 
 /// `copy!(x, to_device)`, `copy!(x, from_device)`, `copy!(x, to_device, [nz, ny, nx])`:
 /// moves array `x` between host and device at this point of a `#[mint::parallel]`
@@ -220,9 +220,9 @@ macro_rules! barrier {
 /// Hand-written CUDA kernels on Mint's device arrays, compiled and launched through the
 /// runtime (the benchmark's Hand-CUDA references use this).
 pub mod cuda {
-    pub use mint_runtime::raw::{RawArg, RawArray, RawKernel};
     pub use mint_runtime::transfer;
     pub use mint_runtime::{Gpu, ScalarValue};
+    pub use mint_runtime::{RawArg, RawArray, RawKernel};
 }
 
 /// What the generated code calls. Not a stable API.

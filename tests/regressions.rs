@@ -161,7 +161,7 @@ fn a_select_sees_the_write_of_its_own_point() {
 // A max reduction over a 128x8 tile with an 8-deep z chunk kept 4 shared slots of an f64
 // array (41.6 KiB, dynamic) beside the reduction's 8 KiB of static scratch: 49.6 KiB, over
 // the 48 KiB a block gets without opting in, and the launch failed with
-// CUDA_ERROR_INVALID_VALUE. Fixed in the runtime (`launch.rs`): the opt-in now counts static
+// CUDA_ERROR_INVALID_VALUE. Fixed in the runtime (`variant.rs`): the opt-in now counts static
 // and dynamic shared memory together.
 
 #[mint::parallel(shared = 3, register, vectorize)]

@@ -41,9 +41,9 @@ pub struct DeviceArray {
     pub planes: (usize, usize),
     /// Elements the whole array would span in this layout (decides 64-bit indexing).
     span: usize,
-    base: sys::CUdeviceptr,
-    bytes: usize,
-    gpu: Arc<Gpu>,
+    pub(crate) base: sys::CUdeviceptr,
+    pub(crate) bytes: usize,
+    pub(crate) gpu: Arc<Gpu>,
 }
 
 impl std::fmt::Debug for DeviceArray {
@@ -113,7 +113,11 @@ pub fn planes_alloc_bytes(
 ///
 /// The bytes count against the `MINT_DEVICE_MEMORY` cap ([`crate::memcap`]) until
 /// [`free`] gives them back.
-fn malloc(gpu: &Gpu, array: impl Fn() -> String, bytes: usize) -> Result<sys::CUdeviceptr> {
+pub(crate) fn malloc(
+    gpu: &Gpu,
+    array: impl Fn() -> String,
+    bytes: usize,
+) -> Result<sys::CUdeviceptr> {
     if bytes == 0 {
         return Ok(0);
     }
@@ -135,40 +139,11 @@ fn malloc(gpu: &Gpu, array: impl Fn() -> String, bytes: usize) -> Result<sys::CU
 }
 
 /// Frees what [`malloc`] allocated on `gpu` (bound).
-fn free(gpu: &Gpu, ptr: sys::CUdeviceptr, bytes: usize) {
+pub(crate) fn free(gpu: &Gpu, ptr: sys::CUdeviceptr, bytes: usize) {
     if ptr != 0 {
         let _ = unsafe { drv::free_sync(ptr) };
         gpu.usage.give(bytes);
     }
-}
-
-/// The kernel of [`DeviceArray::same_bytes`]: sets `*flag` when a 32-bit word differs.
-const DIFFER: &str = r#"
-extern "C" __global__ void mint_differ(const unsigned int* a, const unsigned int* b,
-                                       unsigned long long n, unsigned int* flag) {
-    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-         i += (unsigned long long)gridDim.x * blockDim.x) {
-        if (a[i] != b[i]) { *flag = 1u; return; }
-    }
-}
-"#;
-
-/// The comparison kernel of `gpu`, compiled once per process (and kept in the JIT cache).
-fn differ_kernel(gpu: &Arc<Gpu>) -> Result<Arc<crate::raw::RawKernel>> {
-    static K: std::sync::Mutex<Vec<(usize, Arc<crate::raw::RawKernel>)>> =
-        std::sync::Mutex::new(Vec::new());
-    let mut ks = K.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, k)) = ks.iter().find(|(o, _)| *o == gpu.ordinal) {
-        return Ok(k.clone());
-    }
-    let k = Arc::new(crate::raw::RawKernel::new(
-        gpu,
-        "mint.differ",
-        DIFFER,
-        "mint_differ",
-    )?);
-    ks.push((gpu.ordinal, k.clone()));
-    Ok(k)
 }
 
 /// The index, in the padded `[z, y, x]` shape, of the slowest axis of an array of `ndim`
@@ -354,55 +329,6 @@ impl DeviceArray {
             drv::memcpy_dtod_async(self.base, src.base, self.bytes, self.gpu.stream.cu_stream())
         }
         .map_err(|e| Error::driver("cuMemcpyDtoD", e))
-    }
-
-    /// Whether this allocation and `other`'s (same layout: a
-    /// [`DeviceArray::scratch_copy`]) hold the same bytes, padding and guard bands
-    /// included, compared on the device after the stream's earlier work (a few
-    /// milliseconds for gigabytes, where reading both to the host takes seconds).
-    ///
-    /// # Errors
-    /// [`Error::Compile`] or [`Error::Launch`] for the comparison kernel; driver failures.
-    pub(crate) fn same_bytes(&self, other: &DeviceArray) -> Result<bool> {
-        debug_assert_eq!(self.bytes, other.bytes);
-        if !self.bytes.is_multiple_of(4) {
-            return Ok(self.read_all()? == other.read_all()?);
-        }
-        if self.bytes == 0 {
-            return Ok(true);
-        }
-        let k = differ_kernel(&self.gpu)?;
-        self.gpu.bind()?;
-        let flag = malloc(&self.gpu, || "the comparison flag".into(), 4)?;
-        let stream = self.gpu.stream.cu_stream();
-        let run = || -> Result<bool> {
-            unsafe { drv::memset_d8_async(flag, 0, 4, stream) }
-                .map_err(|e| Error::driver("cuMemsetD8", e))?;
-            let words = (self.bytes / 4) as u64;
-            let blocks = words.div_ceil(256).min(4096) as u32;
-            k.launch(
-                [blocks, 1, 1],
-                [256, 1, 1],
-                0,
-                &[
-                    crate::raw::RawArg::Ptr(self.base),
-                    crate::raw::RawArg::Ptr(other.base),
-                    crate::raw::RawArg::Scalar(crate::host::ScalarValue {
-                        ty: ScalarTy::U64,
-                        bits: words,
-                    }),
-                    crate::raw::RawArg::Ptr(flag),
-                ],
-                false,
-            )?;
-            let mut host = [0u8; 4];
-            unsafe { drv::memcpy_dtoh_sync(&mut host[..], flag) }
-                .map_err(|e| Error::driver("cuMemcpyDtoH", e))?;
-            Ok(host == [0; 4])
-        };
-        let r = run();
-        free(&self.gpu, flag, 4);
-        r
     }
 
     /// The whole allocation's bytes (padding and guard bands included), read to the host

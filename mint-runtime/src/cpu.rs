@@ -10,6 +10,7 @@
 //! panic: the view records it in the run's [`Faults`], reads a zero or writes nowhere,
 //! and the region returns it as a [`crate::Error`] once the kernel has run.
 
+pub use crate::host::Reducible;
 use crate::host::{Element, HostArray, HostArrayMut};
 use mint_translator::ir::RedOp;
 use rayon::prelude::*;
@@ -96,7 +97,7 @@ impl Faults {
     }
 
     /// The first fault recorded, as an error of `site`'s kernel.
-    pub(crate) fn error(&self, site: &crate::launch::KernelSite) -> Option<crate::Error> {
+    pub(crate) fn error(&self, site: &crate::site::KernelSite) -> Option<crate::Error> {
         if !self.any() {
             return None;
         }
@@ -112,7 +113,7 @@ impl Faults {
                 .map_or_else(|| format!("#{i}"), |a| a.name.clone())
         };
         Some(match f {
-            Fault::Slab(s) => crate::split::fault_error(&s, site),
+            Fault::Slab(s) => fault_error(&s, site),
             Fault::OutOfBounds {
                 array,
                 index,
@@ -489,11 +490,11 @@ impl Guard {
     /// The guard of a kernel whose references are `plan` over views of `bounds` (in the
     /// kernel's array order), for the launch's `scalars` (in the kernel's order).
     fn new(
-        plan: &crate::launch::FastPlan,
+        plan: &crate::site::FastPlan,
         bounds: &[ViewBounds],
         scalars: &[crate::host::ScalarValue],
     ) -> Guard {
-        use crate::launch::FastSub;
+        use crate::site::FastSub;
         let all = [(i64::MIN, i64::MAX); 3];
         let mut g = Guard {
             on: true,
@@ -577,7 +578,7 @@ pub struct SlabInfo {
     pub held: (usize, usize),
     pub owned: (usize, usize),
     /// `[lo, hi)` of more planes the device holds: a ring's ghost planes wrapped around
-    /// the extent's end ([`crate::decomp::Slabs::ring`]); empty otherwise.
+    /// the extent's end (`decomp::Slabs::ring`); empty otherwise.
     pub wrap: (usize, usize),
     /// The array is distributed (otherwise replicated).
     pub distributed: bool,
@@ -625,6 +626,39 @@ impl SlabFault {
 }
 
 /// Owner-computes state of the iteration a thread is running.
+/// A device's access outside the planes it holds ([`SlabFault`]), as an error of `site`'s
+/// kernel: on emulated devices, or read back from a GPU's fault record.
+pub(crate) fn fault_error(f: &SlabFault, site: &crate::site::KernelSite) -> crate::Error {
+    let message = if f.write {
+        format!(
+            "device {} must write {} (it owns planes {}..{}), but the statement computing it reads plane {}, outside the planes {}..{} the device holds; a kernel that is not split may reach only as far from its first distributed reference as the region's ghost planes",
+            f.device,
+            if f.index.is_empty() {
+                "the iteration's reduction value".to_string()
+            } else {
+                format!("index {:?}", f.index)
+            },
+            f.owned.0,
+            f.owned.1,
+            f.read_at.map_or("?".to_string(), |p| p.to_string()),
+            f.held.0,
+            f.held.1
+        )
+    } else {
+        format!(
+            "it reads index {:?}, outside the planes {}..{} device {} holds (it owns {}..{})",
+            f.index, f.held.0, f.held.1, f.device, f.owned.0, f.owned.1
+        )
+    };
+    crate::Error::OutsideSlab {
+        array: f.array.into(),
+        kernel: site.name.into(),
+        index: f.index.clone(),
+        device: f.device,
+        message: format!("{message} (the loop nest at {})", site.location()),
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct PointState {
     /// Whether this device owns the plane of the iteration's first distributed reference.
@@ -884,7 +918,7 @@ impl<'r> CpuDev<'r> {
     /// all bounded.
     pub fn guard(
         &self,
-        site: &crate::launch::KernelSite,
+        site: &crate::site::KernelSite,
         bounds: &[ViewBounds],
         scalars: &[crate::host::ScalarValue],
     ) -> Guard {
@@ -1095,44 +1129,6 @@ where
     let first = parts.next().unwrap_or_else(|| T::red_identity(op));
     parts.fold(first, |a, b| T::red_combine(op, a, b))
 }
-
-/// Element types a `reduction` clause supports, with the operators' identities.
-pub trait Reducible: Element {
-    fn red_identity(op: RedOp) -> Self;
-    fn red_combine(op: RedOp, a: Self, b: Self) -> Self;
-}
-
-macro_rules! reducible_float {
-    ($($t:ty),*) => {$(
-        impl Reducible for $t {
-            fn red_identity(op: RedOp) -> Self {
-                match op { RedOp::Add => 0.0, RedOp::Mul => 1.0, RedOp::Min => <$t>::INFINITY, RedOp::Max => <$t>::NEG_INFINITY }
-            }
-            fn red_combine(op: RedOp, a: Self, b: Self) -> Self {
-                match op { RedOp::Add => a + b, RedOp::Mul => a * b, RedOp::Min => a.min(b), RedOp::Max => a.max(b) }
-            }
-        }
-    )*};
-}
-macro_rules! reducible_int {
-    ($($t:ty),*) => {$(
-        impl Reducible for $t {
-            fn red_identity(op: RedOp) -> Self {
-                match op { RedOp::Add => 0, RedOp::Mul => 1, RedOp::Min => <$t>::MAX, RedOp::Max => <$t>::MIN }
-            }
-            fn red_combine(op: RedOp, a: Self, b: Self) -> Self {
-                match op {
-                    RedOp::Add => a.wrapping_add(b),
-                    RedOp::Mul => a.wrapping_mul(b),
-                    RedOp::Min => a.min(b),
-                    RedOp::Max => a.max(b),
-                }
-            }
-        }
-    )*};
-}
-reducible_float!(f32, f64);
-reducible_int!(i32, i64, u32);
 
 /// The reduction identity for `op` on `T` (the value each thread's private copy starts at).
 pub fn identity<T: Reducible>(op: RedOp) -> T {

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, Once, OnceLock};
 /// and `cuda:all` (several GPUs). [`with_device`] overrides it for one thread.
 ///
 /// On several devices a region's arrays are split into slabs along their slowest axis
-/// (see [`crate::decomp`] and the README's "Several devices"); results are bitwise those
+/// (see `decomp` and the README's "Several devices"); results are bitwise those
 /// of one device, except the sums and products of `reduction`s, which combine the
 /// devices' partial values in device order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -214,7 +214,7 @@ pub struct Gpu {
     pub max_grid: [u32; 3],
     /// Page-locked staging buffers for large host↔device copies, allocated at the
     /// first ([`crate::transfer`]).
-    pub(crate) staging: Mutex<Option<crate::transfer::Staging>>,
+    pub(crate) staging: Mutex<Option<crate::staging::Staging>>,
     /// Bytes of Mint's arrays on this device, against `MINT_DEVICE_MEMORY`.
     pub(crate) usage: crate::memcap::Usage,
 }

@@ -3,7 +3,7 @@
 //!
 //! A `cuLaunchKernel` costs the host several microseconds (3.6 µs on the H100 machine,
 //! `benches/launch.rs`), more than a small grid's kernel takes on the device. A region
-//! therefore records its launches into a [`Batch`] instead of enqueuing each one. The
+//! therefore records its launches into a batch instead of enqueuing each one. The
 //! batch is submitted when it holds [`BATCH`] launches, and whenever the host waits or
 //! touches the stream otherwise (a `copy!`, a reduction, a timed or first launch):
 //! - a sequence submitted before as plain launches is captured into a CUDA graph
@@ -22,7 +22,7 @@
 //! than the device there) submits the batch and goes straight to the stream.
 
 use crate::error::{Error, Result, describe};
-use crate::launch::KernelSite;
+use crate::site::KernelSite;
 use cudarc::driver::{result as drv, sys};
 use std::any::Any;
 use std::collections::VecDeque;
@@ -78,7 +78,7 @@ impl Rec {
 
     /// Enqueues the launch on `stream` (captured when the stream is capturing).
     fn enqueue(&self, stream: sys::CUstream) -> Result<()> {
-        crate::launch::enqueue_words(
+        crate::raw::enqueue_words(
             self.func,
             self.grid,
             self.block,

@@ -1,6 +1,6 @@
 //! Host-side arrays and scalars as the generated code hands them to the runtime.
 
-use mint_translator::ir::ScalarTy;
+use mint_translator::ir::{RedOp, ScalarTy};
 use ndarray::{ArrayBase, Data, DataMut, Dimension};
 
 /// A plain numeric type that can live in a device array or be passed to a kernel.
@@ -63,7 +63,7 @@ mod sealed {
 )]
 pub trait Real:
     Element
-    + crate::cpu::Reducible
+    + Reducible
     + num_traits::Float
     + std::ops::AddAssign
     + std::ops::SubAssign
@@ -94,6 +94,44 @@ impl Real for f64 {
         v
     }
 }
+
+/// Element types a `reduction` clause supports, with the operators' identities.
+pub trait Reducible: Element {
+    fn red_identity(op: RedOp) -> Self;
+    fn red_combine(op: RedOp, a: Self, b: Self) -> Self;
+}
+
+macro_rules! reducible_float {
+    ($($t:ty),*) => {$(
+        impl Reducible for $t {
+            fn red_identity(op: RedOp) -> Self {
+                match op { RedOp::Add => 0.0, RedOp::Mul => 1.0, RedOp::Min => <$t>::INFINITY, RedOp::Max => <$t>::NEG_INFINITY }
+            }
+            fn red_combine(op: RedOp, a: Self, b: Self) -> Self {
+                match op { RedOp::Add => a + b, RedOp::Mul => a * b, RedOp::Min => a.min(b), RedOp::Max => a.max(b) }
+            }
+        }
+    )*};
+}
+macro_rules! reducible_int {
+    ($($t:ty),*) => {$(
+        impl Reducible for $t {
+            fn red_identity(op: RedOp) -> Self {
+                match op { RedOp::Add => 0, RedOp::Mul => 1, RedOp::Min => <$t>::MAX, RedOp::Max => <$t>::MIN }
+            }
+            fn red_combine(op: RedOp, a: Self, b: Self) -> Self {
+                match op {
+                    RedOp::Add => a.wrapping_add(b),
+                    RedOp::Mul => a.wrapping_mul(b),
+                    RedOp::Min => a.min(b),
+                    RedOp::Max => a.max(b),
+                }
+            }
+        }
+    )*};
+}
+reducible_float!(f32, f64);
+reducible_int!(i32, i64, u32);
 
 /// A raw view of a host array: element pointer, shape and strides (in elements),
 /// padded to three dimensions as `[z, y, x]`.

@@ -6,31 +6,42 @@
 //! interior-aligned rows, transfers, launches and reductions, and the CPU backend's
 //! helpers. Users reach it through the `mint` crate.
 
-pub mod array;
-pub mod bandwidth;
+// The runtime's public modules are those the facade (`mint`) shows as modules, each
+// exposing only what users and the generated code name; every other module is internal,
+// its public items re-exported below by name.
+mod array;
+mod bandwidth;
 pub mod cpu;
-pub mod decomp;
-pub mod device;
-pub mod error;
+mod decomp;
+mod device;
+mod error;
+mod exec;
 mod flag;
 pub mod graph;
-pub mod host;
-pub mod jit;
+mod halo;
+mod host;
+mod jit;
 pub mod launch;
 pub mod memcap;
 pub mod nccl;
 pub mod overlap;
+mod parts;
 pub mod pinned;
 pub mod ranks;
-pub mod raw;
-pub mod region;
+mod raw;
+mod region;
+mod site;
 pub mod slab;
-pub mod split;
-pub mod stats;
+mod split;
+mod staging;
+mod stats;
 pub mod stream;
 pub mod transfer;
+mod transport;
 pub mod tune;
+mod variant;
 
+pub use bandwidth::{HostMemory, copy_bandwidth, host_copy_bandwidth};
 pub use device::{
     Backend, Device, Gpu, GpuList, backend, cuda_available, cuda_device_count, cuda_required,
     with_device,
@@ -39,14 +50,15 @@ pub use error::{Error, Result};
 pub use host::{Element, HostArray, HostArrayMut, Real, ScalarValue};
 pub use inventory;
 pub use jit::{JitStats, compile_only, jit_stats, nvrtc_available};
-pub use launch::{
-    DeviceFnSite, KernelAttrs, KernelSite, LaunchArgs, SiteRef, clause_values, kernel_sites,
-    register_site,
-};
 pub use mint_translator;
 pub use mint_translator::Target;
 pub use mint_translator::ir::RedOp;
-pub use region::{ArrayInfo, Region, RegionInfo, set_sync_each_launch, sync_each_launch};
+pub use raw::{RawArg, RawArray, RawKernel};
+pub use region::{Region, set_sync_each_launch, sync_each_launch};
+pub use site::{
+    ArrayInfo, DeviceFnSite, KernelAttrs, KernelSite, LaunchArgs, RegionInfo, SiteRef, StreamSpec,
+    clause_values, kernel_sites, register_site,
+};
 pub use split::{
     Decomposition, check_reads, decomposition, override_ghost_planes, set_check_reads,
 };
@@ -54,7 +66,6 @@ pub use stats::{
     KernelStats, TransferStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing,
     transfer_stats,
 };
-pub use stream::StreamSpec;
 
 /// A kernel scalar argument of exactly type `T` (the macros use the type they inferred,
 /// so a wrong inference is a compile error, not a wrong answer).

@@ -60,7 +60,7 @@ pub fn set_cap(cap: Option<Option<usize>>) {
 
 /// Bytes of arrays allocated on one device, checked against the cap.
 #[derive(Debug, Default)]
-pub struct Usage(AtomicUsize);
+pub(crate) struct Usage(AtomicUsize);
 
 impl Usage {
     /// Takes `bytes` for `array`.

@@ -168,8 +168,21 @@ fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
     for i in &local_index {
         mine.extend(i.to_le_bytes());
     }
-    // NCCL refuses two ranks on one GPU, after an initialization of about half a second: look first,
-    // by the GPUs' UUIDs, which are unique across hosts
+    one_rank_per_gpu(gpus, &ordinals)?;
+    let (device_rank, total, my_first) = device_ranks(&mine)?;
+    let comms = init(gpus, &ordinals, total, my_first)?;
+    let local = comm_streams(gpus, &ordinals, comms)?;
+    Ok(Comms {
+        local,
+        device_rank,
+        lock: Mutex::new(()),
+    })
+}
+
+/// `Err` when a GPU of `ordinals` (this process's distinct GPUs) is one another rank
+/// drives too: NCCL refuses two ranks on one GPU, after an initialization of about half a
+/// second, so look first, by the GPUs' UUIDs, which are unique across hosts.
+fn one_rank_per_gpu(gpus: &[Arc<Gpu>], ordinals: &[usize]) -> std::result::Result<(), String> {
     let uuids: Result<Vec<u8>> = ordinals
         .iter()
         .map(|&o| {
@@ -195,7 +208,14 @@ fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
             seen.push(u);
         }
     }
-    let all = crate::ranks::all_gather(&mine).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// From every rank's layout (`mine`: its distinct GPUs, then each device's index among
+/// them): the NCCL rank of every device of the split, the communicator's size, and this
+/// rank's first NCCL rank.
+fn device_ranks(mine: &[u8]) -> std::result::Result<(Vec<i32>, i32, i32), String> {
+    let all = crate::ranks::all_gather(mine).map_err(|e| e.to_string())?;
     let word = |b: &[u8], k: usize| i32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
     let mut device_rank = Vec::new();
     let mut first = 0i32;
@@ -211,6 +231,18 @@ fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
         first += n;
     }
     let total = first;
+    Ok((device_rank, total, my_first))
+}
+
+/// One communicator per GPU of `ordinals`, of `total` ranks, this process's from
+/// `my_first` on: `ncclCommInitAll` on one process, else `ncclCommInitRank` with the
+/// unique id rank 0 makes; every rank agrees, and a failure destroys what was made.
+fn init(
+    gpus: &[Arc<Gpu>],
+    ordinals: &[usize],
+    total: i32,
+    my_first: i32,
+) -> std::result::Result<Vec<ns::ncclComm_t>, String> {
     let mut comms: Vec<ns::ncclComm_t> = vec![std::ptr::null_mut(); ordinals.len()];
     let init = if crate::ranks::size() == 1 {
         let devlist: Vec<i32> = ordinals.iter().map(|&o| o as i32).collect();
@@ -250,6 +282,15 @@ fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
         }
         return Err(e.to_string());
     }
+    Ok(comms)
+}
+
+/// Each communicator with the stream its operations run on.
+fn comm_streams(
+    gpus: &[Arc<Gpu>],
+    ordinals: &[usize],
+    comms: Vec<ns::ncclComm_t>,
+) -> std::result::Result<Vec<(usize, ns::ncclComm_t, cudarc::driver::sys::CUstream)>, String> {
     let mut local = Vec::with_capacity(ordinals.len());
     for (&o, c) in ordinals.iter().zip(comms) {
         let g = gpus.iter().find(|g| g.ordinal == o).expect("listed");
@@ -260,11 +301,7 @@ fn make(gpus: &[Arc<Gpu>]) -> std::result::Result<Comms, String> {
         .map_err(|e| format!("cuStreamCreate: {}", crate::error::describe(e)))?;
         local.push((o, c, s));
     }
-    Ok(Comms {
-        local,
-        device_rank,
-        lock: Mutex::new(()),
-    })
+    Ok(local)
 }
 
 /// Enqueues the group of one exchange: `sends` (pointer, bytes, peer's NCCL rank,

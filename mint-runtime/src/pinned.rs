@@ -68,7 +68,7 @@ static LIVE: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
 /// Whether the `bytes` bytes at `ptr` lie inside one live page-locked [`PinnedArray`]:
 /// a copy from or to them may go to the copy engine directly.
-pub fn is_page_locked(ptr: *const u8, bytes: usize) -> bool {
+pub(crate) fn is_page_locked(ptr: *const u8, bytes: usize) -> bool {
     let (lo, hi) = (ptr as usize, ptr as usize + bytes);
     LIVE.lock()
         .unwrap_or_else(|p| p.into_inner())

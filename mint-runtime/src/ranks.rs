@@ -6,9 +6,9 @@
 //! environment), MPI is initialized when the first region is entered
 //! (`MPI_THREAD_SERIALIZED`: every MPI call of Mint goes through one lock) and finalized
 //! when the process exits. Every region then runs across all ranks: the slabs of the
-//! decomposition ([`crate::decomp`]) cover every rank's devices in rank order, rank `r`
+//! decomposition (`decomp`) cover every rank's devices in rank order, rank `r`
 //! holding devices `r × n .. (r + 1) × n` of `P × n` when each drives `n` (see
-//! [`crate::split`]). Without the feature, or under no launcher, or with one rank,
+//! `split`). Without the feature, or under no launcher, or with one rank,
 //! [`size`] is 1 and nothing changes.
 //!
 //! Every rank runs the program's host code (SPMD). The operations here are collective:

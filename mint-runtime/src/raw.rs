@@ -10,7 +10,52 @@ use crate::host::{Element, HostArray, HostArrayMut, ScalarValue};
 use crate::jit;
 use cudarc::driver::{CudaFunction, result as drv, sys};
 use cudarc::nvrtc::Ptx;
+use mint_translator::ir::ScalarTy;
+use std::ffi::c_void;
 use std::sync::Arc;
+
+/// Kernel parameters a launch packs on the stack; more take a heap buffer.
+pub(crate) const STACK_PARAMS: usize = 64;
+
+/// `cuLaunchKernel` of `func` with one 64-bit word per parameter, on `stream`; up to
+/// [`STACK_PARAMS`] parameters without allocating. Every launch of a kernel goes
+/// through here: generated kernels, replays of a batch ([`crate::graph`]) and
+/// hand-written ones ([`RawKernel`]).
+pub(crate) fn enqueue_words(
+    func: sys::CUfunction,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    stream: sys::CUstream,
+    words: &[u64],
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    let n = words.len();
+    let (mut word_buf, mut word_vec) = ([0u64; STACK_PARAMS], Vec::new());
+    let (mut ptr_buf, mut ptr_vec) = ([std::ptr::null_mut::<c_void>(); STACK_PARAMS], Vec::new());
+    let (w, p): (&mut [u64], &mut [*mut c_void]) = if n <= STACK_PARAMS {
+        (&mut word_buf[..n], &mut ptr_buf[..n])
+    } else {
+        word_vec.resize(n, 0);
+        ptr_vec.resize(n, std::ptr::null_mut());
+        (&mut word_vec, &mut ptr_vec)
+    };
+    w.copy_from_slice(words);
+    for (p, w) in p.iter_mut().zip(w.iter_mut()) {
+        *p = w as *mut u64 as *mut c_void;
+    }
+    // SAFETY: `func` is a loaded kernel whose parameters are these words (the callers'
+    // translation or source says so); the driver copies them before returning.
+    unsafe {
+        drv::launch_kernel(
+            func,
+            (grid[0], grid[1], grid[2]),
+            (block[0], block[1], block[2]),
+            shared,
+            stream,
+            p,
+        )
+    }
+}
 
 /// A device array for hand-written kernels, allocated as Mint allocates (rows padded to
 /// 128 bytes, element `align_x` of every row 128-byte aligned).
@@ -171,7 +216,7 @@ impl RawKernel {
             heap = args.iter().map(word).collect();
             &heap
         };
-        crate::launch::enqueue_words(
+        enqueue_words(
             self.func.cu_function(),
             grid,
             block,
@@ -243,5 +288,79 @@ impl RawKernel {
             self.wait()?;
         }
         Ok(t)
+    }
+}
+
+/// The kernel of [`DeviceArray::same_bytes`]: sets `*flag` when a 32-bit word differs.
+const DIFFER: &str = r#"
+extern "C" __global__ void mint_differ(const unsigned int* a, const unsigned int* b,
+                                       unsigned long long n, unsigned int* flag) {
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        if (a[i] != b[i]) { *flag = 1u; return; }
+    }
+}
+"#;
+
+/// The comparison kernel of `gpu`, compiled once per process (and kept in the JIT cache).
+fn differ_kernel(gpu: &Arc<Gpu>) -> Result<Arc<RawKernel>> {
+    static K: std::sync::Mutex<Vec<(usize, Arc<RawKernel>)>> = std::sync::Mutex::new(Vec::new());
+    let mut ks = K.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, k)) = ks.iter().find(|(o, _)| *o == gpu.ordinal) {
+        return Ok(k.clone());
+    }
+    let k = Arc::new(RawKernel::new(gpu, "mint.differ", DIFFER, "mint_differ")?);
+    ks.push((gpu.ordinal, k.clone()));
+    Ok(k)
+}
+
+impl DeviceArray {
+    /// Whether this allocation and `other`'s (same layout: a
+    /// [`DeviceArray::scratch_copy`]) hold the same bytes, padding and guard bands
+    /// included, compared on the device after the stream's earlier work (a few
+    /// milliseconds for gigabytes, where reading both to the host takes seconds).
+    ///
+    /// # Errors
+    /// [`Error::Compile`] or [`Error::Launch`] for the comparison kernel; driver failures.
+    pub(crate) fn same_bytes(&self, other: &DeviceArray) -> Result<bool> {
+        debug_assert_eq!(self.bytes, other.bytes);
+        if !self.bytes.is_multiple_of(4) {
+            return Ok(self.read_all()? == other.read_all()?);
+        }
+        if self.bytes == 0 {
+            return Ok(true);
+        }
+        let k = differ_kernel(&self.gpu)?;
+        self.gpu.bind()?;
+        let flag = crate::array::malloc(&self.gpu, || "the comparison flag".into(), 4)?;
+        let stream = self.gpu.stream.cu_stream();
+        let run = || -> Result<bool> {
+            unsafe { drv::memset_d8_async(flag, 0, 4, stream) }
+                .map_err(|e| Error::driver("cuMemsetD8", e))?;
+            let words = (self.bytes / 4) as u64;
+            let blocks = words.div_ceil(256).min(4096) as u32;
+            k.launch(
+                [blocks, 1, 1],
+                [256, 1, 1],
+                0,
+                &[
+                    RawArg::Ptr(self.base),
+                    RawArg::Ptr(other.base),
+                    RawArg::Scalar(ScalarValue {
+                        ty: ScalarTy::U64,
+                        bits: words,
+                    }),
+                    RawArg::Ptr(flag),
+                ],
+                false,
+            )?;
+            let mut host = [0u8; 4];
+            unsafe { drv::memcpy_dtoh_sync(&mut host[..], flag) }
+                .map_err(|e| Error::driver("cuMemcpyDtoH", e))?;
+            Ok(host == [0; 4])
+        };
+        let r = run();
+        crate::array::free(&self.gpu, flag, 4);
+        r
     }
 }

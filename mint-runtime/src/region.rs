@@ -2,15 +2,17 @@
 //! Sec. 4.2.1), transfers, swaps, launches, `barrier!()`, and region exit.
 
 use crate::array::DeviceArray;
-use crate::cpu::{CpuDev, Reducible};
+use crate::cpu::CpuDev;
 use crate::device::{Backend, Gpu, backend};
 use crate::error::{Error, Result};
+use crate::exec::{LaunchCtx, Pending};
 use crate::graph::{self, Batch};
-use crate::host::{Element, HostArray, HostArrayMut, RawArray, ScalarValue};
-use crate::launch::{self, KernelSite, LaunchArgs, LaunchCtx, Pending};
+use crate::host::{Element, HostArray, HostArrayMut, RawArray, Reducible, ScalarValue};
+use crate::launch;
+use crate::site::{KernelSite, LaunchArgs, RegionInfo};
 use crate::split::Split;
 use crate::stats;
-use crate::stream::{HostRef, StreamSpec, Streamer};
+use crate::stream::{HostRef, Streamer};
 use cudarc::driver::{result as drv, sys};
 use mint_translator::ir::RedOp;
 use std::sync::Arc;
@@ -66,30 +68,6 @@ fn unwaited_fault(info: &RegionInfo, unwaited: &[&'static KernelSite], message: 
             ),
         },
     }
-}
-
-/// An array the region's `copy!`s name, as the macros describe it.
-#[derive(Debug)]
-pub struct ArrayInfo {
-    pub name: &'static str,
-    /// The x index that should start each row on a 128-byte boundary on the device (the
-    /// first interior column the kernels write).
-    pub align_x: usize,
-}
-
-/// A `#[mint::parallel]` function, as the macros describe it.
-#[derive(Debug)]
-pub struct RegionInfo {
-    pub name: &'static str,
-    pub file: &'static str,
-    pub line: u32,
-    /// One entry per slot of the host-to-device table.
-    pub arrays: &'static [ArrayInfo],
-    /// The pairs of slots `std::mem::swap` exchanges in the region: a decomposition stores
-    /// both alike ([`crate::split`]'s `Layout`).
-    pub swaps: &'static [(usize, usize)],
-    /// `#[mint::parallel(stream)]` ([`crate::stream`]).
-    pub stream: Option<StreamSpec>,
 }
 
 /// A region being executed. Created on entry to the function; dropping it waits for the

@@ -23,7 +23,7 @@ use ndarray::{Array, ArrayView, ArrayViewMut, Axis, Dimension, Ix2, Ix3, ShapeBu
 use std::ops::{Index, IndexMut, Range};
 
 /// The planes `0..extent` along the slowest axis that this rank's devices own, by the
-/// decomposition's slab rule ([`crate::decomp::Slabs`]) over every rank's devices
+/// decomposition's slab rule (`decomp::Slabs`) over every rank's devices
 /// (`MINT_DEVICE` or [`crate::with_device`] on each; one each when it is unreadable). On
 /// one process: all of them.
 pub fn owned_planes(extent: usize) -> Range<usize> {

@@ -1,24 +1,30 @@
 //! A region's arrays on several emulated devices (`MINT_DEVICE=cpu:N`): each device's
 //! slabs and replicas in its own host memory, scatter at `copy!(x, to_device)`, gather
-//! and the merge of replicas at `copy!(x, from_device)`, and halo exchange by memcpy.
+//! and the merge of replicas at `copy!(x, from_device)`.
 //!
 //! The same on several GPUs (`MINT_DEVICE=cuda:0,1`): each GPU's slabs and replicas are
 //! [`DeviceArray`]s holding only their planes, indexed with global indices; transfers go
-//! plane range by plane range, halos by peer copies, and launches are clipped (split
-//! kernels) or lowered for owner-computes ([`mint_translator::owner`]).
+//! plane range by plane range, and launches are clipped (split kernels) or lowered for
+//! owner-computes ([`mint_translator::owner`]).
 //!
 //! The decomposition itself (which arrays are distributed, slabs, ghost widths, how each
-//! kernel runs) is [`crate::decomp`]'s; this module only moves bytes and launches.
+//! kernel runs) is [`crate::decomp`]'s. This module decides when an array's halos move (a
+//! kernel reads its stale ghost planes; right after a split kernel writes an array read
+//! off-slab); what moves is the array's halo scheme ([`crate::halo`]), and how, the
+//! transports' ([`crate::transport`]).
 
 use crate::array::DeviceArray;
-use crate::cpu::{CpuDev, DevSplit, PartView, Reducible, SlabFault, SlabInfo};
+use crate::cpu::{CpuDev, DevSplit, PartView, SlabFault, SlabInfo};
 use crate::decomp::{self, KernelPlan, Mode, Slabs};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
+use crate::exec::{LaunchCtx, OwnerArgs};
+use crate::halo::HaloScheme;
 use crate::host::ScalarValue;
-use crate::host::{Element, RawArray};
-use crate::launch::{KernelSite, LaunchArgs, LaunchCtx, OwnerArgs};
-use crate::region::RegionInfo;
+use crate::host::{Element, RawArray, Reducible};
+use crate::parts::{Parts, bytes, bytes_mut, on_device};
+use crate::site::{KernelSite, LaunchArgs, RegionInfo};
+use crate::transport::{self, Devices, Exchange, Strategy};
 use cudarc::driver::sys;
 use mint_translator::analyzer::slabs::Slow;
 use mint_translator::ir::{RedOp, ScalarTy};
@@ -34,14 +40,6 @@ use std::sync::Arc;
 /// stay inside the allocation, are filled by `copy!(x, to_device)` and never exchanged.
 pub(crate) const PREFETCH_PLANES: usize = 1;
 
-/// Each device's storage of one array.
-pub(crate) enum Parts {
-    /// Emulated devices: the planes each holds (or the whole array), in host memory.
-    Host(Vec<Vec<u64>>),
-    /// GPUs: one device array per GPU, holding its planes.
-    Gpu(Vec<DeviceArray>),
-}
-
 /// One array of a split region.
 pub(crate) struct SplitArray {
     pub name: &'static str,
@@ -51,6 +49,8 @@ pub(crate) struct SplitArray {
     pub ndim: usize,
     /// The slabs of a distributed array; `None` for a replicated one.
     pub slabs: Option<Slabs>,
+    /// What the array's halo exchange moves, derived from its slabs when it is placed.
+    pub halo: Option<HaloScheme>,
     /// Each device's storage: the planes it holds, or the whole array.
     pub parts: Parts,
     /// A kernel wrote the array since its ghost planes were last refreshed.
@@ -130,15 +130,6 @@ impl SplitArray {
     }
 }
 
-fn bytes(v: &[u64]) -> &[u8] {
-    // SAFETY: u64 storage viewed as bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len() * 8) }
-}
-fn bytes_mut(v: &mut [u64]) -> &mut [u8] {
-    // SAFETY: as above.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, v.len() * 8) }
-}
-
 /// The split state of a region on `devices` devices, of which this process holds
 /// `local` (all of them, unless the region spans MPI ranks, [`crate::ranks`]).
 pub(crate) struct Split {
@@ -177,71 +168,6 @@ impl Drop for Split {
     }
 }
 
-/// A run of ghost planes `lo..hi` that device `.0` receives from device `.1`.
-type Run = (usize, usize, usize, usize);
-
-/// The runs between this rank's devices (`local`) and other ranks', in the order every
-/// rank lists them (by receiving device, then source), so that messages match.
-fn rank_runs(s: &Slabs, devices: usize, local: &std::ops::Range<usize>) -> Vec<Run> {
-    let per_rank = local.len();
-    (0..devices)
-        .flat_map(|d| {
-            s.ghost_sources(d)
-                .into_iter()
-                .map(move |(from, lo, hi)| (d, from, lo, hi))
-        })
-        .filter(|&(d, from, ..)| {
-            rank_of(d, per_rank) != rank_of(from, per_rank)
-                && (local.contains(&d) || local.contains(&from))
-        })
-        .collect()
-}
-
-/// The first `total` bytes of an array's page-locked halo buffer, grown when needed.
-fn halo_buffer(buf: &mut Option<crate::pinned::PinnedArray1<u8>>, total: usize) -> &mut [u8] {
-    if buf.as_ref().is_none_or(|h| h.len() < total) {
-        *buf = Some(crate::pinned::PinnedArray1::zeros(total));
-    }
-    &mut buf.as_mut().expect("allocated").as_slice_mut()[..total]
-}
-
-/// `buf` cut into one slice per run of `runs`, in order (`pb` bytes per plane).
-fn cut<'b>(mut buf: &'b mut [u8], runs: &[Run], pb: usize) -> Vec<&'b mut [u8]> {
-    let mut slices = Vec::with_capacity(runs.len());
-    for r in runs {
-        let (head, tail) = std::mem::take(&mut buf).split_at_mut((r.3 - r.2) * pb);
-        slices.push(head);
-        buf = tail;
-    }
-    slices
-}
-
-/// This rank's MPI messages for `runs`: a send of each run it owns the source of, a receive
-/// of each other into its slice.
-fn messages<'b>(
-    runs: &[Run],
-    slices: Vec<&'b mut [u8]>,
-    local: &std::ops::Range<usize>,
-) -> Vec<crate::ranks::Message<'b>> {
-    let per_rank = local.len();
-    runs.iter()
-        .zip(slices)
-        .map(|(&(d, from, _, _), sl)| {
-            if local.contains(&from) {
-                crate::ranks::Message::Send {
-                    rank: rank_of(d, per_rank),
-                    bytes: sl,
-                }
-            } else {
-                crate::ranks::Message::Recv {
-                    rank: rank_of(from, per_rank),
-                    into: sl,
-                }
-            }
-        })
-        .collect()
-}
-
 /// What a launch on a GPU covers ([`crate::overlap`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -253,14 +179,9 @@ enum Phase {
     Interior,
 }
 
-/// The rank that holds device `d` when each rank holds `per_rank` devices.
-fn rank_of(d: usize, per_rank: usize) -> usize {
-    d / per_rank.max(1)
-}
-
 /// The region's kernels, for the decomposition: every kernel site that names `info`.
 fn region_kernels(info: &'static RegionInfo) -> Vec<&'static KernelSite> {
-    crate::launch::kernel_sites()
+    crate::site::kernel_sites()
         .filter(|s| s.region.is_some_and(|r| std::ptr::eq(r, info)))
         .collect()
 }
@@ -441,7 +362,7 @@ pub struct Decomposition {
 /// [`Error::Translate`] when no region of the program has that name, or a kernel's IR
 /// cannot be read or inlined.
 pub fn decomposition(region: &str) -> Result<Decomposition> {
-    let info = crate::launch::kernel_sites()
+    let info = crate::site::kernel_sites()
         .filter_map(|s| s.region)
         .find(|r| r.name == region || format!("{}::{}", r.file, r.name) == region)
         .ok_or_else(|| Error::Translate {
@@ -579,6 +500,97 @@ impl Split {
         crate::ranks::agree(|| format!("`copy!({name}, alloc)`"), r)
     }
 
+    /// A new array of the region in `slot`: distributed in slabs, with its halo scheme, or
+    /// replicated (as the layout says, reported with `MINT_REPORT=1`), its parts allocated
+    /// on this rank's devices.
+    ///
+    /// # Errors
+    /// [`Error::OverMemoryCap`] when an emulated device's parts would exceed
+    /// `MINT_DEVICE_MEMORY`; a GPU's allocation failure, naming the device.
+    fn place(
+        &mut self,
+        slot: usize,
+        name: &'static str,
+        raw: &RawArray<u8>,
+        elem: ScalarTy,
+    ) -> Result<SplitArray> {
+        let user = raw.user_shape();
+        let slabs = match self.classify(slot, raw.ndim, &user) {
+            Ok(s) => Some(s),
+            Err(why) => {
+                report_replicated(self.info, name, &why);
+                None
+            }
+        };
+        if let Some(s) = &slabs {
+            report_distributed(self.info, name, s);
+        }
+        let mut a = SplitArray {
+            name,
+            elem,
+            shape: raw.shape,
+            ndim: raw.ndim,
+            halo: slabs
+                .as_ref()
+                .map(|s| HaloScheme::new(s, self.devices, &self.local)),
+            slabs,
+            parts: Parts::Host(Vec::new()),
+            stale: false,
+            snapshot: Vec::new(),
+            halo_host: None,
+            read_off_slab: false,
+        };
+        a.parts = self.alloc_parts(&a, slot, raw)?;
+        Ok(a)
+    }
+
+    /// Each local device's storage of `a` (in `slot`, of `raw`'s shape): its held planes in
+    /// host memory on emulated devices, counted against `MINT_DEVICE_MEMORY`, or a device
+    /// array per GPU spanning its allocated planes.
+    fn alloc_parts(&self, a: &SplitArray, slot: usize, raw: &RawArray<u8>) -> Result<Parts> {
+        let (name, elem) = (a.name, a.elem);
+        Ok(match &self.gpus {
+            None => {
+                let sizes: Vec<usize> = self
+                    .local
+                    .clone()
+                    .map(|d| {
+                        let (lo, hi) = a.held(d);
+                        ((hi - lo) * a.plane_bytes()).div_ceil(8)
+                    })
+                    .collect();
+                for (i, &n) in sizes.iter().enumerate() {
+                    let d = self.local.start + i;
+                    let what = || format!("{name} (emulated device {d})");
+                    if let Err(e) = self.usage[i].take(what, n * 8) {
+                        for (u, &m) in self.usage.iter().zip(&sizes).take(i) {
+                            u.give(m * 8);
+                        }
+                        return Err(e);
+                    }
+                }
+                Parts::Host(sizes.iter().map(|&n| vec![0u64; n]).collect())
+            }
+            Some(gpus) => Parts::Gpu(
+                gpus.iter()
+                    .zip(self.local.clone())
+                    .map(|(g, d)| {
+                        DeviceArray::alloc_planes(
+                            g,
+                            name,
+                            elem,
+                            raw.shape,
+                            raw.ndim,
+                            self.info.arrays[slot].align_x,
+                            a.allocated(d),
+                        )
+                        .map_err(|e| on_device(e, d))
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+        })
+    }
+
     /// [`Split::copy_in`] to this rank's devices (`upload`), or only the allocation.
     fn copy_in_local(
         &mut self,
@@ -592,69 +604,7 @@ impl Split {
         if let Some(a) = &self.slots[slot] {
             a.check_as(name, &raw.user_shape(), elem)?;
         } else {
-            let user = raw.user_shape();
-            let slabs = match self.classify(slot, raw.ndim, &user) {
-                Ok(s) => Some(s),
-                Err(why) => {
-                    report_replicated(self.info, name, &why);
-                    None
-                }
-            };
-            if let Some(s) = &slabs {
-                report_distributed(self.info, name, s);
-            }
-            let mut a = SplitArray {
-                name,
-                elem,
-                shape: raw.shape,
-                ndim: raw.ndim,
-                slabs,
-                parts: Parts::Host(Vec::new()),
-                stale: false,
-                snapshot: Vec::new(),
-                halo_host: None,
-                read_off_slab: false,
-            };
-            a.parts = match &self.gpus {
-                None => {
-                    let sizes: Vec<usize> = self
-                        .local
-                        .clone()
-                        .map(|d| {
-                            let (lo, hi) = a.held(d);
-                            ((hi - lo) * a.plane_bytes()).div_ceil(8)
-                        })
-                        .collect();
-                    for (i, &n) in sizes.iter().enumerate() {
-                        let d = self.local.start + i;
-                        let what = || format!("{name} (emulated device {d})");
-                        if let Err(e) = self.usage[i].take(what, n * 8) {
-                            for (u, &m) in self.usage.iter().zip(&sizes).take(i) {
-                                u.give(m * 8);
-                            }
-                            return Err(e);
-                        }
-                    }
-                    Parts::Host(sizes.iter().map(|&n| vec![0u64; n]).collect())
-                }
-                Some(gpus) => Parts::Gpu(
-                    gpus.iter()
-                        .zip(self.local.clone())
-                        .map(|(g, d)| {
-                            DeviceArray::alloc_planes(
-                                g,
-                                name,
-                                elem,
-                                raw.shape,
-                                raw.ndim,
-                                self.info.arrays[slot].align_x,
-                                a.allocated(d),
-                            )
-                            .map_err(|e| on_device(e, d))
-                        })
-                        .collect::<Result<_>>()?,
-                ),
-            };
+            let a = self.place(slot, name, raw, elem)?;
             self.slots[slot] = Some(a);
         }
         let a = self.slots[slot].as_mut().expect("allocated");
@@ -901,345 +851,51 @@ impl Split {
         self.slots.swap(a, b);
     }
 
-    /// Refreshes the ghost planes of slot `slot` from their owners: on other ranks by MPI
-    /// messages (staged through the host from a GPU), on this rank by memcpy or peer copy.
+    /// Refreshes the ghost planes of slot `slot` from their owners, after the work queued
+    /// so far ([`Strategy::Ordered`]): on other ranks by MPI messages (staged through the
+    /// host from a GPU), on this rank by memcpy or peer copy; or through NCCL.
     ///
     /// # Errors
     /// A failed copy between GPUs ([`Error::Driver`], naming the array and devices);
     /// [`Error::Ranks`] when a message fails or another rank could not stage its planes.
     fn exchange(&mut self, slot: usize) -> Result<()> {
-        if self.exchange_nccl(slot, None)? {
-            return Ok(());
-        }
-        let Some(a) = self.slots[slot].as_mut() else {
-            return Ok(());
-        };
-        let Some(s) = a.slabs.clone() else {
-            return Ok(());
-        };
-        let pb = a.plane_bytes();
-        let local = self.local.clone();
-        if crate::ranks::size() > 1 {
-            // Every run of ghost planes between two ranks, in the order every rank lists
-            // them (by receiving device, then source), so that messages match.
-            let runs = rank_runs(&s, self.devices, &local);
-            // One buffer holds every run, in `runs` order: page-locked for GPUs, so that
-            // each run is one DMA (kept with the array, grown when a run needs more).
-            let total = runs.iter().map(|r| (r.3 - r.2) * pb).sum();
-            let mut heap = Vec::new();
-            let buf: &mut [u8] = match &a.parts {
-                Parts::Gpu(_) => halo_buffer(&mut a.halo_host, total),
-                Parts::Host(_) => {
-                    heap.resize(total, 0u8);
-                    &mut heap
-                }
-            };
-            let mut slices = cut(buf, &runs, pb);
-            // this rank's planes for the others, staged
-            let staged: Result<()> = runs
-                .iter()
-                .zip(slices.iter_mut())
-                .filter(|(r, _)| local.contains(&r.1))
-                .try_for_each(|(&(_, from, lo, hi), out)| {
-                    let i = from - local.start;
-                    match &a.parts {
-                        Parts::Host(parts) => {
-                            let h = s.held(from).0;
-                            out.copy_from_slice(&bytes(&parts[i])[(lo - h) * pb..(hi - h) * pb]);
-                            Ok(())
-                        }
-                        Parts::Gpu(parts) => parts[i]
-                            .read_planes_into(out, lo, hi)
-                            .map_err(|e| on_device(e, from)),
-                    }
-                });
-            crate::ranks::agree(|| format!("the halo exchange of `{}`", a.name), staged)?;
-            let mut messages = messages(&runs, slices, &local);
-            crate::ranks::exchange(&mut messages)?;
-            for (&(d, _, lo, hi), m) in runs.iter().zip(&messages) {
-                let crate::ranks::Message::Recv { into: got, .. } = m else {
-                    continue;
-                };
-                let i = d - local.start;
-                match &mut a.parts {
-                    Parts::Host(parts) => {
-                        let h = s.held(d).0;
-                        bytes_mut(&mut parts[i])[(lo - h) * pb..(hi - h) * pb].copy_from_slice(got);
-                    }
-                    Parts::Gpu(parts) => parts[i]
-                        .write_planes(got, lo, hi)
-                        .map_err(|e| on_device(e, d))?,
-                }
-            }
-        }
-        // The runs within this rank, only between its own devices.
-        let sources = |d: usize| -> Vec<(usize, usize, usize)> {
-            s.ghost_sources(d)
-                .into_iter()
-                .filter(|r| local.contains(&r.0))
-                .map(|(from, lo, hi)| (from - local.start, lo, hi))
-                .collect()
-        };
-        match &mut a.parts {
-            Parts::Host(parts) => {
-                for (i, d) in local.clone().enumerate() {
-                    let dst_lo = s.held(d).0;
-                    for (from, lo, hi) in sources(d) {
-                        let src_lo = s.held(local.start + from).0;
-                        let src =
-                            bytes(&parts[from])[(lo - src_lo) * pb..(hi - src_lo) * pb].to_vec();
-                        bytes_mut(&mut parts[i])[(lo - dst_lo) * pb..(hi - dst_lo) * pb]
-                            .copy_from_slice(&src);
-                    }
-                }
-            }
-            Parts::Gpu(parts) => {
-                // Stream-ordered, with no host wait: each device pulls its ghost planes
-                // from their owners on its own stream, after the owners' work so far (their
-                // kernels that wrote those planes), and each owner's later work waits for
-                // the copies that read its planes (its next kernel must not overwrite a
-                // plane a peer is still copying). Slabs on one GPU share its stream.
-                let wait = |on: &Gpu, other: &Gpu, d: usize| {
-                    on.stream.join(&other.stream).map_err(|e| {
-                        on_device(Error::driver("cuStreamWaitEvent (halo exchange)", e), d)
-                    })
-                };
-                let mut read_by: Vec<Vec<usize>> = vec![Vec::new(); parts.len()];
-                for (i, dst) in parts.iter().enumerate() {
-                    let d = local.start + i;
-                    let g = dst.gpu();
-                    let sources = sources(d);
-                    for &(from, _, _) in &sources {
-                        let owner = parts[from].gpu();
-                        if !Arc::ptr_eq(&owner.stream, &g.stream) && !read_by[from].contains(&i) {
-                            wait(g, owner, d)?;
-                            read_by[from].push(i);
-                        }
-                    }
-                    g.bind()?;
-                    for (from, lo, hi) in sources {
-                        let src = &parts[from];
-                        let r = unsafe {
-                            cudarc::driver::sys::cuMemcpyAsync(
-                                dst.plane_ptr(lo),
-                                src.plane_ptr(lo),
-                                dst.planes_bytes(lo, hi),
-                                g.stream.cu_stream(),
-                            )
-                        };
-                        r.result().map_err(|e| Error::Driver {
-                            call: "cuMemcpyAsync (halo exchange)".into(),
-                            message: format!(
-                                "array `{}`, planes {lo}..{hi} from device {} to device {d}: {}",
-                                a.name,
-                                local.start + from,
-                                crate::error::describe(e)
-                            ),
-                        })?;
-                    }
-                }
-                for (from, readers) in read_by.iter().enumerate() {
-                    for &i in readers {
-                        wait(parts[from].gpu(), parts[i].gpu(), local.start + from)?;
-                    }
-                }
-            }
-        }
-        a.stale = false;
-        Ok(())
+        self.exchange_as(slot, Strategy::Ordered)
     }
 
     /// The halo exchange of `slot` right after a split kernel's boundary planes, on the
-    /// halo streams ([`crate::overlap`]): `marks[i]` marks local GPU `i`'s boundary part
-    /// done. Copies between this rank's GPUs are peer copies that wait only for their
-    /// source's and destination's marks; runs to and from other ranks are staged through
-    /// the array's page-locked buffer, the host waiting for the boundary parts (not the
-    /// interiors) before MPI moves them. Each GPU's next work waits for the copies into
-    /// its ghost planes and out of its owned ones.
+    /// halo streams ([`crate::overlap`], [`Strategy::Overlapped`]): `marks[i]` marks local
+    /// GPU `i`'s boundary part done.
     fn exchange_overlapped(&mut self, slot: usize, marks: &[sys::CUevent]) -> Result<()> {
-        if self.exchange_nccl(slot, Some(marks))? {
-            return Ok(());
-        }
-        use crate::overlap::Halos;
-        use crate::transfer::{Direction, memcpy2d};
-        let gpus = self.gpus.clone().expect("a split over GPUs");
-        let local = self.local.clone();
-        let first = local.start;
-        let halos = &mut self.halos;
+        self.exchange_as(slot, Strategy::Overlapped(marks))
+    }
+
+    /// The halo exchange of `slot` by its scheme ([`HaloScheme`]) and the transports
+    /// ([`crate::transport`]); nothing for an array that is not distributed.
+    fn exchange_as(&mut self, slot: usize, how: Strategy<'_>) -> Result<()> {
         let Some(a) = self.slots[slot].as_mut() else {
             return Ok(());
         };
-        let Some(s) = a.slabs.clone() else {
+        let (Some(slabs), Some(scheme)) = (&a.slabs, &a.halo) else {
             return Ok(());
         };
-        let Parts::Gpu(parts) = &a.parts else {
-            unreachable!("a split over GPUs")
+        let plane_bytes = a.plane_bytes();
+        let mut devices = Devices {
+            local: self.local.clone(),
+            gpus: self.gpus.as_deref(),
+            halos: &mut self.halos,
+            streamed: self.streamed,
         };
-        let driver = |call: &str, lo: usize, hi: usize, d: usize, e| Error::Driver {
-            call: call.into(),
-            message: format!(
-                "array `{}`, planes {lo}..{hi} of device {d}: {}",
-                a.name,
-                crate::error::describe(e)
-            ),
+        let exchange = Exchange {
+            name: a.name,
+            parts: &mut a.parts,
+            slabs,
+            scheme,
+            plane_bytes,
+            staging: &mut a.halo_host,
         };
-        if crate::ranks::size() > 1 {
-            let runs = rank_runs(&s, self.devices, &local);
-            let pb = a.plane_bytes();
-            let total = runs.iter().map(|r| (r.3 - r.2) * pb).sum();
-            let mut slices = cut(halo_buffer(&mut a.halo_host, total), &runs, pb);
-            // this rank's boundary planes into the buffer, then the host waits for them
-            let staged: Result<()> = runs
-                .iter()
-                .zip(slices.iter_mut())
-                .filter(|(r, _)| local.contains(&r.1))
-                .try_for_each(|(&(_, from, lo, hi), out)| {
-                    let i = from - first;
-                    let h = halos.stream(i, &gpus[i], from)?;
-                    Halos::wait(h, marks[i], from)?;
-                    let rows = parts[i].plane_rows_of(out, lo, hi);
-                    memcpy2d(Direction::ToHost, rows, h).map_err(|e| {
-                        driver("cuMemcpy2DAsync (halo, device to host)", lo, hi, from, e)
-                    })
-                })
-                .and_then(|_| halos.synchronize(&gpus, first));
-            crate::ranks::agree(|| format!("the halo exchange of `{}`", a.name), staged)?;
-            let mut messages = messages(&runs, slices, &local);
-            crate::ranks::exchange(&mut messages)?;
-            let mut into = vec![false; local.len()];
-            for (&(d, _, lo, hi), m) in runs.iter().zip(messages.iter_mut()) {
-                let crate::ranks::Message::Recv { into: got, .. } = m else {
-                    continue;
-                };
-                let i = d - first;
-                let h = halos.stream(i, &gpus[i], d)?;
-                if !into[i] {
-                    Halos::wait(h, marks[i], d)?;
-                    into[i] = true;
-                }
-                let rows = parts[i].plane_rows_of(got, lo, hi);
-                memcpy2d(Direction::ToDevice, rows, h)
-                    .map_err(|e| driver("cuMemcpy2DAsync (halo, host to device)", lo, hi, d, e))?;
-            }
-            for (i, &got) in into.iter().enumerate() {
-                if got {
-                    let h = halos.stream(i, &gpus[i], first + i)?;
-                    halos.after(i, h, first + i)?;
-                }
-            }
-        }
-        // between this rank's GPUs: peer copies on the receiving GPU's halo stream
-        for (i, dst) in parts.iter().enumerate() {
-            let d = first + i;
-            let sources: Vec<(usize, usize, usize)> = s
-                .ghost_sources(d)
-                .into_iter()
-                .filter(|r| local.contains(&r.0))
-                .map(|(from, lo, hi)| (from - first, lo, hi))
-                .collect();
-            if sources.is_empty() {
-                continue;
-            }
-            let h = halos.stream(i, &gpus[i], d)?;
-            Halos::wait(h, marks[i], d)?;
-            let mut from_all: Vec<usize> = sources.iter().map(|r| r.0).collect();
-            from_all.dedup();
-            for &f in &from_all {
-                Halos::wait(h, marks[f], first + f)?;
-            }
-            for (f, lo, hi) in sources {
-                let r = unsafe {
-                    sys::cuMemcpyAsync(
-                        dst.plane_ptr(lo),
-                        parts[f].plane_ptr(lo),
-                        dst.planes_bytes(lo, hi),
-                        h,
-                    )
-                };
-                r.result()
-                    .map_err(|e| driver("cuMemcpyAsync (halo exchange)", lo, hi, d, e))?;
-            }
-            // the destination's next work reads these ghosts; the sources' next work may
-            // overwrite the planes copied
-            halos.after(i, h, d)?;
-            for f in from_all {
-                halos.after(f, h, first + f)?;
-            }
-        }
+        transport::exchange(&mut devices, exchange, how)?;
         a.stale = false;
-        crate::overlap::count_exchange();
         Ok(())
-    }
-
-    /// The halo exchange of `slot` through NCCL ([`crate::nccl`]), on each GPU's halo
-    /// stream after `marks` (a split kernel's boundary parts, [`Split::exchange_overlapped`])
-    /// or after all work queued so far. `Ok(false)`: NCCL is not asked for or cannot be
-    /// used here, and the caller moves the halos itself.
-    fn exchange_nccl(&mut self, slot: usize, marks: Option<&[sys::CUevent]>) -> Result<bool> {
-        use crate::overlap::Halos;
-        if !crate::nccl::requested() || self.streamed {
-            return Ok(false);
-        }
-        let Some(gpus) = self.gpus.clone() else {
-            return Ok(false);
-        };
-        let Some(Some(s)) = self.slots[slot].as_ref().map(|a| a.slabs.clone()) else {
-            return Ok(false);
-        };
-        let Ok(comms) = crate::nccl::comms(&gpus) else {
-            return Ok(false);
-        };
-        let first = self.local.start;
-        let local = self.local.clone();
-        let halos = &mut self.halos;
-        let a = self.slots[slot].as_mut().expect("checked above");
-        let Parts::Gpu(parts) = &a.parts else {
-            unreachable!("a split over GPUs")
-        };
-        // the communicator's stream on each GPU, after its devices' marks or after
-        // everything queued on them
-        let _one_at_a_time = comms.lock();
-        let mut streams = Vec::with_capacity(gpus.len());
-        for (i, g) in gpus.iter().enumerate() {
-            let (_, cs) = comms.of(g.ordinal);
-            g.bind()?;
-            match marks {
-                Some(m) => Halos::wait(cs, m[i], first + i)?,
-                None => {
-                    let e = Halos::record(g.stream.cu_stream(), first + i)?;
-                    let r = Halos::wait(cs, e, first + i);
-                    unsafe { cudarc::driver::result::event::destroy(e) }.ok();
-                    r?;
-                }
-            }
-            streams.push(cs);
-        }
-        // every run between two devices, at least one of them here, in one global order
-        let mut ops: Vec<(bool, crate::nccl::Op)> = Vec::new();
-        for d in 0..self.devices {
-            for (from, lo, hi) in s.ghost_sources(d) {
-                for (send, dev, peer) in [(true, from, d), (false, d, from)] {
-                    if local.contains(&dev) {
-                        let i = dev - first;
-                        let p = &parts[i];
-                        let (comm, _) = comms.of(gpus[i].ordinal);
-                        let bytes = p.planes_bytes(lo, hi);
-                        let peer = comms.device_rank[peer];
-                        ops.push((send, (p.plane_ptr(lo), bytes, peer, comm, streams[i])));
-                    }
-                }
-            }
-        }
-        let r = crate::nccl::group(&ops);
-        crate::ranks::agree(|| format!("the NCCL halo exchange of `{}`", a.name), r)?;
-        // each GPU's next work waits for the group: its ghosts arrive, its planes are read
-        for (i, &cs) in streams.iter().enumerate() {
-            gpus[i].bind()?;
-            halos.after(i, cs, first + i)?;
-        }
-        a.stale = false;
-        crate::nccl::count_exchange();
-        Ok(true)
     }
 
     /// The plan of `site` with these slots, after refreshing the ghosts it reads.
@@ -1305,7 +961,7 @@ impl Split {
                     (a.name, a.slabs.is_some(), a.stale)
                 })
                 .collect();
-            crate::stream::check_kernel(self.info, site, &plan, &arrays)?;
+            crate::stream::check::check_kernel(self.info, site, &plan, &arrays)?;
         }
         for (i, &slot) in slots.iter().enumerate() {
             if !plan.reads_ghosts[i] {
@@ -1524,17 +1180,6 @@ fn merge_changed(out: &mut [u8], copy: &[u8], snapshot: &[u8], esz: usize) {
     }
 }
 
-/// `e` with the device named, for a failure on one of several GPUs.
-fn on_device(e: Error, d: usize) -> Error {
-    match e {
-        Error::Driver { call, message } => Error::Driver {
-            call,
-            message: format!("device {d}: {message}"),
-        },
-        other => other,
-    }
-}
-
 impl Split {
     /// The slabs every distributed array of the region follows (`None` before the first
     /// distributed array is copied).
@@ -1601,7 +1246,7 @@ impl Split {
         Ok(match (values.first(), reduction) {
             (None, _) => None,
             (Some(v), _) if plan.mode == Mode::Everywhere => Some(*v),
-            (Some(_), Some(r)) => Some(crate::launch::combine_values(r.op, &values)),
+            (Some(_), Some(r)) => Some(crate::exec::combine_values(r.op, &values)),
             (Some(v), None) => Some(*v),
         })
     }
@@ -1661,24 +1306,67 @@ impl Split {
         nowait: bool,
         plan: &KernelPlan,
     ) -> Result<Vec<ScalarValue>> {
+        let owner = plan.mode == Mode::Owner;
+        let check = matches!(plan.mode, Mode::Split { .. }) && check_reads();
+        if (owner || check) && self.faults.is_empty() {
+            self.alloc_faults()?;
+        }
+        // Overlap: the boundary planes of every GPU first, then the interiors, and the
+        // halos of `eager` arrays exchanged while the interiors run.
+        let eager = self.eager_slots(site, plan, args.arrays)?;
+        let mut marks: Vec<cudarc::driver::sys::CUevent> = Vec::new();
+        let values = self.launch_phases(site, args, plan, &eager, &mut marks)?;
+        self.finish(plan, args.arrays);
+        let exchanged = eager
+            .iter()
+            .try_for_each(|&slot| self.exchange_overlapped(slot, &marks));
+        for e in marks {
+            unsafe { cudarc::driver::result::event::destroy(e) }.ok();
+        }
+        exchanged?;
+        if owner || check {
+            self.synchronize().map_err(|e| launch_error(site, e))?;
+            self.check_faults(site, args.arrays)?;
+        } else if !nowait {
+            self.synchronize().map_err(|e| launch_error(site, e))?;
+        }
+        Ok(values.into_iter().flatten().collect())
+    }
+
+    /// Each local GPU's fault record for owner-computes and `MINT_CHECK` kernels.
+    fn alloc_faults(&mut self) -> Result<()> {
+        let gpus = self.gpus.as_deref().expect("a split over GPUs");
+        for (g, d) in gpus.iter().zip(self.local.clone()) {
+            let f = DeviceArray::alloc(
+                g,
+                mint_translator::owner::FAULT,
+                ScalarTy::I64,
+                [1, 1, mint_translator::owner::FAULT_WORDS],
+                1,
+                0,
+            )
+            .map_err(|e| on_device(e, d))?;
+            self.faults.push(f);
+        }
+        Ok(())
+    }
+
+    /// The launches of [`Split::launch_local`], phase by phase ([`Phase`]) and GPU by GPU:
+    /// with `eager` arrays ([`Split::eager_slots`]), every GPU's boundary parts, each GPU's
+    /// marked done in `marks`, then the interiors; else each GPU's whole part. Returns each
+    /// GPU's reduced value.
+    fn launch_phases(
+        &self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+        plan: &KernelPlan,
+        eager: &[usize],
+        marks: &mut Vec<cudarc::driver::sys::CUevent>,
+    ) -> Result<Vec<Option<ScalarValue>>> {
         let gpus = self.gpus.as_deref().expect("a split over GPUs");
         let slabs = self.slabs();
         let owner = plan.mode == Mode::Owner;
         let check = matches!(plan.mode, Mode::Split { .. }) && check_reads();
-        if (owner || check) && self.faults.is_empty() {
-            for (g, d) in gpus.iter().zip(self.local.clone()) {
-                let f = DeviceArray::alloc(
-                    g,
-                    mint_translator::owner::FAULT,
-                    ScalarTy::I64,
-                    [1, 1, mint_translator::owner::FAULT_WORDS],
-                    1,
-                    0,
-                )
-                .map_err(|e| on_device(e, d))?;
-                self.faults.push(f);
-            }
-        }
         let distributed: Vec<bool> = if owner || check {
             args.arrays
                 .iter()
@@ -1687,9 +1375,6 @@ impl Split {
         } else {
             Vec::new()
         };
-        // Overlap: the boundary planes of every GPU first, then the interiors, and the
-        // halos of `eager` arrays exchanged while the interiors run.
-        let eager = self.eager_slots(site, plan, args.arrays)?;
         // the boundary parts cover the planes any eager array's neighbours read: both ends
         // of every slab when one of them is a ring (its wrap ghosts)
         let ring = eager.iter().any(|&s| {
@@ -1705,7 +1390,6 @@ impl Split {
             None => &[Phase::Whole],
         };
         let mut configs = vec![None; gpus.len()];
-        let mut marks: Vec<cudarc::driver::sys::CUevent> = Vec::new();
         let mut values = Vec::with_capacity(gpus.len());
         let arrays = &self.slots;
         for &phase in phases {
@@ -1718,7 +1402,6 @@ impl Split {
                     })
                 };
                 let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
-                let held = slabs.as_ref().map_or((0, 0), |s| s.held(d));
                 let clip = match plan.mode {
                     Mode::Split { clip } => Some(clip),
                     _ => None,
@@ -1730,32 +1413,7 @@ impl Split {
                     }
                     b
                 };
-                let owner_args = if owner {
-                    Some(OwnerArgs {
-                        distributed: distributed.clone(),
-                        check: false,
-                        fault: &self.faults[i],
-                        scalars: vec![
-                            ScalarValue::of(held.0 as i64),
-                            ScalarValue::of(held.1 as i64),
-                            ScalarValue::of(owned.0 as i64),
-                            ScalarValue::of(owned.1 as i64),
-                            ScalarValue::of(d == 0),
-                        ],
-                    })
-                } else if check {
-                    let (main, wrap) = valid_runs(slabs.as_ref(), d);
-                    Some(OwnerArgs {
-                        distributed: distributed.clone(),
-                        check: true,
-                        fault: &self.faults[i],
-                        scalars: [main.0, main.1, wrap.0, wrap.1]
-                            .map(|p| ScalarValue::of(p as i64))
-                            .to_vec(),
-                    })
-                } else {
-                    None
-                };
+                let owner_args = self.owner_args(i, (owner, check), &distributed, slabs.as_ref());
                 let (mut events, mut pending) = (Vec::new(), Vec::new());
                 let mut cx = LaunchCtx::quiet(g, &slot, &mut events, &mut pending);
                 cx.owner = owner_args;
@@ -1777,7 +1435,7 @@ impl Split {
                                 bounds: &b,
                                 ..*args
                             };
-                            crate::launch::launch_as(&mut cx, site, &a, true, configs[i], false)?;
+                            crate::exec::launch_as(&mut cx, site, &a, true, configs[i], false)?;
                         }
                         marks.push(crate::overlap::Halos::record(g.stream.cu_stream(), d)?);
                     }
@@ -1787,28 +1445,55 @@ impl Split {
                             bounds: &b,
                             ..*args
                         };
-                        values.push(crate::launch::launch_as(
+                        values.push(crate::exec::launch_as(
                             &mut cx, site, &a, true, configs[i], true,
                         )?);
                     }
                 }
             }
         }
-        self.finish(plan, args.arrays);
-        let exchanged = eager
-            .iter()
-            .try_for_each(|&slot| self.exchange_overlapped(slot, &marks));
-        for e in marks {
-            unsafe { cudarc::driver::result::event::destroy(e) }.ok();
+        Ok(values)
+    }
+
+    /// The arguments the owner-computes lowering (`owner`) or the `MINT_CHECK` lowering
+    /// (`check`) adds to a kernel on local GPU `i`: its fault record and its planes; `None`
+    /// for neither.
+    fn owner_args(
+        &self,
+        i: usize,
+        (owner, check): (bool, bool),
+        distributed: &[bool],
+        slabs: Option<&Slabs>,
+    ) -> Option<OwnerArgs<'_>> {
+        let d = self.local.start + i;
+        let owned = slabs.map_or((0, 0), |s| s.owned[d]);
+        let held = slabs.map_or((0, 0), |s| s.held(d));
+        if owner {
+            Some(OwnerArgs {
+                distributed: distributed.to_vec(),
+                check: false,
+                fault: &self.faults[i],
+                scalars: vec![
+                    ScalarValue::of(held.0 as i64),
+                    ScalarValue::of(held.1 as i64),
+                    ScalarValue::of(owned.0 as i64),
+                    ScalarValue::of(owned.1 as i64),
+                    ScalarValue::of(d == 0),
+                ],
+            })
+        } else if check {
+            let (main, wrap) = valid_runs(slabs, d);
+            Some(OwnerArgs {
+                distributed: distributed.to_vec(),
+                check: true,
+                fault: &self.faults[i],
+                scalars: [main.0, main.1, wrap.0, wrap.1]
+                    .map(|p| ScalarValue::of(p as i64))
+                    .to_vec(),
+            })
+        } else {
+            None
         }
-        exchanged?;
-        if owner || check {
-            self.synchronize().map_err(|e| launch_error(site, e))?;
-            self.check_faults(site, args.arrays)?;
-        } else if !nowait {
-            self.synchronize().map_err(|e| launch_error(site, e))?;
-        }
-        Ok(values.into_iter().flatten().collect())
     }
 
     /// Reads each GPU's fault record (owner-computes, or `MINT_CHECK`), in device order;
@@ -1865,7 +1550,7 @@ impl Split {
                 write: !split_read,
                 read_at: (word(2) >= 0 && !split_read).then(|| word(2) as usize),
             };
-            first = Some(match fault_error(&fault, site) {
+            first = Some(match crate::cpu::fault_error(&fault, site) {
                 Error::OutsideSlab {
                     array,
                     kernel,
@@ -1939,37 +1624,6 @@ fn launch_error(site: &KernelSite, e: Error) -> Error {
             message,
         },
         other => other,
-    }
-}
-
-pub(crate) fn fault_error(f: &SlabFault, site: &KernelSite) -> Error {
-    let message = if f.write {
-        format!(
-            "device {} must write {} (it owns planes {}..{}), but the statement computing it reads plane {}, outside the planes {}..{} the device holds; a kernel that is not split may reach only as far from its first distributed reference as the region's ghost planes",
-            f.device,
-            if f.index.is_empty() {
-                "the iteration's reduction value".to_string()
-            } else {
-                format!("index {:?}", f.index)
-            },
-            f.owned.0,
-            f.owned.1,
-            f.read_at.map_or("?".to_string(), |p| p.to_string()),
-            f.held.0,
-            f.held.1
-        )
-    } else {
-        format!(
-            "it reads index {:?}, outside the planes {}..{} device {} holds (it owns {}..{})",
-            f.index, f.held.0, f.held.1, f.device, f.owned.0, f.owned.1
-        )
-    };
-    Error::OutsideSlab {
-        array: f.array.into(),
-        kernel: site.name.into(),
-        index: f.index.clone(),
-        device: f.device,
-        message: format!("{message} (the loop nest at {})", site.location()),
     }
 }
 

@@ -21,7 +21,7 @@ pub struct KernelStats {
     /// Compulsory bytes of the timed launches: each array read once and written once.
     pub bytes: f64,
     /// Device time of each timed launch, in seconds, in launch order (at most
-    /// [`MAX_SAMPLES`] are kept).
+    /// `MAX_SAMPLES` are kept).
     pub samples: Vec<f64>,
 }
 

@@ -32,12 +32,12 @@ mod progress;
 use crate::array::DeviceArray;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::launch::{Configs, KernelSite, LaunchArgs, LaunchCtx, launch_as};
+use crate::exec::{Configs, LaunchCtx, launch_as};
+use crate::site::{KernelSite, LaunchArgs, Sig};
 use crate::{jit, stats};
 use cudarc::driver::result as drv;
 use cudarc::driver::sys;
 pub use mint_translator::ir::OptOptions;
-use mint_translator::ir::ScalarTy;
 pub use mint_translator::tune::{Candidate, Space, as_written, candidates, for_device};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -124,7 +124,7 @@ pub fn searches() -> u64 {
 /// Forgets this process's choices, as if the program started again (the stored ones
 /// stay on disk).
 pub fn forget() {
-    for s in crate::launch::kernel_sites() {
+    for s in crate::site::kernel_sites() {
         s.tuned.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }
@@ -367,17 +367,6 @@ pub fn report_line(record: &Record) -> String {
         line.push_str(&format!(" (rejected: {})", r.join(", ")));
     }
     line
-}
-
-/// The cheap signature of a launch that a site's choices are kept under in this process:
-/// device, arrays' element types and layouts, loop bounds, clause values, scalar types.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Sig {
-    ordinal: usize,
-    arrays: Vec<(ScalarTy, [usize; 3], (usize, usize))>,
-    bounds: Vec<(i64, i64)>,
-    clauses: Vec<u32>,
-    scalars: Vec<ScalarTy>,
 }
 
 impl Sig {

@@ -3,7 +3,7 @@
 //!
 //! In a streamed region `copy!(x, to_device)` records the host array and each kernel
 //! launch is recorded. At the last `copy!(.., from_device)` the region runs: its
-//! distributed arrays (those the multi-device decomposition of [`crate::decomp`] would
+//! distributed arrays (those the multi-device decomposition of `decomp` would
 //! split: same rank and slowest extent, indexed along z by the outermost parallel index)
 //! are cut into slabs of planes along the slowest axis, each with the region's ghost
 //! planes on both sides; replicated arrays are copied to the device once. Slab after
@@ -33,36 +33,29 @@
 //! and the array, before any byte moves.
 //!
 //! On the CPU backend a streamed region runs as that many emulated devices
-//! ([`crate::split`], one slab each), with the same checks, so CI tests the slabs, the
+//! (`split`, one slab each), with the same checks, so CI tests the slabs, the
 //! ghost planes and the clipped loops.
 
+pub(crate) mod check;
 mod model;
 mod pins;
 mod pipeline;
 
+use check::{check_kernel, stream_error};
 pub use model::{Costs, Stage, best_slabs, model_seconds};
 use pipeline::Pipeline;
 
 use crate::array::planes_alloc_bytes;
-use crate::decomp::{self, KernelPlan, Mode, Slabs};
+use crate::decomp::{self, KernelPlan, Slabs};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::host::{RawArray, ScalarValue};
-use crate::launch::{KernelSite, LaunchArgs};
-use crate::region::RegionInfo;
+pub use crate::site::StreamSpec;
+use crate::site::{KernelSite, LaunchArgs, RegionInfo};
 use crate::split::{Layout, PREFETCH_PLANES, Split};
 use mint_translator::ir::ScalarTy;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-/// `#[mint::parallel(stream)]` as the macro describes it.
-#[derive(Debug)]
-pub struct StreamSpec {
-    /// Slabs asked for with `stream = N`; 0 lets the model choose.
-    pub slabs: u32,
-    /// The region's `copy!(.., from_device)`s: the slabs run at the last one.
-    pub outputs: u32,
-}
 
 /// Buffer sets on the device: copy-in, compute and copy-out of three slabs at once.
 pub const BUFFERS: usize = 3;
@@ -261,71 +254,6 @@ impl Streamer {
     }
 }
 
-fn stream_error(info: &RegionInfo, message: String) -> Error {
-    Error::Stream {
-        region: info.name.into(),
-        message,
-    }
-}
-
-/// Checks that `site`, planned as `plan`, can run slab by slab. `arrays[i]` is the
-/// kernel's array `i`: its name, whether it is distributed, and whether a kernel of the
-/// region has written it.
-///
-/// # Errors
-/// [`Error::Stream`] naming the kernel and the array.
-pub(crate) fn check_kernel(
-    info: &RegionInfo,
-    site: &'static KernelSite,
-    plan: &KernelPlan,
-    arrays: &[(&str, bool, bool)],
-) -> Result<()> {
-    let at = site.location();
-    match plan.mode {
-        Mode::Split { .. } => {}
-        Mode::Owner => {
-            return Err(stream_error(
-                info,
-                format!(
-                    "kernel {} at {at} would run under owner-computes ({}); a streamed kernel must write its distributed arrays at z + c of its outermost parallel index",
-                    site.name,
-                    plan.why.as_deref().unwrap_or("")
-                ),
-            ));
-        }
-        Mode::Everywhere => {
-            return Err(stream_error(
-                info,
-                format!(
-                    "kernel {} at {at} touches no array the slabs split (see MINT_REPORT=1 for why each is replicated)",
-                    site.name
-                ),
-            ));
-        }
-    }
-    for (i, &(name, dist, written)) in arrays.iter().enumerate() {
-        if plan.writes[i] && !dist {
-            return Err(stream_error(
-                info,
-                format!(
-                    "kernel {} at {at} writes `{name}`, which is replicated (MINT_REPORT=1 says why); a streamed kernel writes only arrays the slabs split",
-                    site.name
-                ),
-            ));
-        }
-        if plan.reads_ghosts[i] && (written || plan.writes[i]) {
-            return Err(stream_error(
-                info,
-                format!(
-                    "kernel {} at {at} reads `{name}` beyond the planes it writes, and a kernel of the region writes `{name}`: slabs would need each other's results (a halo exchange); split the region, or drop `stream`",
-                    site.name
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The region's distributed arrays: per slot, `Some(true)` distributed, `Some(false)`
 /// replicated, `None` not copied; and the planes the slabs split.
 fn place(
@@ -503,41 +431,7 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
     let (dist, extent) = place(info, &layout, &st)?;
     let ghost = layout.ghost;
     // the kernels' plans, checked before any byte moves
-    let mut written = vec![false; dist.len()];
-    let mut plans = Vec::with_capacity(st.launches.len());
-    for l in &st.launches {
-        let kernel = l.site.inlined()?;
-        let mut kd = Vec::with_capacity(l.arrays.len());
-        for (i, &s) in l.arrays.iter().enumerate() {
-            match dist.get(s).copied().flatten() {
-                Some(d) => kd.push(d),
-                None => return Err(l.site.not_on_device(i)),
-            }
-        }
-        let plan = decomp::plan_kernel(kernel, l.site.slab_refs()?, &kd)
-            .map_err(|r| l.site.unsplittable(r))?;
-        let arrays: Vec<(&str, bool, bool)> = l
-            .arrays
-            .iter()
-            .map(|&s| (info.arrays[s].name, dist[s] == Some(true), written[s]))
-            .collect();
-        check_kernel(info, l.site, &plan, &arrays)?;
-        for (i, &s) in l.arrays.iter().enumerate() {
-            written[s] |= plan.writes[i];
-        }
-        plans.push(plan);
-    }
-    for (slot, _) in &st.outputs {
-        if dist[*slot] != Some(true) {
-            return Err(stream_error(
-                info,
-                format!(
-                    "`{}` is copied back but not split into slabs (MINT_REPORT=1 says why); copy it back from a region without `stream`",
-                    info.arrays[*slot].name
-                ),
-            ));
-        }
-    }
+    let plans = checked_plans(info, &st, &dist)?;
 
     // how many slabs fit
     gpu.bind()?;
@@ -604,6 +498,63 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
     let mut stats = pipe.finish();
     r.map_err(fault)?;
     stats.seconds = t_start.elapsed().as_secs_f64();
+    report_run(info, &stats, extent, ghost);
+    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
+    Ok(())
+}
+
+/// The plan of each recorded launch over the distributed arrays `dist` (per slot, as
+/// [`place`] gives them), checked to run slab by slab ([`check_kernel`]), and every array
+/// copied back checked to be split.
+///
+/// # Errors
+/// [`Error::Stream`] naming the kernel or array; [`Error::NotOnDevice`];
+/// [`Error::Unsplittable`]; [`Error::Translate`].
+fn checked_plans(
+    info: &'static RegionInfo,
+    st: &Streamer,
+    dist: &[Option<bool>],
+) -> Result<Vec<KernelPlan>> {
+    let mut written = vec![false; dist.len()];
+    let mut plans = Vec::with_capacity(st.launches.len());
+    for l in &st.launches {
+        let kernel = l.site.inlined()?;
+        let mut kd = Vec::with_capacity(l.arrays.len());
+        for (i, &s) in l.arrays.iter().enumerate() {
+            match dist.get(s).copied().flatten() {
+                Some(d) => kd.push(d),
+                None => return Err(l.site.not_on_device(i)),
+            }
+        }
+        let plan = decomp::plan_kernel(kernel, l.site.slab_refs()?, &kd)
+            .map_err(|r| l.site.unsplittable(r))?;
+        let arrays: Vec<(&str, bool, bool)> = l
+            .arrays
+            .iter()
+            .map(|&s| (info.arrays[s].name, dist[s] == Some(true), written[s]))
+            .collect();
+        check_kernel(info, l.site, &plan, &arrays)?;
+        for (i, &s) in l.arrays.iter().enumerate() {
+            written[s] |= plan.writes[i];
+        }
+        plans.push(plan);
+    }
+    for (slot, _) in &st.outputs {
+        if dist[*slot] != Some(true) {
+            return Err(stream_error(
+                info,
+                format!(
+                    "`{}` is copied back but not split into slabs (MINT_REPORT=1 says why); copy it back from a region without `stream`",
+                    info.arrays[*slot].name
+                ),
+            ));
+        }
+    }
+    Ok(plans)
+}
+
+/// What `MINT_REPORT=1` prints of a streamed run.
+fn report_run(info: &RegionInfo, stats: &StreamStats, extent: usize, ghost: usize) {
     if crate::stats::report_enabled() {
         eprintln!(
             "mint report: stream {}: {} slabs of {} planes, host memory {:?} ({} in the first, timed: page-locking {:.3} ms, copy-in {:.3} ms, kernels {:.3} ms, copy-out {:.3} ms), {} ghost plane(s) each side, {} buffer sets ({:.1} MB on the device); {:.3} ms, the model predicted {:.3} ms",
@@ -623,6 +574,4 @@ pub(crate) fn run(gpu: &Arc<Gpu>, info: &'static RegionInfo, st: Streamer) -> Re
             stats.predicted_s * 1e3
         );
     }
-    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
-    Ok(())
 }

@@ -10,8 +10,8 @@ use crate::array::DeviceArray;
 use crate::decomp::{self, KernelPlan, Mode};
 use crate::device::Gpu;
 use crate::error::{Error, Result, describe};
-use crate::launch::{LaunchArgs, LaunchCtx};
-use crate::region::RegionInfo;
+use crate::exec::LaunchCtx;
+use crate::site::{LaunchArgs, RegionInfo};
 use crate::split::PREFETCH_PLANES;
 use crate::transfer::{Direction, Rows, memcpy2d};
 use cudarc::driver::{result as drv, sys};
@@ -349,7 +349,7 @@ impl<'a> Pipeline<'a> {
             match config {
                 None => crate::launch::prepare(&mut cx, l.site, &args),
                 Some(c) => {
-                    crate::launch::launch_as(&mut cx, l.site, &args, true, *c, true).map(|_| *c)
+                    crate::exec::launch_as(&mut cx, l.site, &args, true, *c, true).map(|_| *c)
                 }
             }
         };
