@@ -643,11 +643,6 @@ impl Region {
     pub fn exit(mut self) -> Result<()> {
         self.wait()
     }
-
-    /// The device array of a slot, if allocated (for tests and reports).
-    pub fn device_array(&self, slot: usize) -> Option<&DeviceArray> {
-        self.slots.get(slot).and_then(|s| s.as_ref())
-    }
 }
 
 impl Drop for Region {
