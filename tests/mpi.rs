@@ -37,11 +37,25 @@ fn regions_across_mpi_ranks() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let t = std::time::Instant::now();
-    let out = Command::new(cargo)
+    let out = match Command::new(cargo)
         .current_dir(root)
         .args(["test", "--features", "mpi", "--test", "mpi_ranks"])
         .output()
-        .expect("cargo starts");
+    {
+        Ok(out) => out,
+        // a packed test binary on a machine without Rust (the GPU machines): the packed
+        // `mpi_ranks` binary runs there instead
+        Err(e) => {
+            assert!(
+                std::env::var_os("MINT_REQUIRE_MPI").is_none(),
+                "MINT_REQUIRE_MPI is set but cargo does not start: {e}"
+            );
+            eprintln!(
+                "skipped: cargo does not start ({e}), so the `mpi` build cannot be made here"
+            );
+            return;
+        }
+    };
     let log = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),

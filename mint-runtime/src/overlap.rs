@@ -114,6 +114,16 @@ impl Halos {
     /// An event recorded on `stream` now (to be waited for once, then destroyed by
     /// [`Halos::join`] or by the caller).
     pub(crate) fn record(stream: sys::CUstream, d: usize) -> Result<sys::CUevent> {
+        // the event must be made in the stream's context: the current one may be another
+        // GPU's (a launch does not make its GPU current; a part with no blocks launches
+        // nothing)
+        let mut ctx = std::ptr::null_mut();
+        unsafe { sys::cuStreamGetCtx(stream, &mut ctx) }
+            .result()
+            .map_err(|e| driver("cuStreamGetCtx", d, e))?;
+        unsafe { sys::cuCtxSetCurrent(ctx) }
+            .result()
+            .map_err(|e| driver("cuCtxSetCurrent", d, e))?;
         let e = drv::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
             .map_err(|e| driver("cuEventCreate", d, e))?;
         if let Err(err) = unsafe { drv::event::record(e, stream) } {
