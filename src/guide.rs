@@ -24,6 +24,9 @@ pub mod options {}
 #[doc = include_str!("../docs/src/guide/boundaries.md")]
 pub mod boundaries {}
 
+#[doc = include_str!("../docs/src/guide/time-loops.md")]
+pub mod time_loops {}
+
 #[doc = include_str!("../docs/src/guide/structs.md")]
 pub mod structs {}
 

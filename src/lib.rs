@@ -57,7 +57,7 @@
 //! Failures are [`Error`]s, returned through `?` from a region that returns a `Result`
 //! whose error converts from [`Error`], and panics otherwise.
 
-pub use mint_macros::{device, r#for, parallel, single};
+pub use mint_macros::{device, r#for, parallel, single, time_loop};
 
 pub use mint_runtime::Real;
 pub use mint_runtime::graph;

@@ -40,6 +40,9 @@ impl Options {
             pipeline: self.pipeline.or(region.pipeline).unwrap_or(false),
             swizzle: self.swizzle.or(region.swizzle).unwrap_or(false),
             roll_z: self.roll_z.or(region.roll_z).unwrap_or(false),
+            // set by the runtime on a blocked time loop's fused launches only
+            time_block: 0,
+            time_input: 0,
         }
     }
 }

@@ -14,6 +14,7 @@ pub(crate) enum Directive {
     For,
     Single,
     Parallel,
+    TimeLoop,
     Unknown(String),
 }
 
@@ -33,6 +34,7 @@ pub(crate) fn directive(a: &syn::Attribute) -> Option<Directive> {
         "for" => Directive::For,
         "single" => Directive::Single,
         "parallel" => Directive::Parallel,
+        "time_loop" => Directive::TimeLoop,
         other => Directive::Unknown(other.to_string()),
     })
 }

@@ -21,6 +21,7 @@ mod region;
 #[cfg(test)]
 mod roundtrip;
 mod stream;
+mod timeloop;
 
 use proc_macro::TokenStream;
 
@@ -67,6 +68,23 @@ pub fn r#for(_attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut out: proc_macro2::TokenStream = syn::Error::new(
         proc_macro2::Span::call_site(),
         "`#[mint::r#for]` only works on a loop inside a `#[mint::parallel]` function",
+    )
+    .to_compile_error();
+    out.extend(proc_macro2::TokenStream::from(item));
+    out.into()
+}
+
+/// Marks a region's time loop for temporal blocking (issue #45):
+/// `#[mint::time_loop(block = k)]` on `for _ in a..b { #[mint::r#for(..)] ..; std::mem::swap(u, unew); }`
+/// runs `k` steps (odd) per launch on a GPU where the kernel allows it, and step by step
+/// elsewhere (the CPU, several devices; `MINT_REPORT=1` says why). The results are the
+/// step-by-step loop's, bit for bit. `#[mint::parallel]` consumes it; used anywhere
+/// else it is an error.
+#[proc_macro_attribute]
+pub fn time_loop(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut out: proc_macro2::TokenStream = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "`#[mint::time_loop]` only works on a loop inside a `#[mint::parallel]` function",
     )
     .to_compile_error();
     out.extend(proc_macro2::TokenStream::from(item));

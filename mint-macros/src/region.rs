@@ -190,6 +190,11 @@ impl RegionGen {
                         Err(e) => self.errors.push(e),
                     }
                 }
+                Some((Directive::TimeLoop, attr)) => {
+                    if let Some(st) = self.time_loop(f, &attr) {
+                        out.push(st);
+                    }
+                }
                 Some((d, attr)) => self.misplaced(d, &attr),
                 None => {
                     let mut e = Expr::ForLoop(f);
@@ -247,12 +252,46 @@ impl RegionGen {
         match d {
             Directive::For => self.err(sp, "`#[mint::r#for]` goes on a `for` loop statement"),
             Directive::Single => self.err(sp, "`#[mint::single]` goes on a block statement: `#[mint::single] { .. }`"),
+            Directive::TimeLoop => self.err(sp, "`#[mint::time_loop(block = k)]` goes on a region's time loop: `for _ in 0..steps { #[mint::r#for(..)] ..; std::mem::swap(u, unew); }`"),
             Directive::Parallel => self.err(sp, "parallel regions cannot nest: `#[mint::parallel]` goes on a function, and this one is already inside a region"),
             Directive::Unknown(n) => self.err(
                 sp,
-                format!("unknown Mint directive `{n}`; the directives are `#[mint::parallel]` (on a fn), `#[mint::r#for(..)]` (on a loop), `#[mint::single]` (on a block), `copy!` and `mint::barrier!()`"),
+                format!("unknown Mint directive `{n}`; the directives are `#[mint::parallel]` (on a fn), `#[mint::r#for(..)]` (on a loop), `#[mint::time_loop(block = k)]` (on a time loop), `#[mint::single]` (on a block), `copy!` and `mint::barrier!()`"),
             ),
         }
+    }
+
+    /// `#[mint::time_loop(block = k)]`: the loop's body once per launch, which runs `k`
+    /// steps where the runtime can fuse them and one otherwise (`crate::timeloop`).
+    fn time_loop(&mut self, f: ExprForLoop, attr: &syn::Attribute) -> Option<Stmt> {
+        let k = match crate::timeloop::depth(attr) {
+            Ok(k) => k as usize,
+            Err(e) => {
+                self.errors.push(e);
+                return None;
+            }
+        };
+        let swap = match crate::timeloop::check(&f) {
+            Ok(s) => s.clone(),
+            Err(es) => {
+                self.errors.extend(es);
+                return None;
+            }
+        };
+        let (a, b) = self.swap_of(&swap)?;
+        let body = self.stmts(f.body.stmts.clone());
+        let range = &f.expr;
+        Some(parse_quote! {
+            {
+                let __mint_tl_range = #range;
+                let mut __mint_tl_left: usize = ::core::iter::ExactSizeIterator::len(&__mint_tl_range);
+                while __mint_tl_left > 0 {
+                    __mint_region.time_step_begin(#k, __mint_tl_left, (#a, #b));
+                    #(#body)*
+                    __mint_tl_left -= __mint_region.time_step_end();
+                }
+            }
+        })
     }
 
     /// `copy!` and `barrier!`.

@@ -36,6 +36,7 @@ mod split;
 mod staging;
 mod stats;
 pub mod stream;
+mod timeloop;
 pub mod transfer;
 mod transport;
 pub mod tune;

@@ -5,7 +5,7 @@ use crate::array::DeviceArray;
 use crate::cpu::CpuDev;
 use crate::device::{Backend, Gpu, backend};
 use crate::error::{Error, Result};
-use crate::exec::{LaunchCtx, Pending};
+use crate::exec::{LaunchCtx, Pending, launch_as};
 use crate::graph::{self, Batch};
 use crate::host::{Element, HostArray, HostArrayMut, RawArray, Reducible, ScalarValue};
 use crate::launch;
@@ -13,8 +13,10 @@ use crate::site::{KernelSite, LaunchArgs, RegionInfo};
 use crate::split::Split;
 use crate::stats;
 use crate::stream::{HostRef, Streamer};
+use crate::timeloop::TimeLoop;
 use cudarc::driver::{result as drv, sys};
 use mint_translator::ir::RedOp;
+use mint_translator::tune::Candidate;
 use std::sync::Arc;
 
 /// Timing events a region holds before it waits to read them.
@@ -96,6 +98,8 @@ pub struct Region {
     /// or allocated, so that it refuses what a GPU refuses (a kernel or a copy back of an
     /// array that never went to the device).
     cpu_on_device: Vec<bool>,
+    /// The blocked time loop the region is in (`#[mint::time_loop]`).
+    time: TimeLoop,
 }
 
 impl std::fmt::Debug for Region {
@@ -185,6 +189,7 @@ impl Region {
             backend,
             slots: (0..info.arrays.len()).map(|_| None).collect(),
             cpu_on_device: vec![false; info.arrays.len()],
+            time: TimeLoop::default(),
             outstanding: false,
             unwaited: Vec::new(),
             launched: Vec::new(),
@@ -514,6 +519,7 @@ impl Region {
         args: &LaunchArgs,
         nowait: bool,
     ) -> Result<Option<ScalarValue>> {
+        let blocked = self.blocked(site, args);
         if let Some(st) = &mut self.streamer {
             st.record_launch(self.info, site, args)?;
             return Ok(None);
@@ -558,7 +564,27 @@ impl Region {
             // the batch before it (`launch_as`).
             batch: if first { None } else { self.batch.as_mut() },
         };
-        let r = launch::launch(&mut cx, site, args, !eager)?;
+        let r = match blocked {
+            Some(c) => match launch_as(&mut cx, site, args, !eager, Some(c), true) {
+                Ok(r) => {
+                    self.time.ran(usize::from(c.options.time_block));
+                    let t = c.tile;
+                    let what = format!(
+                        "{} steps per launch, {}x{} threads per block, {} planes",
+                        c.options.time_block, t[0], t[1], t[2]
+                    );
+                    self.time.say(site, &what);
+                    r
+                }
+                Err(Error::Translate { message, .. }) => {
+                    self.time
+                        .say(site, &format!("runs step by step: {message}"));
+                    launch::launch(&mut cx, site, args, !eager)?
+                }
+                Err(e) => return Err(e),
+            },
+            None => launch::launch(&mut cx, site, args, !eager)?,
+        };
         if eager || reduction {
             // the launch waited
             self.outstanding = false;
@@ -575,6 +601,46 @@ impl Region {
             }
         }
         Ok(r)
+    }
+
+    /// `#[mint::time_loop(block = depth)]`, before an iteration of the loop's body with
+    /// `left` steps to go: the body's launch fuses `depth` steps where it can (not the
+    /// loop's last step). `swap`: the slots of the two arrays the body's
+    /// `std::mem::swap` exchanges. The generated code calls it (issue #45).
+    pub fn time_step_begin(&mut self, depth: usize, left: usize, swap: (usize, usize)) {
+        self.time.begin(depth, left, swap);
+    }
+
+    /// After an iteration of a blocked time loop's body: the steps it ran (1, or the
+    /// depth of a fused launch).
+    pub fn time_step_end(&mut self) -> usize {
+        self.time.end()
+    }
+
+    /// The configuration of a fused launch of `site`, when the time loop asks for one
+    /// and the step can be blocked here; otherwise `None`, and the report says why.
+    fn blocked(&mut self, site: &'static KernelSite, args: &LaunchArgs) -> Option<Candidate> {
+        let depth = self.time.requested()?;
+        let why = if self.streamer.is_some() {
+            Err("a streamed region runs it step by step".to_string())
+        } else if self.split.is_some() {
+            Err(format!(
+                "on several devices ({}) it runs step by step: each slab would need {depth} x reach ghost planes",
+                self.backend.describe()
+            ))
+        } else {
+            match site.kernel() {
+                Ok(k) => self.time.config(k, args.arrays),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        match why {
+            Ok(c) => Some(c),
+            Err(w) => {
+                self.time.say(site, &format!("runs step by step: {w}"));
+                None
+            }
+        }
     }
 
     /// Typed wrapper of [`Region::launch`] for reductions: the reduced value as `T`.

@@ -571,6 +571,8 @@ pub fn case(seed: u64) -> Case {
         swizzle: seed % 4 == 1,
         // likewise from the seed
         roll_z: seed % 3 == 1,
+        time_block: 0,
+        time_input: 0,
     };
     let c = |v: [u32; 3]| v.map(ClauseValue::Const);
     let kernel = Kernel {
@@ -898,6 +900,8 @@ pub fn boundary_case(seed: u64) -> Case {
         pipeline: g.rng.chance(0.2),
         swizzle: false,
         roll_z: false,
+        time_block: 0,
+        time_input: 0,
     };
     let c = |v: [u32; 3]| v.map(ClauseValue::Const);
     let kernel = Kernel {

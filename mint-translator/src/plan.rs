@@ -111,6 +111,8 @@ pub enum Kind {
     Staged(optimizer::Plan),
     /// 16-byte vectors along x (`optimizer::vector`).
     Vector(vector::VectorPlan),
+    /// Several time steps per launch (`optimizer::temporal`, issue #45).
+    Temporal(optimizer::temporal::TemporalPlan),
 }
 
 /// The plan of one kernel's translation: the kernel to lower, its kind and the record of
@@ -162,6 +164,7 @@ impl KernelPlan {
             Kind::Baseline => "baseline",
             Kind::Staged(_) => "staged",
             Kind::Vector(_) => "vector",
+            Kind::Temporal(_) => "temporal",
         };
         let mut s = format!(
             "// plan of `{}`: {kind} ({})\n",
@@ -182,9 +185,28 @@ pub fn plan(
     faces: Option<usize>,
     cfg: &LaunchConfig,
     target: &Target,
+    blocked: Option<optimizer::temporal::TemporalPlan>,
 ) -> KernelPlan {
     let mut d = Vec::new();
-    let (kind, report) = if k.options.any() && !k.is_single() {
+    let (kind, report) = if let Some(t) = blocked {
+        let mut r = Report::baseline(&k, cfg);
+        r.level = format!("temporal blocking, {} steps per launch", t.depth);
+        r.tile = t.launch(cfg).tile;
+        for (i, a) in r.arrays.iter_mut().enumerate() {
+            a.why = if i == t.input {
+                format!(
+                    "{} shared rings of {} planes, one per fused step",
+                    t.depth,
+                    t.ring()
+                )
+            } else if i == t.output {
+                "written by the last fused step".into()
+            } else {
+                "device memory".into()
+            };
+        }
+        (Kind::Temporal(t), r)
+    } else if k.options.any() && !k.is_single() {
         optimized(&mut k, cfg, target, &mut d)
     } else {
         roll_z(&mut d, &k, false);
@@ -435,7 +457,7 @@ unew[y][x] = u[y][x-1] + u[y][x+1] + u[y-1][x] + u[y+1][x];
         crate::validate::check(&k).unwrap();
         let target = Target::default();
         let cfg = config::resolve(&k, &target).unwrap();
-        let p = plan(k, None, &cfg, &target);
+        let p = plan(k, None, &cfg, &target, None);
         assert!(matches!(p.kind, Kind::Vector(_)));
         let decided: Vec<(Opt, bool)> = p.decisions.iter().map(|d| (d.option, d.applied)).collect();
         assert_eq!(

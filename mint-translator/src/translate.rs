@@ -6,7 +6,7 @@ use crate::baseline::config;
 use crate::diag::DiagResult;
 use crate::ir::*;
 use crate::kir;
-use crate::optimizer::{chunk, vector};
+use crate::optimizer::{chunk, temporal, vector};
 use crate::passes;
 use crate::plan::{self, KernelPlan, Kind};
 use crate::target::Target;
@@ -40,11 +40,13 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
     let (mut k, faces) = lift_faces(kernel);
     check(&mut k)?;
     let cfg = config::resolve(&k, target)?;
-    let plan = plan::plan(k, faces, &cfg, target);
+    let blocked = temporal::plan(&k, &cfg, target)?;
+    let plan = plan::plan(k, faces, &cfg, target, blocked);
     let lowered = match &plan.kind {
         Kind::Baseline => crate::baseline::lower(&plan.kernel, &cfg, target),
         Kind::Staged(p) => chunk::lower(&plan.kernel, &cfg, p, target, plan.level()),
         Kind::Vector(v) => vector::lower(&plan.kernel, &cfg, target, v, plan.level()),
+        Kind::Temporal(t) => temporal::lower(&plan.kernel, &cfg, t, target),
     };
     let mut module = lowered.module(&plan.kernel, &cfg, target);
     let dump = DumpAfter::from_env();
@@ -60,6 +62,11 @@ pub fn translate(kernel: &Kernel, target: &Target) -> DiagResult<Translation> {
     }
     let source = kir::print::module(&module);
     let (report, cap) = (plan.report(), plan.max_registers(target));
+    // a blocked kernel's grid covers the ranges with the tiles' inner points
+    let cfg = match &plan.kind {
+        Kind::Temporal(t) => t.launch(&cfg),
+        _ => cfg,
+    };
     let mut t = lowered.translation(source, &plan.kernel, &cfg, target, report, cap);
     t.report.reaches = crate::analyzer::reach::report_lines(kernel);
     Ok(t)

@@ -154,6 +154,8 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         pipeline: false,
         swizzle: false,
         roll_z: false,
+        time_block: 0,
+        time_input: 0,
     };
     let none = opts(false, false, false, false);
     // the thesis's baseline level has no options at all: unrolling a long serial loop

@@ -250,6 +250,16 @@ pub struct OptOptions {
     /// is computed by the same operations.
     #[serde(default)]
     pub roll_z: bool,
+    /// Temporal blocking (issue #45): the depth of a fused launch, the number of time
+    /// steps of a `#[mint::time_loop]` one launch computes (0 or 1: one step). Set by the
+    /// runtime on the configuration of a blocked launch, never written by a user;
+    /// `crate::optimizer::temporal`.
+    #[serde(default)]
+    pub time_block: u8,
+    /// With `time_block`: the index (in the kernel's arrays) of the array the step reads,
+    /// the ping-pong partner of the one it writes.
+    #[serde(default)]
+    pub time_input: u8,
 }
 
 impl OptOptions {

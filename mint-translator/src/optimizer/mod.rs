@@ -18,6 +18,7 @@ pub mod faces;
 pub mod register;
 pub mod shared;
 pub mod skeleton;
+pub mod temporal;
 pub mod unroll;
 pub mod vector;
 

@@ -1,0 +1,141 @@
+//! `#[mint::time_loop(block = k)]` on a region's time loop (issue #45): the attribute's
+//! depth and the checks of the loop's shape, each misuse a compile error on its span.
+//!
+//! A blocked loop runs over a range and holds one kernel (`#[mint::r#for]`, no
+//! reduction) and the `std::mem::swap` of its two arrays, nothing else: host code, a
+//! `copy!` or a second kernel between steps would see only every k-th step. The runtime
+//! fuses the steps where the kernel allows it and says why not otherwise
+//! (`mint_runtime`'s `timeloop`).
+
+use crate::directives::{Directive, directive, is_mem_swap};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprForLoop, Stmt};
+
+const USAGE: &str = "`#[mint::time_loop(block = k)]` takes the number of steps fused per launch, an odd number: `block = 3`";
+
+/// The depth `k` of `#[mint::time_loop(block = k)]`.
+///
+/// # Errors
+/// Missing or other arguments, a depth of 0 or an even one, `auto`.
+pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<u32> {
+    let syn::Meta::List(l) = &attr.meta else {
+        return Err(syn::Error::new(attr.span(), USAGE));
+    };
+    let nv: syn::MetaNameValue =
+        syn::parse2(l.tokens.clone()).map_err(|_| syn::Error::new(l.tokens.span(), USAGE))?;
+    if !nv.path.is_ident("block") {
+        return Err(syn::Error::new(nv.path.span(), USAGE));
+    }
+    let v = &nv.value;
+    if let Expr::Path(p) = v
+        && p.path.is_ident("auto")
+    {
+        return Err(syn::Error::new(
+            v.span(),
+            "`block = auto` (the autotuner picks the depth) is not available yet; give a depth, e.g. `block = 3`",
+        ));
+    }
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(i),
+        ..
+    }) = v
+    else {
+        return Err(syn::Error::new(v.span(), USAGE));
+    };
+    let k: u32 = i
+        .base10_parse()
+        .map_err(|_| syn::Error::new(i.span(), USAGE))?;
+    if k == 0 || k > 15 {
+        return Err(syn::Error::new(
+            i.span(),
+            "the depth is the number of steps per launch: 1 to 15",
+        ));
+    }
+    if k.is_multiple_of(2) {
+        return Err(syn::Error::new(
+            i.span(),
+            format!(
+                "block = {k}: the depth must be odd (use {} or {}): a fused launch reads one array of the swap and writes the other, and only an odd number of steps leaves each array's boundary values where the step-by-step loop leaves them",
+                k - 1,
+                k + 1
+            ),
+        ));
+    }
+    Ok(k)
+}
+
+/// Checks the loop's shape: a range, an index the body does not use, and a body of one
+/// `#[mint::r#for]` kernel followed by the swap of two arrays. Returns the swap's call.
+///
+/// # Errors
+/// One error per misuse, on its span.
+pub(crate) fn check(f: &ExprForLoop) -> Result<&Expr, Vec<syn::Error>> {
+    let mut errs = Vec::new();
+    let mut r = &*f.expr;
+    while let Expr::Paren(p) = r {
+        r = &p.expr;
+    }
+    if !matches!(r, Expr::Range(rg) if rg.start.is_some() && rg.end.is_some()) {
+        errs.push(syn::Error::new(
+            f.expr.span(),
+            "a blocked time loop runs over a range `a..b`: its number of steps must be known when it starts",
+        ));
+    }
+    if let syn::Pat::Ident(pi) = &*f.pat
+        && uses(f.body.to_token_stream(), &pi.ident.to_string())
+    {
+        errs.push(syn::Error::new(
+            pi.ident.span(),
+            format!("the body uses the step index `{}`, but a blocked loop runs several steps per launch: write `for _ in ..`, or drop `time_loop`", pi.ident),
+        ));
+    }
+    let stmts = &f.body.stmts;
+    let mut kernels = 0;
+    let mut swap = None;
+    for s in stmts {
+        match s {
+            Stmt::Expr(Expr::ForLoop(l), _)
+                if l.attrs.iter().any(|a| directive(a) == Some(Directive::For)) =>
+            {
+                kernels += 1;
+                if kernels > 1 || swap.is_some() {
+                    errs.push(syn::Error::new(l.for_token.span, "a blocked time loop holds one kernel, before the swap; fuse the kernels into one, or drop `time_loop`"));
+                }
+            }
+            Stmt::Expr(e @ Expr::Call(c), _) if is_swap(c) && swap.is_none() => swap = Some(e),
+            other => errs.push(syn::Error::new(
+                span_of(other),
+                "only the kernel and the swap of its arrays can run between fused steps: host code, `copy!` or another kernel here would see only every k-th step; move it out of the loop or drop `time_loop`",
+            )),
+        }
+    }
+    let Some(swap) = swap.filter(|_| kernels == 1) else {
+        errs.push(syn::Error::new(
+            f.for_token.span,
+            "a blocked time loop's body is one `#[mint::r#for]` kernel and `std::mem::swap(a, b)` of the array it reads and the one it writes",
+        ));
+        return Err(errs);
+    };
+    if errs.is_empty() { Ok(swap) } else { Err(errs) }
+}
+
+fn is_swap(c: &syn::ExprCall) -> bool {
+    matches!(&*c.func, Expr::Path(p) if is_mem_swap(&p.path)) && c.args.len() == 2
+}
+
+fn span_of(s: &Stmt) -> Span {
+    s.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
+}
+
+fn uses(ts: TokenStream, name: &str) -> bool {
+    ts.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == name,
+        TokenTree::Group(g) => uses(g.stream(), name),
+        _ => false,
+    })
+}

@@ -1,0 +1,124 @@
+//! Blocked time loops (`#[mint::time_loop(block = k)]`, issue #45): the state a region
+//! keeps while the loop runs, and the configuration of a fused launch.
+//!
+//! The macro runs the loop's body once per launch: before it, [`TimeLoop::begin`] asks
+//! for `k` steps (fewer near the end: the loop's last step always runs alone, so that
+//! both ping-pong arrays end as the unblocked loop leaves them); the body's kernel launch
+//! then runs `k` steps in one fused kernel when the step can be blocked
+//! ([`mint_translator::optimizer::temporal`]) and one step otherwise; after the body's
+//! swap, [`TimeLoop::end`] says how many steps ran. `MINT_REPORT=1` says, once per
+//! kernel, which it was and why.
+
+use crate::site::KernelSite;
+use crate::stats;
+use mint_translator::ir::{Kernel, OptOptions};
+use mint_translator::tune::Candidate;
+
+/// The time loop a region is in, if any.
+#[derive(Debug, Default)]
+pub(crate) struct TimeLoop {
+    /// Steps the current iteration asks for (0 or 1: one).
+    request: usize,
+    /// The slots the loop's swap exchanges: the input and output of a fused launch.
+    swap: (usize, usize),
+    /// Steps the iteration's launch ran.
+    done: usize,
+    /// Kernels whose blocking the report has described.
+    said: Vec<usize>,
+}
+
+impl TimeLoop {
+    /// Before an iteration with `left` steps to go: ask for `depth` steps, if more than
+    /// `depth` remain (the last step runs alone).
+    pub(crate) fn begin(&mut self, depth: usize, left: usize, swap: (usize, usize)) {
+        self.request = if depth > 1 && left > depth { depth } else { 1 };
+        self.swap = swap;
+        self.done = 1;
+    }
+
+    /// After the iteration: the steps it ran (at least 1).
+    pub(crate) fn end(&mut self) -> usize {
+        let d = self.done.max(1);
+        *self = TimeLoop {
+            said: std::mem::take(&mut self.said),
+            ..TimeLoop::default()
+        };
+        d
+    }
+
+    /// The depth asked for, when above one step.
+    pub(crate) fn requested(&self) -> Option<usize> {
+        (self.request > 1).then_some(self.request)
+    }
+
+    /// The launch ran `steps` steps.
+    pub(crate) fn ran(&mut self, steps: usize) {
+        self.done = steps;
+    }
+
+    /// The configuration of a launch of `site` fusing the requested steps, where
+    /// `slots` are the slots of the kernel's arrays; `Err(why)` where the step cannot be
+    /// blocked.
+    pub(crate) fn config(&self, kernel: &Kernel, slots: &[usize]) -> Result<Candidate, String> {
+        let depth = self.request;
+        if depth.is_multiple_of(2) {
+            return Err(format!("block = {depth} is even; the depth is odd"));
+        }
+        let Some(input) = (0..slots.len()).find(|&i| {
+            !kernel.arrays[i].written && (slots[i] == self.swap.0 || slots[i] == self.swap.1)
+        }) else {
+            return Err("the kernel does not read either array of the loop's swap".into());
+        };
+        let (output, reach) = mint_translator::optimizer::temporal::check(kernel, input)?;
+        let pair = (slots[input], slots[output]);
+        if pair != self.swap && (pair.1, pair.0) != self.swap {
+            return Err(format!(
+                "the kernel writes `{}`, which the loop's swap does not exchange with `{}`",
+                kernel.arrays[output].name, kernel.arrays[input].name
+            ));
+        }
+        let [bx, by, oz] = tile(depth as u32, reach);
+        Ok(Candidate {
+            options: OptOptions {
+                time_block: depth as u8,
+                time_input: input as u8,
+                unroll: kernel.options.unroll,
+                ..OptOptions::default()
+            },
+            tile: [bx, by, oz],
+            chunk: [1, 1, oz],
+        })
+    }
+
+    /// Says once per kernel (`MINT_REPORT=1`) how its time loop runs.
+    pub(crate) fn say(&mut self, site: &KernelSite, what: &str) {
+        let key = site as *const KernelSite as usize;
+        if stats::report_enabled() && !self.said.contains(&key) {
+            self.said.push(key);
+            eprintln!(
+                "mint report: time loop of {} at {}: {what}",
+                site.name,
+                site.location()
+            );
+        }
+    }
+}
+
+/// The block of a fused launch: `x × y` threads, a tile and its ghost cells, and the
+/// output planes per block; `MINT_TIME_TILE=x,y,z` sets it. By default 32 columns wide
+/// (64 where the ghost cells would leave fewer than 8), as many rows as keep 1024 threads
+/// and 64 planes.
+fn tile(depth: u32, reach: [u32; 3]) -> [u32; 3] {
+    if let Some(t) = std::env::var("MINT_TIME_TILE").ok().and_then(|v| {
+        let v: Vec<u32> = v.split(',').filter_map(|s| s.trim().parse().ok()).collect();
+        (v.len() == 3).then(|| [v[0], v[1], v[2]])
+    }) {
+        return t;
+    }
+    let bx = if 32 < 2 * depth * reach[0] + 8 {
+        64
+    } else {
+        32
+    };
+    [bx, 1024 / bx, 64]
+}

@@ -1,0 +1,671 @@
+//! Temporal blocking (issue #45): `depth` steps of a ping-pong time loop in one launch.
+//!
+//! The scheme is 3.5-D blocking (Nguyen et al.; seed `004_c4ec796f4eb5494f.txt`, Sec.
+//! 2.1.2 and 6.2.1), the overlapped tiling of seed `002_c2277fb7a2a128f7.txt` (Sec.
+//! 3.2.1) and of AN5D and EBISU: 2.5-D spatial blocking in x and y, streaming along z,
+//! plus 1-D temporal blocking. Each block loads an xy tile widened by `depth × reach`
+//! ghost cells on each side, one thread per column, and walks its z planes. At every
+//! plane it loads the input plane (step 0) into a ring of `2·rz + 1` shared planes, then
+//! computes step 1 on the plane `rz` behind it, step 2 `2·rz` behind, and so on: each
+//! step `s < depth` writes its plane into its own ring, and the last step writes device
+//! memory, on the tile's inner `tile − 2·depth·reach` columns and rows only. The ghost
+//! cells are computed redundantly by neighbouring blocks; no block reads what another
+//! writes in the same launch.
+//!
+//! Points the step does not write (outside the loop's ranges: fixed boundary planes)
+//! keep, at step `s`, the value of the array that step writes in the unblocked loop: the
+//! input array at even steps, the output array at odd ones. The fused launch reads the
+//! input and writes the output, and the time loop swaps the two names once after it.
+//! With an odd depth that is exactly where the unblocked loop leaves its `depth` steps,
+//! bit for bit, boundary values included, whatever the two arrays hold outside the
+//! ranges; the runtime asks for odd depths only. The other array's interior holds an
+//! older step, which the next launch overwrites before anything reads it; the runtime
+//! runs the loop's last step unblocked, so that both arrays end as the unblocked loop
+//! leaves them.
+//!
+//! What can be blocked ([`check`]): three parallel loops, no reduction; the step writes
+//! one array, once, at its point, unconditionally, and does not read it; it reads the
+//! other within a distance of its point that the reach analysis bounds (the textbook
+//! `u[[z + c, y, x]]`, and clamped or mirrored faces written as the code's original
+//! writes them: a subscript `b` of `let b = if z == 0 { z } else { z - 1 };` reads the
+//! ring at the plane `b` names); other arrays are read only.
+
+use crate::analyzer::reach::reaches;
+use crate::analyzer::refs::{references, stencil_offset};
+use crate::baseline::config::LaunchConfig;
+use crate::diag::{Diag, DiagResult};
+use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source};
+use crate::emit::cuda::{self, extent_name, flat_ref, has_top_level_continue, hi_name, lo_name};
+use crate::ir::*;
+use crate::kir::{Builder, Loop, LoopRole, Shared, Stmt};
+use crate::target::Target;
+use crate::translation::KernelSource;
+use std::cell::Cell;
+
+/// The plan of a temporally blocked kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemporalPlan {
+    /// Steps per launch.
+    pub depth: u32,
+    /// The array each step reads (index in the kernel's arrays) and the one it writes.
+    pub input: usize,
+    pub output: usize,
+    /// The input's reach along x, y, z: the largest |offset| of its references.
+    pub reach: [u32; 3],
+    /// Threads per block along x and y: the tile with its ghost cells.
+    pub threads: [u32; 2],
+    /// Output planes per block along z.
+    pub planes: u32,
+}
+
+impl TemporalPlan {
+    /// The points of one plane a block writes along x and y: its threads less
+    /// `depth × reach` ghost cells on each side.
+    pub fn inner(&self) -> [u32; 2] {
+        let g = |a: usize| 2 * self.depth * self.reach[a];
+        [
+            self.threads[0].saturating_sub(g(0)),
+            self.threads[1].saturating_sub(g(1)),
+        ]
+    }
+    /// Shared planes per step ring: `2·rz + 1`.
+    pub fn ring(&self) -> u32 {
+        2 * self.reach[2] + 1
+    }
+    /// Dynamic shared memory of a block: `depth` rings of `ring()` planes of
+    /// `threads[0] × threads[1]` elements of `elem_bytes` bytes.
+    pub fn shared_bytes(&self, elem_bytes: u32) -> u64 {
+        u64::from(self.depth)
+            * u64::from(self.ring())
+            * u64::from(self.threads[0] * self.threads[1])
+            * u64::from(elem_bytes)
+    }
+    /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: the
+    /// planes a block reads reach down to `mint_z0 - (2·depth + 1)·rz >= -(2·depth + 1)·rz`.
+    pub fn slot_offset(&self) -> i64 {
+        i64::from(self.ring()) * (2 * i64::from(self.depth) + 1) * i64::from(self.reach[2].max(1))
+    }
+    /// The launch configuration: the grid covers the loop ranges with the inner tiles.
+    pub fn launch(&self, cfg: &LaunchConfig) -> LaunchConfig {
+        let [ix, iy] = self.inner();
+        LaunchConfig {
+            tile: [ix, iy, self.planes],
+            ..*cfg
+        }
+    }
+}
+
+/// Whether `k`'s step can be fused over time with `input` (an index in `k`'s arrays) as
+/// the array it reads: `Ok((output, reach))`, the array it writes and the input's reach
+/// along x, y, z; `Err(why)` in words otherwise. The input's subscripts may be anything
+/// the reach analysis bounds relative to the point (`crate::analyzer::reach`: clamped and
+/// mirrored faces, `min`, `max`, `saturating_sub`), not a periodic wrap.
+///
+/// # Errors
+/// The reason the step cannot be blocked.
+pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
+    if k.is_single() || k.nest.len() != 3 {
+        return Err(
+            "a blocked step streams along z: it needs three parallel loops (z, y, x)".into(),
+        );
+    }
+    if k.reduction.is_some() {
+        return Err("a reduction combines the values of every step".into());
+    }
+    let a = k
+        .arrays
+        .get(input)
+        .ok_or("the time loop's swap does not name an array of this kernel")?;
+    let written: Vec<usize> = (0..k.arrays.len())
+        .filter(|&i| k.arrays[i].written)
+        .collect();
+    let [output] = written[..] else {
+        return Err(format!(
+            "the step writes {} arrays; a blocked step writes one, the swap partner of the one it reads",
+            written.len()
+        ));
+    };
+    let b = &k.arrays[output];
+    if output == input || a.written {
+        return Err(format!("the step writes `{}`, the array it reads", a.name));
+    }
+    if b.read {
+        return Err(format!(
+            "the step reads `{}`, the array it writes (two time levels, as a leapfrog has)",
+            b.name
+        ));
+    }
+    if a.ndim != 3 || b.ndim != 3 || a.elem != b.elem {
+        return Err(format!(
+            "`{}` and `{}` must be 3-D arrays of one element type",
+            a.name, b.name
+        ));
+    }
+    if has_top_level_continue(&k.body) || compound_write(&k.body, &b.name) {
+        return Err(format!(
+            "the step skips points (`continue`) or updates `{}` in place",
+            b.name
+        ));
+    }
+    let mut writes = 0;
+    for r in references(k).iter().filter(|r| r.array == b.name) {
+        writes += 1;
+        if r.offset != Some([0, 0, 0]) || r.conditional {
+            return Err(format!(
+                "`{}` must be written once per point, at the point, outside any `if` or loop",
+                b.name
+            ));
+        }
+    }
+    let mut reach = [0u32; 3];
+    for r in reaches(k).iter().filter(|r| r.array == a.name) {
+        for (d, rc) in r.reach.iter().enumerate() {
+            let axis = 2 - d;
+            let Some((lo, hi)) = k.axis_var(axis).and_then(|v| rc.rel_to(v)) else {
+                return Err(format!(
+                    "`{}` is read at `{}`, which reaches {}: a blocked step reads its input within a fixed distance of the point",
+                    a.name,
+                    r.text[d],
+                    rc.describe()
+                ));
+            };
+            reach[axis] = reach[axis].max(lo.unsigned_abs().max(hi.unsigned_abs()) as u32);
+        }
+    }
+    if writes != 1 {
+        return Err(format!("`{}` must be written once per point", b.name));
+    }
+    Ok((output, reach))
+}
+
+/// Whether the body updates `array` with a compound assignment (`+=`: a read).
+fn compound_write(b: &Block, array: &str) -> bool {
+    let mut found = false;
+    b.walk_stmts(&mut |s| {
+        if let StmtKind::Assign {
+            place: Place::Elem { array: a, .. },
+            op: Some(_),
+            ..
+        } = &s.kind
+        {
+            found |= a == array;
+        }
+    });
+    found
+}
+
+/// The plan of `k` when its options ask for temporal blocking (`time_block` above 1),
+/// `None` otherwise. The block is `tile` x by y threads (the tile with its ghost cells),
+/// one thread along z; `tile` z is the output planes per block.
+///
+/// # Errors
+/// A step that cannot be blocked ([`check`]), a block with one thread along z or
+/// `chunksize` above 1 in x or y, a tile too small for its ghost cells, or rings that do
+/// not fit the device's shared memory.
+pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Option<TemporalPlan>> {
+    let depth = u32::from(k.options.time_block);
+    if depth <= 1 {
+        return Ok(None);
+    }
+    let err = |m: String| Err(vec![Diag::new(k.clauses.span, m)]);
+    let input = usize::from(k.options.time_input);
+    let (output, reach) = match check(k, input) {
+        Ok(r) => r,
+        Err(why) => return err(format!("cannot block this time loop: {why}")),
+    };
+    if cfg.block[2] != 1 || cfg.chunk[0] != 1 || cfg.chunk[1] != 1 {
+        return err("a blocked step has one thread per column: chunksize 1 in x and y, and in z equal to the tile".into());
+    }
+    let tp = TemporalPlan {
+        depth,
+        input,
+        output,
+        reach,
+        threads: [cfg.block[0], cfg.block[1]],
+        planes: cfg.tile[2],
+    };
+    if tp.inner().contains(&0) {
+        return err(format!(
+            "a tile of {}×{} threads leaves no inner points after {depth} steps of reach {}×{} on each side; use a wider tile or fewer steps",
+            tp.threads[0], tp.threads[1], reach[0], reach[1]
+        ));
+    }
+    let bytes = tp.shared_bytes(k.arrays[input].elem.size_bytes());
+    if bytes > u64::from(target.shared_bytes_optin) {
+        return err(format!(
+            "{depth} steps need {bytes} bytes of shared memory per block, more than the device's {}; use a smaller tile or fewer steps",
+            target.shared_bytes_optin
+        ));
+    }
+    Ok(Some(tp))
+}
+
+/// References of one step of the fused kernel: the input from the previous step's ring
+/// (step 1 reads the ring the input plane was loaded into), the output into this step's
+/// ring, or device memory at the last step; other arrays from device memory.
+struct StepRefs<'a> {
+    k: &'a Kernel,
+    tp: &'a TemporalPlan,
+    step: Cell<u32>,
+}
+
+impl RefResolver for StepRefs<'_> {
+    fn kernel(&self) -> &Kernel {
+        self.k
+    }
+    fn elem(&self, p: &CPrinter, array: &str, index: &[Expr]) -> String {
+        let s = self.step.get();
+        let ai = self.k.array_index(array).expect("kernel array");
+        if ai == self.tp.input {
+            if let Some([dx, dy, dz]) = stencil_offset(self.k, array, index) {
+                return format!(
+                    "mint_ring{}[{}][mint_ty{}][mint_tx{}]",
+                    s - 1,
+                    slot_var(dz),
+                    plus(dy),
+                    plus(dx)
+                );
+            }
+            // a subscript the reach analysis bounds within the reach: its distance from
+            // the point, at run time
+            let v = |axis: usize| p.names.get(self.k.axis_var(axis).expect("three loops"));
+            let (r, off) = (self.tp.ring(), self.tp.slot_offset());
+            return format!(
+                "mint_ring{}[(int)(({} + {off}) % {r})][mint_ty + (int)({} - {})][mint_tx + (int)({} - {})]",
+                s - 1,
+                p.expr_at(&index[0], 12),
+                p.expr_at(&index[1], 12),
+                v(1),
+                p.expr_at(&index[2], 12),
+                v(0)
+            );
+        }
+        if ai == self.tp.output && s < self.tp.depth {
+            return format!("mint_ring{s}[{}][mint_ty][mint_tx]", slot_var(0));
+        }
+        flat_ref(p, &p.names.get(array), array, index)
+    }
+}
+
+fn plus(d: i64) -> String {
+    match d {
+        0 => String::new(),
+        d if d > 0 => format!(" + {d}"),
+        d => format!(" - {}", -d),
+    }
+}
+
+/// The local holding the ring slot of the plane `dz` from the step's plane.
+fn slot_var(dz: i64) -> String {
+    match dz {
+        0 => "mint_slot_0".into(),
+        d if d > 0 => format!("mint_slot_p{d}"),
+        d => format!("mint_slot_m{}", -d),
+    }
+}
+
+/// The temporally blocked kernel of `k` ([`TemporalPlan`]).
+pub(crate) fn lower(
+    k: &Kernel,
+    _cfg: &LaunchConfig,
+    tp: &TemporalPlan,
+    target: &Target,
+) -> KernelSource {
+    let entry = cuda::entry_name(k);
+    let extents: Vec<bool> = (0..k.arrays.len()).map(|i| i == tp.input).collect();
+    let params = cuda::base_params(k, &extents);
+    let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
+    let names = cuda::base_names(k, &params, &packed);
+    let refs = StepRefs {
+        k,
+        tp,
+        step: Cell::new(0),
+    };
+    let mut p = CPrinter::new(names, &refs);
+    let mut b = Builder::new();
+    let bytes = rings(&mut b, k, tp);
+    origins(&mut p, &mut b, k, tp);
+    let [rx, ry, rz] = tp.reach.map(i64::from);
+    let d = i64::from(tp.depth);
+    let l = Loop::new(
+        LoopRole::ZWindow,
+        format!("idx_t mint_p = mint_z0 - {}", d * rz),
+        format!("mint_p < mint_z1 + {}", d * rz),
+        "++mint_p",
+    );
+    b.for_(l, |b| {
+        load_step(&mut p, b, k, tp);
+        for s in 1..tp.depth {
+            b.push(Stmt::Barrier {
+                note: Some(format!("step {} is in its ring", s - 1)),
+            });
+            refs.step.set(s);
+            inner_step(&mut p, b, k, tp, s);
+        }
+        b.push(Stmt::Barrier {
+            note: Some(format!("step {} is in its ring", tp.depth - 1)),
+        });
+        refs.step.set(tp.depth);
+        last_step(&mut p, b, k, tp);
+    });
+    let _ = (rx, ry);
+    let helpers = helpers_source(&p.helpers.borrow());
+    let [ix, iy] = tp.inner();
+    let notes = vec![format!(
+        "temporal blocking: {} steps per launch; {}x{} threads per block write {ix}x{iy} points of each of {} planes; reach {}x{}x{} (issue #45)",
+        tp.depth, tp.threads[0], tp.threads[1], tp.planes, tp.reach[0], tp.reach[1], tp.reach[2]
+    )];
+    KernelSource {
+        entry,
+        notes,
+        helpers,
+        params,
+        packed,
+        body: b.finish(),
+        dynamic_shared_bytes: bytes,
+        static_shared_bytes: 0,
+        same_index: Vec::new(),
+    }
+}
+
+/// The shared rings of steps `0..depth`; returns their bytes.
+fn rings(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) -> u32 {
+    let elem = k.arrays[tp.input].elem;
+    b.push(Stmt::Shared(Shared {
+        ty: "unsigned char".into(),
+        name: "mint_smem".into(),
+        dims: Vec::new(),
+        align: Some(16),
+    }));
+    let ring = tp.shared_bytes(elem.size_bytes()) / u64::from(tp.depth);
+    for s in 0..tp.depth {
+        b.push(Stmt::SharedView {
+            ty: elem.cuda_name().into(),
+            name: format!("mint_ring{s}"),
+            rows: tp.threads[1],
+            cols: tp.threads[0],
+            base: "mint_smem".into(),
+            offset: (u64::from(s) * ring) as u32,
+            slots: tp.ring(),
+        });
+    }
+    tp.shared_bytes(elem.size_bytes()) as u32
+}
+
+/// The thread's column (`x`, `y` as the kernel names them), the block's z planes, and
+/// whether the column is inside the input array and inside the loop ranges.
+fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
+    let [ix, iy] = tp.inner();
+    let d = tp.depth;
+    let a = &k.arrays[tp.input].name;
+    let x = p.names.get(k.axis_var(0).unwrap());
+    let y = p.names.get(k.axis_var(1).unwrap());
+    b.comment("this thread's column: the block's tile widened by depth x reach on each side");
+    b.push(Stmt::konst("int", "mint_tx", "(int)threadIdx.x"));
+    b.push(Stmt::konst("int", "mint_ty", "(int)threadIdx.y"));
+    b.push(Stmt::konst(
+        "idx_t",
+        x.clone(),
+        format!(
+            "{} + (idx_t)blockIdx.x * {ix} - {} + mint_tx",
+            lo_name(0),
+            d * tp.reach[0]
+        ),
+    ));
+    b.push(Stmt::konst(
+        "idx_t",
+        y.clone(),
+        format!(
+            "{} + (idx_t)blockIdx.y * {iy} - {} + mint_ty",
+            lo_name(1),
+            d * tp.reach[1]
+        ),
+    ));
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_z0",
+        format!("{} + (idx_t)blockIdx.z * {}", lo_name(2), tp.planes),
+    ));
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_z1",
+        format!("min(mint_z0 + {}, {})", tp.planes, hi_name(2)),
+    ));
+    b.push(Stmt::konst(
+        "bool",
+        "mint_in",
+        format!(
+            "{x} >= 0 && {x} < {} && {y} >= 0 && {y} < {}",
+            extent_name(a, 0),
+            extent_name(a, 1)
+        ),
+    ));
+    b.push(Stmt::konst(
+        "bool",
+        "mint_in_ranges",
+        format!(
+            "{x} >= {} && {x} < {} && {y} >= {} && {y} < {}",
+            lo_name(0),
+            hi_name(0),
+            lo_name(1),
+            hi_name(1)
+        ),
+    ));
+}
+
+/// `const idx_t z = mint_p - lag;` and the ring slots of the planes around it.
+fn plane(p: &CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, lag: i64, reads: bool) {
+    let z = p.names.get(k.axis_var(2).unwrap());
+    let rz = i64::from(tp.reach[2]);
+    let (r, off) = (i64::from(tp.ring()), tp.slot_offset());
+    b.push(Stmt::konst(
+        "idx_t",
+        z.clone(),
+        if lag == 0 {
+            "mint_p".to_string()
+        } else {
+            format!("mint_p - {lag}")
+        },
+    ));
+    let dzs: Vec<i64> = if reads { (-rz..=rz).collect() } else { vec![0] };
+    for dz in dzs {
+        b.push(Stmt::konst(
+            "int",
+            slot_var(dz),
+            format!("(int)(({z}{} + {off}) % {r})", plus(dz)),
+        ));
+    }
+}
+
+/// Step 0: the input plane into ring 0.
+fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
+    let a = &k.arrays[tp.input].name;
+    b.comment("step 0: the input plane");
+    b.scope(|b| {
+        plane(p, b, k, tp, 0, false);
+        let z = p.names.get(k.axis_var(2).unwrap());
+        let idx = axis_exprs(k);
+        let src = flat_ref(p, &p.names.get(a), a, &idx);
+        b.if_(
+            format!("mint_in && {z} >= 0 && {z} < {}", extent_name(a, 2)),
+            |b| {
+                b.push(Stmt::assign(
+                    "mint_ring0[mint_slot_0][mint_ty][mint_tx]",
+                    src,
+                ))
+            },
+        );
+    });
+}
+
+/// `[z, y, x]`: the point's subscripts as the kernel names its indices.
+fn axis_exprs(k: &Kernel) -> [Expr; 3] {
+    [2, 1, 0].map(|a| Expr::new(ExprKind::Var(k.axis_var(a).unwrap().to_string()), 0))
+}
+
+/// Step `s` of `1..depth`: where it writes, the body on the previous step's ring; outside
+/// the loop ranges, the array that step writes in the unblocked loop (the output at odd
+/// steps, the input at even ones).
+fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, s: u32) {
+    let d = tp.depth;
+    let [rx, ry, rz] = tp.reach;
+    let a = &k.arrays[tp.input].name;
+    let keep = &k.arrays[if s % 2 == 1 { tp.output } else { tp.input }].name;
+    b.comment(format!("step {s}, {} plane(s) behind the input", s * rz));
+    b.scope(|b| {
+        plane(p, b, k, tp, i64::from(s * rz), true);
+        let z = p.names.get(k.axis_var(2).unwrap());
+        let needed = format!(
+            "mint_in && {z} >= 0 && {z} < {} && {z} >= mint_z0 - {m} && {z} < mint_z1 + {m}",
+            extent_name(a, 2),
+            m = (d - s) * rz
+        );
+        let in_ranges = format!(
+            "mint_in_ranges && {z} >= {} && {z} < {}",
+            lo_name(2),
+            hi_name(2)
+        );
+        let valid = margin(tp, s, rx, ry);
+        let idx = axis_exprs(k);
+        let kept = flat_ref(p, &p.names.get(keep), keep, &idx);
+        let then = b.nest(|b| b.if_(valid, |b| b.body(p, |p| p.block_body(&k.body))));
+        let els = vec![Stmt::assign(
+            format!("mint_ring{s}[mint_slot_0][mint_ty][mint_tx]"),
+            kept,
+        )];
+        b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els)));
+    });
+}
+
+/// The columns whose step-`s` value depends only on columns of the block.
+fn margin(tp: &TemporalPlan, s: u32, rx: u32, ry: u32) -> String {
+    format!(
+        "mint_tx >= {} && mint_tx < {} && mint_ty >= {} && mint_ty < {}",
+        s * rx,
+        tp.threads[0] - s * rx,
+        s * ry,
+        tp.threads[1] - s * ry
+    )
+}
+
+/// The last step: the body on the previous ring, into device memory, on the block's
+/// inner columns and its own planes.
+fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
+    let d = tp.depth;
+    let [rx, ry, rz] = tp.reach;
+    b.comment(format!("step {d}: into device memory"));
+    b.scope(|b| {
+        plane(p, b, k, tp, i64::from(d * rz), true);
+        let z = p.names.get(k.axis_var(2).unwrap());
+        let cond = format!(
+            "{z} >= mint_z0 && mint_in_ranges && {}",
+            margin(tp, d, rx, ry)
+        );
+        b.if_(cond, |b| b.body(p, |p| p.block_body(&k.body)));
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::kernel;
+
+    fn heat(body: &str) -> Kernel {
+        kernel(
+            "heat_0",
+            &format!(
+                "arrays: u f32 3, v f32 3, c f32 3
+                 nest: z 1..n-1, y 1..n-1, x 1..n-1
+                 {body}"
+            ),
+        )
+    }
+
+    fn blocked(k: &Kernel, depth: u8, tile: [u32; 3]) -> Kernel {
+        let mut k = k.clone();
+        k.options.time_block = depth;
+        k.options.time_input = 0;
+        k.clauses.tile = Some(tile.map(ClauseValue::Const));
+        k.clauses.chunk = Some([1, 1, tile[2]].map(ClauseValue::Const));
+        k
+    }
+
+    const STAR: &str = "v[z][y][x] = u[z][y][x] + u[z][y][x-1] + u[z][y][x+1] + u[z-1][y][x] + u[z+1][y][x] + u[z][y-2][x];";
+
+    #[test]
+    fn the_step_is_checked() {
+        assert_eq!(check(&heat(STAR), 0), Ok((1, [1, 2, 1])));
+        for (body, why) in [
+            ("v[z][y][x] = u[z][y][x] + v[z][y][x+1];", "reads `v`"),
+            ("if x > 3 { v[z][y][x] = u[z][y][x]; }", "outside any `if`"),
+            (
+                "v[z][y][x] = u[z][y][x]; c[z][y][x] = 1.0;",
+                "writes 2 arrays",
+            ),
+            (
+                "v[z][y][x] = u[z][y][x+1]; v[z][y][x] = u[z][y][x];",
+                "once per point",
+            ),
+            (
+                "v[z][y][x] = u[z][0][x];",
+                "within a fixed distance of the point",
+            ),
+        ] {
+            let e = check(&heat(body), 0).unwrap_err();
+            assert!(e.contains(why), "{body}: {e}");
+        }
+        assert!(
+            check(&heat(STAR), 1)
+                .unwrap_err()
+                .contains("writes `v`, the array it reads")
+        );
+        assert!(
+            check(&heat(STAR), 2)
+                .unwrap_err()
+                .contains("does not name an array")
+        );
+    }
+
+    #[test]
+    fn the_kernel_fuses_steps_through_rings() {
+        let k = blocked(&heat(STAR), 3, [32, 32, 64]);
+        let t = crate::translate(&k, &Target::default()).unwrap();
+        // 32 - 2·3·1 by 32 - 2·3·2 inner points, 64 planes per block
+        assert_eq!(t.config.tile, [26, 20, 64]);
+        assert_eq!(t.config.block, [32, 32, 1]);
+        assert_eq!(t.dynamic_shared_bytes, 3 * 3 * 32 * 32 * 4);
+        let s = &t.source;
+        assert_eq!(s.matches("__syncthreads()").count(), 3, "{s}");
+        // outside the ranges, step 1 keeps the output's values and step 2 the input's
+        assert!(
+            s.contains("mint_ring1[mint_slot_0][mint_ty][mint_tx] = v["),
+            "{s}"
+        );
+        assert!(
+            s.contains("mint_ring2[mint_slot_0][mint_ty][mint_tx] = u["),
+            "{s}"
+        );
+        assert!(
+            s.contains("mint_ring0[mint_slot_m1][mint_ty][mint_tx]"),
+            "{s}"
+        );
+        assert!(
+            s.contains("mint_ring1[mint_slot_0][mint_ty - 2][mint_tx]"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn tiles_too_small_and_rings_too_large_are_errors() {
+        let k = blocked(&heat(STAR), 9, [32, 32, 64]);
+        let e = crate::translate(&k, &Target::default()).unwrap_err();
+        assert!(e[0].message.contains("no inner points"), "{}", e[0].message);
+        let k = blocked(&heat(STAR), 5, [32, 32, 64]);
+        let small = Target {
+            shared_bytes_optin: 48 * 1024,
+            ..Target::default()
+        };
+        let e = crate::translate(&k, &small).unwrap_err();
+        assert!(e[0].message.contains("shared memory"), "{}", e[0].message);
+    }
+}

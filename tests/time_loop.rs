@@ -1,0 +1,262 @@
+//! Blocked time loops (`#[mint::time_loop(block = k)]`, issue #45): the same loop with
+//! and without the directive gives the same arrays bit for bit, both of them, on the GPU
+//! (where the steps are fused: fewer launches than steps) and on the CPU (where the loop
+//! runs step by step). Kernels written the way real codes write them: fixed boundary
+//! planes, clamped faces, a coefficient array, a radius-2 star; arrays of odd shapes
+//! whose two ping-pong buffers hold different boundary values; step counts that are not
+//! multiples of the depth. A kernel that reads both time levels (a leapfrog) is not
+//! blocked and still gives the same result.
+
+mod common;
+
+use mint::Device;
+use ndarray::Array3;
+
+macro_rules! pair {
+    ($blocked:ident, $plain:ident, $t:ty, ($($p:ident: $pt:ty),*), |$u:ident, $unew:ident, $z:ident, $y:ident, $x:ident, $nz:ident, $ny:ident, $nx:ident| [$zl:expr, $zh:expr; $yl:expr, $yh:expr; $xl:expr, $xh:expr] $body:block) => {
+        #[mint::parallel]
+        fn $blocked($u: &mut Array3<$t>, $unew: &mut Array3<$t>, $($p: $pt,)* steps: usize) -> mint::Result<()> {
+            let ($nz, $ny, $nx) = $u.dim();
+            mint::copy!($u, to_device);
+            mint::copy!($unew, to_device);
+            $(mint::copy!($p, to_device);)*
+            #[mint::time_loop(block = 3)]
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for $z in $zl..$zh {
+                    for $y in $yl..$yh {
+                        for $x in $xl..$xh $body
+                    }
+                }
+                std::mem::swap($u, $unew);
+            }
+            mint::copy!($u, from_device);
+            mint::copy!($unew, from_device);
+            Ok(())
+        }
+
+        #[mint::parallel]
+        fn $plain($u: &mut Array3<$t>, $unew: &mut Array3<$t>, $($p: $pt,)* steps: usize) -> mint::Result<()> {
+            let ($nz, $ny, $nx) = $u.dim();
+            mint::copy!($u, to_device);
+            mint::copy!($unew, to_device);
+            $(mint::copy!($p, to_device);)*
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for $z in $zl..$zh {
+                    for $y in $yl..$yh {
+                        for $x in $xl..$xh $body
+                    }
+                }
+                std::mem::swap($u, $unew);
+            }
+            mint::copy!($u, from_device);
+            mint::copy!($unew, from_device);
+            Ok(())
+        }
+    };
+}
+
+// 3-D heat, fixed boundary planes (thesis Table 3.1)
+pair!(heat_b, heat_p, f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
+        + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
+            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
+});
+pair!(heat32_b, heat32_p, f32, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
+        + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
+            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
+});
+// zero-flux faces written as the thermal benchmark's C original writes them
+pair!(clamped_b, clamped_p, f32, (), |u, unew, z, y, x, nz, ny, nx| [0, nz; 0, ny; 0, nx] {
+    let b = if z == 0 { z } else { z - 1 };
+    let t = if z == nz - 1 { z } else { z + 1 };
+    let n = if y == 0 { y } else { y - 1 };
+    let s = (y + 1).min(ny - 1);
+    let w = x.saturating_sub(1);
+    let e = if x == nx - 1 { x } else { x + 1 };
+    unew[[z, y, x]] = 0.5 * u[[z, y, x]]
+        + 0.1 * (u[[b, y, x]] + u[[t, y, x]] + u[[z, n, x]])
+        + 0.05 * (u[[z, s, x]] + u[[z, y, w]] + u[[z, y, e]]);
+});
+// variable conductivity from a coefficient array; a radius-2 star
+pair!(star_b, star_p, f64, (k: &Array3<f64>), |u, unew, z, y, x, nz, ny, nx| [2, nz - 2; 2, ny - 2; 2, nx - 2] {
+    let c = k[[z, y, x]];
+    unew[[z, y, x]] = (1.0 - 12.0 * c) * u[[z, y, x]]
+        + c * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]] + u[[z, y + 1, x]]
+            + u[[z - 1, y, x]] + u[[z + 1, y, x]])
+        + 0.5 * c * (u[[z, y, x - 2]] + u[[z, y, x + 2]] + u[[z, y - 2, x]]
+            + u[[z, y + 2, x]] + u[[z - 2, y, x]] + u[[z + 2, y, x]]);
+});
+// a leapfrog reads both time levels: not blocked, runs step by step
+pair!(wave_b, wave_p, f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+    unew[[z, y, x]] = 2.0 * u[[z, y, x]] - unew[[z, y, x]]
+        + 0.05 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
+            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]] - 6.0 * u[[z, y, x]]);
+});
+
+/// Two buffers of one shape whose values, boundaries included, differ everywhere.
+fn fields<T: From<f32>>(shape: (usize, usize, usize)) -> (Array3<T>, Array3<T>) {
+    let f = |s: f32| {
+        Array3::from_shape_fn(shape, |(z, y, x)| {
+            T::from(((z * 7 + y * 13 + x * 29) % 31) as f32 * 0.03 + s)
+        })
+    };
+    (f(0.5), f(-0.25))
+}
+
+/// The launches of the kernel of `region` (its first `#[mint::r#for]`).
+fn launches(region: &str) -> u64 {
+    mint::kernel_stat(&format!("{region}_0")).map_or(0, |s| s.launches)
+}
+
+type Run<T> = fn(&mut Array3<T>, &mut Array3<T>, usize) -> mint::Result<()>;
+
+/// Blocked against plain on `device`, both arrays bitwise, for several shapes and step
+/// counts; on a GPU, a blockable kernel launches fewer times than it has steps.
+fn same<T>(device: Device, (blocked, plain): (Run<T>, Run<T>), name: &str, fused: bool)
+where
+    T: From<f32> + Copy + PartialEq + std::fmt::Debug,
+{
+    for shape in [(13, 11, 17), (37, 29, 33), (70, 40, 36)] {
+        for steps in [1, 2, 3, 4, 5, 8, 11] {
+            let (mut a, mut b) = fields::<T>(shape);
+            let (mut c, mut d) = (a.clone(), b.clone());
+            mint::reset_kernel_stats();
+            mint::with_device(device, || blocked(&mut a, &mut b, steps)).unwrap();
+            let n = launches(&format!("{name}_b"));
+            mint::with_device(device, || plain(&mut c, &mut d, steps)).unwrap();
+            assert!(
+                a == c,
+                "{name} on {device:?}, {shape:?}, {steps} steps: u differs"
+            );
+            assert!(
+                b == d,
+                "{name} on {device:?}, {shape:?}, {steps} steps: unew differs"
+            );
+            if fused {
+                // depth 3 while more than 3 steps are left, then step by step
+                let want = (steps - 1) / 3 + (steps - 1) % 3 + 1;
+                assert_eq!(n as usize, want, "{name}: launches for {steps} steps");
+            } else if matches!(device, Device::Cuda(_)) {
+                assert_eq!(n as usize, steps, "{name}: launches for {steps} steps");
+            }
+        }
+    }
+}
+
+fn devices() -> Vec<Device> {
+    let mut v = vec![Device::Cpu, Device::Cpus(2)];
+    v.extend(common::gpu());
+    v.extend(common::gpu().map(|_| Device::parse("cuda:0,0").unwrap()));
+    v
+}
+
+#[test]
+fn blocked_heat_equals_step_by_step() {
+    for d in devices() {
+        same::<f64>(d, (heat_b, heat_p), "heat", matches!(d, Device::Cuda(_)));
+        same::<f32>(
+            d,
+            (heat32_b, heat32_p),
+            "heat32",
+            matches!(d, Device::Cuda(_)),
+        );
+    }
+}
+
+#[test]
+fn blocked_clamped_faces_equal_step_by_step() {
+    for d in devices() {
+        same::<f32>(
+            d,
+            (clamped_b, clamped_p),
+            "clamped",
+            matches!(d, Device::Cuda(_)),
+        );
+    }
+}
+
+#[test]
+fn blocked_star_with_coefficients_equals_step_by_step() {
+    for d in devices() {
+        for shape in [(13, 11, 17), (40, 37, 45)] {
+            let k = Array3::from_shape_fn(shape, |(z, y, x)| {
+                0.01 + 0.002 * ((z + 2 * y + 3 * x) % 5) as f64
+            });
+            for steps in [2, 4, 7] {
+                let (mut a, mut b) = fields::<f64>(shape);
+                let (mut c, mut e) = (a.clone(), b.clone());
+                mint::reset_kernel_stats();
+                mint::with_device(d, || star_b(&mut a, &mut b, &k, steps)).unwrap();
+                let n = launches("star_b");
+                mint::with_device(d, || star_p(&mut c, &mut e, &k, steps)).unwrap();
+                assert!(
+                    a == c && b == e,
+                    "star on {d:?}, {shape:?}, {steps} steps differs"
+                );
+                if matches!(d, Device::Cuda(_)) && steps > 3 {
+                    assert!((n as usize) < steps, "star: {n} launches for {steps} steps");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_leapfrog_is_not_blocked_and_equals_step_by_step() {
+    for d in devices() {
+        same::<f64>(d, (wave_b, wave_p), "wave", false);
+        if matches!(d, Device::Cuda(_)) {
+            let (mut a, mut b) = fields::<f64>((13, 11, 17));
+            mint::reset_kernel_stats();
+            mint::with_device(d, || wave_b(&mut a, &mut b, 7)).unwrap();
+            assert_eq!(launches("wave_b"), 7, "a leapfrog runs step by step");
+        }
+    }
+}
+
+/// Without a GPU too: the kernels the tests block are blockable and translate to a fused
+/// kernel for an H100-like target; the leapfrog is refused, naming why.
+#[test]
+fn the_blocked_kernels_translate() {
+    use mint_translator::{Target, optimizer::temporal, tune::Candidate};
+    for name in [
+        "heat_b_0",
+        "heat32_b_0",
+        "clamped_b_0",
+        "star_b_0",
+        "wave_b_0",
+    ] {
+        let site = mint::kernel_sites()
+            .find(|s| s.name == name && s.module.ends_with("time_loop"))
+            .unwrap_or_else(|| panic!("{name} is a kernel site"));
+        let k = site.kernel().unwrap();
+        let input = k.array_index("u").unwrap();
+        let checked = temporal::check(k, input);
+        if name == "wave_b_0" {
+            let why = checked.unwrap_err();
+            assert!(why.contains("reads `unew`"), "{why}");
+            continue;
+        }
+        let (output, reach) = checked.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(k.arrays[output].name, "unew");
+        let want = if name == "star_b_0" {
+            [2, 2, 2]
+        } else {
+            [1, 1, 1]
+        };
+        assert_eq!(reach, want, "{name}");
+        let mut c = Candidate {
+            options: Default::default(),
+            tile: [32, 32, 64],
+            chunk: [1, 1, 64],
+        };
+        c.options.time_block = 3;
+        c.options.time_input = input as u8;
+        let t = mint_translator::translate(&c.apply(k), &Target::default())
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert!(t.report.level.starts_with("temporal blocking"), "{name}");
+    }
+}
