@@ -232,6 +232,51 @@ def gpu_page(files):
                 table(["GPU", "date", "case", "velocity", "stress", "of copy", "copy GB/s", "chosen"], rows,
                       right={5, 6}), ""]
 
+    # temporal blocking
+    for name, d in files:
+        rs = d.get("temporal", [])
+        if not rs:
+            continue
+        rows = []
+        for r in rs:
+            rows.append([f"`{r['kernel']}`", r["variant"], r["precision"], str(r["depth"]), r["threads"] or "–",
+                         f"{r['shared_kib']:.0f} KiB" if r["shared_kib"] else "–", f"{r['ms_per_step']:.3f}",
+                         f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"])
+        prof = d.get("temporal_profile")
+        note = ""
+        if prof:
+            note = (f" Profile of {prof['kernel']} (`{prof['tool']}`): DRAM {prof['dram_throughput_pct']:.0f}%, "
+                    f"L1 {prof['l1_throughput_pct']:.0f}%, L2 {prof['l2_throughput_pct']:.0f}%, SM "
+                    f"{prof['sm_throughput_pct']:.0f}% of peak; occupancy {prof['achieved_occupancy_pct']:.0f}% "
+                    f"achieved of {prof['theoretical_occupancy_pct']}%, {prof['block_limit']}. Neither DRAM nor "
+                    "arithmetic is near its peak; the stall reasons were not profiled (the session's device "
+                    "time ran out). The likely limits are the block's barriers (one per fused step per plane, "
+                    "1,024 threads a block) and the redundant ghost-cell work (a 32×32 block writes 26×26 "
+                    "points at depth 3).")
+        run = d["runs"][rs[0]["run"]]
+        out += ["## Temporal blocking", "",
+                f"`#[mint::time_loop(block = k)]` ([Time loops](../guide/time-loops.md)), {d['gpu']}, {d['date']}: "
+                "device time per step by CUDA events, median of 5 runs; the per-step bound is the copy bandwidth "
+                f"({run['copy_gbs']:.0f} GB/s) over one read and one write per point. Depth 1 is the same loop "
+                "unblocked, compiled without optimizer options." + note + " The goals of issue #45 (2× the bound "
+                "for heat, faster than EBISU) are not met; EBISU was not built.", "",
+                table(["kernel", "variant", "prec", "depth", "threads", "shared/block", "ms/step", "GPts/s",
+                       "of bound"], rs and rows, right={3, 6, 7, 8}), ""]
+
+    # the kernel-IR redesign against the code before it
+    for name, d in files:
+        rs = d.get("redesign", [])
+        if not rs:
+            continue
+        rows = [[f"`{r['kernel']}`", r["precision"], r["grid"], f"{r['before_gpts']:.1f} ({r['before_level']})",
+                 f"{r['after_gpts']:.1f} ({r['after_level']})", f"{r['ratio']:.3f}"] for r in rs]
+        run = d["runs"][rs[0]["run"]]
+        out += [f"## The kernel IR and runtime redesign, {d['gpu']}, {d['date']}", "",
+                f"The fastest level of each kernel, before ({run['commit'].split()[-1]}) and after "
+                f"({run['commit'].split()[0]}) the redesign of issue #44, both binaries alternating on one GPU "
+                "in one call.", "",
+                table(["kernel", "prec", "grid", "before", "after", "after/before"], rows, right={3, 4, 5}), ""]
+
     # several GPUs
     rows = []
     for name, d in files:
