@@ -260,3 +260,118 @@ fn the_blocked_kernels_translate() {
         assert!(t.report.level.starts_with("temporal blocking"), "{name}");
     }
 }
+
+/// A small generator of blockable steps: random textbook offsets and clamped, `min` and
+/// `saturating_sub` faces of the input within radius 2, a coefficient array, interior or
+/// whole ranges, f32 or f64. Every case must pass `temporal::check` with the reach it was
+/// built with and translate at depths 3 and 5; where NVRTC is present (CI installs it),
+/// each fused kernel must compile for sm_90. Runs in every `cargo test`.
+#[test]
+fn generated_blocked_steps_translate_and_compile() {
+    use mint_translator::{Target, optimizer::temporal, tune::Candidate};
+    let nvrtc = mint::__rt::nvrtc_available();
+    if !nvrtc {
+        assert!(
+            std::env::var("MINT_REQUIRE_NVRTC").ok().as_deref() != Some("1"),
+            "MINT_REQUIRE_NVRTC=1 but libnvrtc was not found"
+        );
+        eprintln!("NVRTC not found: the generated kernels are translated, not compiled");
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let mut failures = Vec::new();
+    for case in 0..150 {
+        let ty = if next(2) == 0 { "f32" } else { "f64" };
+        let whole = next(3) == 0;
+        let r = 1 + next(2) as i64;
+        let (lo, hi) = if whole { (0, 0) } else { (r, r) };
+        let mut lets = Vec::new();
+        let mut terms = Vec::new();
+        let mut reach = [0u32; 3];
+        let axes = ["x", "y", "z"];
+        let ext = ["nx", "ny", "nz"];
+        for t in 0..2 + next(6) {
+            let axis = next(3) as usize;
+            let d = next(2 * r as u64 + 1) as i64 - r;
+            // the point with `axis` moved by d, written one of four ways
+            let v = axes[axis];
+            let sub = match (next(4), whole, d) {
+                (0, true, -1) => {
+                    lets.push(format!(
+                        "let s{t} = if {v} == 0 {{ {v} }} else {{ {v} - 1 }};"
+                    ));
+                    format!("s{t}")
+                }
+                (1, true, 1) => {
+                    lets.push(format!("let s{t} = min({v} + 1, {} - 1);", ext[axis]));
+                    format!("s{t}")
+                }
+                (2, true, -1) => {
+                    lets.push(format!("let s{t} = saturating_sub({v}, 1);"));
+                    format!("s{t}")
+                }
+                (_, false, d) if d != 0 => format!("{v}{d:+}"),
+                (_, true, _) => v.to_string(),
+                _ => v.to_string(),
+            };
+            if sub != v {
+                reach[axis] = reach[axis].max(d.unsigned_abs() as u32);
+            }
+            let idx: Vec<String> = (0..3)
+                .rev()
+                .map(|a| {
+                    if a == axis {
+                        sub.clone()
+                    } else {
+                        axes[a].to_string()
+                    }
+                })
+                .collect();
+            terms.push(format!("0.{}{} * u[{}]", 1 + next(8), t, idx.join("][")));
+        }
+        let text = format!(
+            "arrays: u {ty} 3, v {ty} 3, c {ty} 3\nscalars: nz usize, ny usize, nx usize\n\
+             nest: z {lo}..nz-{hi}, y {lo}..ny-{hi}, x {lo}..nx-{hi}\n{}\nv[z][y][x] = c[z][y][x] * ({});",
+            lets.join("\n"),
+            terms.join(" + ")
+        );
+        let k = mint_testing::kernel("gen", &text);
+        let input = k.array_index("u").unwrap();
+        match temporal::check(&k, input) {
+            Ok((_, got)) if got == reach => {}
+            other => {
+                failures.push(format!(
+                    "case {case}: {other:?}, built with reach {reach:?}:\n{text}"
+                ));
+                continue;
+            }
+        }
+        for depth in [3u8, 5] {
+            let mut c = Candidate {
+                options: Default::default(),
+                tile: [32, 32, 16],
+                chunk: [1, 1, 16],
+            };
+            c.options.time_block = depth;
+            c.options.time_input = input as u8;
+            let t = match mint_translator::translate(&c.apply(&k), &Target::default()) {
+                Ok(t) => t,
+                Err(e) => {
+                    failures.push(format!("case {case} depth {depth}: {e:?}\n{text}"));
+                    continue;
+                }
+            };
+            if nvrtc
+                && let Err(e) = mint::__rt::compile_only((9, 0), &format!("gen{case}"), &t.source)
+            {
+                failures.push(format!("case {case} depth {depth}: {e}\n{}", t.source));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
