@@ -100,6 +100,12 @@ pub(crate) fn check(f: &ExprForLoop) -> Result<&Expr, Vec<syn::Error>> {
                 if l.attrs.iter().any(|a| directive(a) == Some(Directive::For)) =>
             {
                 kernels += 1;
+                if let Some(a) = l.attrs.iter().find(|a| {
+                    directive(a) == Some(Directive::For)
+                        && a.meta.to_token_stream().to_string().contains("reduction")
+                }) {
+                    errs.push(syn::Error::new(a.span(), "a reduction combines the values of every step, so a loop with one cannot run several steps per launch; drop `time_loop`, or reduce after the loop"));
+                }
                 if kernels > 1 || swap.is_some() {
                     errs.push(syn::Error::new(l.for_token.span, "a blocked time loop holds one kernel, before the swap; fuse the kernels into one, or drop `time_loop`"));
                 }
