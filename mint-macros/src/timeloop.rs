@@ -100,11 +100,8 @@ pub(crate) fn check(f: &ExprForLoop) -> Result<&Expr, Vec<syn::Error>> {
                 if l.attrs.iter().any(|a| directive(a) == Some(Directive::For)) =>
             {
                 kernels += 1;
-                if let Some(a) = l.attrs.iter().find(|a| {
-                    directive(a) == Some(Directive::For)
-                        && a.meta.to_token_stream().to_string().contains("reduction")
-                }) {
-                    errs.push(syn::Error::new(a.span(), "a reduction combines the values of every step, so a loop with one cannot run several steps per launch; drop `time_loop`, or reduce after the loop"));
+                if let Some(sp) = l.attrs.iter().find_map(reduction_clause) {
+                    errs.push(syn::Error::new(sp, "a reduction combines the values of every step, so a loop with one cannot run several steps per launch; drop `time_loop`, or reduce after the loop"));
                 }
                 if kernels > 1 || swap.is_some() {
                     errs.push(syn::Error::new(l.for_token.span, "a blocked time loop holds one kernel, before the swap; fuse the kernels into one, or drop `time_loop`"));
@@ -125,6 +122,19 @@ pub(crate) fn check(f: &ExprForLoop) -> Result<&Expr, Vec<syn::Error>> {
         return Err(errs);
     };
     if errs.is_empty() { Ok(swap) } else { Err(errs) }
+}
+
+/// The span of the `reduction(..)` clause of a `#[mint::r#for]` attribute, if it has one
+/// (clauses that do not parse are the kernel's own error, reported where it is built).
+fn reduction_clause(a: &syn::Attribute) -> Option<Span> {
+    if directive(a) != Some(Directive::For) {
+        return None;
+    }
+    let syn::Meta::List(l) = &a.meta else {
+        return None;
+    };
+    let c = crate::clauses::for_clauses(l.tokens.clone(), a.span()).ok()?;
+    c.reduction.map(|(_, _, sp)| sp)
 }
 
 fn is_swap(c: &syn::ExprCall) -> bool {

@@ -568,17 +568,12 @@ impl Region {
             Some(c) => match launch_as(&mut cx, site, args, !eager, Some(c), true) {
                 Ok(r) => {
                     self.time.ran(usize::from(c.options.time_block));
-                    let t = c.tile;
-                    let what = format!(
-                        "{} steps per launch, {}x{} threads per block, {} planes",
-                        c.options.time_block, t[0], t[1], t[2]
-                    );
-                    self.time.say(site, &what);
                     r
                 }
+                // the fused kernel does not translate here (its rings do not fit the
+                // device): this loop runs step by step from now on
                 Err(Error::Translate { message, .. }) => {
-                    self.time
-                        .say(site, &format!("runs step by step: {message}"));
+                    self.time.decide(site, Err(message));
                     launch::launch(&mut cx, site, args, !eager)?
                 }
                 Err(e) => return Err(e),
@@ -621,7 +616,10 @@ impl Region {
     /// and the step can be blocked here; otherwise `None`, and the report says why.
     fn blocked(&mut self, site: &'static KernelSite, args: &LaunchArgs) -> Option<Candidate> {
         let depth = self.time.requested()?;
-        let why = if self.streamer.is_some() {
+        if let Some(c) = self.time.decision(site) {
+            return c;
+        }
+        let how = if self.streamer.is_some() {
             Err("a streamed region runs it step by step".to_string())
         } else if self.split.is_some() {
             Err(format!(
@@ -634,13 +632,7 @@ impl Region {
                 Err(e) => Err(e.to_string()),
             }
         };
-        match why {
-            Ok(c) => Some(c),
-            Err(w) => {
-                self.time.say(site, &format!("runs step by step: {w}"));
-                None
-            }
-        }
+        self.time.decide(site, how)
     }
 
     /// Typed wrapper of [`Region::launch`] for reductions: the reduced value as `T`.

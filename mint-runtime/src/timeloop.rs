@@ -6,8 +6,9 @@
 //! both ping-pong arrays end as the unblocked loop leaves them); the body's kernel launch
 //! then runs `k` steps in one fused kernel when the step can be blocked
 //! ([`mint_translator::optimizer::temporal`]) and one step otherwise; after the body's
-//! swap, [`TimeLoop::end`] says how many steps ran. `MINT_REPORT=1` says, once per
-//! kernel, which it was and why.
+//! swap, [`TimeLoop::end`] says how many steps ran. Whether a kernel is fused is decided
+//! at the loop's first launch of it and kept; `MINT_REPORT=1` says then which it is and
+//! why.
 
 use crate::site::KernelSite;
 use crate::stats;
@@ -23,8 +24,9 @@ pub(crate) struct TimeLoop {
     swap: (usize, usize),
     /// Steps the iteration's launch ran.
     done: usize,
-    /// Kernels whose blocking the report has described.
-    said: Vec<usize>,
+    /// Per kernel site and depth, decided at the loop's first launch of it: the fused
+    /// launch's configuration, or `None` (step by step; the report said why).
+    decided: Vec<(usize, usize, Option<Candidate>)>,
 }
 
 impl TimeLoop {
@@ -39,10 +41,7 @@ impl TimeLoop {
     /// After the iteration: the steps it ran (at least 1).
     pub(crate) fn end(&mut self) -> usize {
         let d = self.done.max(1);
-        *self = TimeLoop {
-            said: std::mem::take(&mut self.said),
-            ..TimeLoop::default()
-        };
+        (self.request, self.done) = (0, 1);
         d
     }
 
@@ -90,17 +89,42 @@ impl TimeLoop {
         })
     }
 
-    /// Says once per kernel (`MINT_REPORT=1`) how its time loop runs.
-    pub(crate) fn say(&mut self, site: &KernelSite, what: &str) {
+    /// What was decided for `site` at the requested depth, if it was.
+    pub(crate) fn decision(&self, site: &KernelSite) -> Option<Option<Candidate>> {
         let key = site as *const KernelSite as usize;
-        if stats::report_enabled() && !self.said.contains(&key) {
-            self.said.push(key);
+        self.decided
+            .iter()
+            .find(|(k, d, _)| *k == key && *d == self.request)
+            .map(|(_, _, c)| *c)
+    }
+
+    /// Records how `site`'s loop runs at the requested depth (`Err(why)`: step by step)
+    /// and says so (`MINT_REPORT=1`); returns the fused launch's configuration.
+    pub(crate) fn decide(
+        &mut self,
+        site: &KernelSite,
+        how: Result<Candidate, String>,
+    ) -> Option<Candidate> {
+        let key = site as *const KernelSite as usize;
+        let what = match &how {
+            Ok(c) => format!(
+                "{} steps per launch, {}x{} threads per block, {} planes",
+                c.options.time_block, c.tile[0], c.tile[1], c.tile[2]
+            ),
+            Err(why) => format!("runs step by step: {why}"),
+        };
+        if stats::report_enabled() {
             eprintln!(
                 "mint report: time loop of {} at {}: {what}",
                 site.name,
                 site.location()
             );
         }
+        let c = how.ok();
+        self.decided
+            .retain(|(k, d, _)| !(*k == key && *d == self.request));
+        self.decided.push((key, self.request, c));
+        c
     }
 }
 

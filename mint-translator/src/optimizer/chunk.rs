@@ -30,7 +30,7 @@ use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source};
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
-use crate::kir::{AsyncCopy, Builder, Loop, LoopRole, Shared, Stmt, Unroll, Var};
+use crate::kir::{AsyncCopy, Builder, Loop, LoopRole, Stmt, Unroll, Var};
 use crate::target::Target;
 use crate::translation::KernelSource;
 use std::cell::Cell;
@@ -1054,12 +1054,7 @@ fn shared_views(b: &mut Builder, g: &Gen) -> u32 {
     if g.shared.is_empty() {
         return smem_bytes;
     }
-    b.push(Stmt::Shared(Shared {
-        ty: "unsigned char".into(),
-        name: "mint_smem".into(),
-        dims: Vec::new(),
-        align: Some(16),
-    }));
+    skeleton::dynamic_shared(b);
     for (ai, _) in &g.shared {
         let a = &g.k.arrays[*ai];
         let (_, sy, sx, _) = g.shape(*ai);

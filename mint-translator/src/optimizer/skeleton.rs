@@ -1,12 +1,24 @@
 //! The pieces of kernel skeletons that the optimizer's lowerings share, as kernel IR
 //! builders: the tile origin, the end of a thread's z chunk (the sliding window's bound),
 //! the split between a fast path and the edge path, and the `cp.async` sequence at the
-//! start of a z step of a `pipeline` ring. The staged kernel (`chunk`), the vector path
-//! (`vector`) and its shared-memory rings (`vector::ring`) build their skeletons from
-//! these; a construct that a second lowering needs goes here.
+//! start of a z step of a `pipeline` ring, and the dynamic shared allocation that typed
+//! views are carved from. The staged kernel (`chunk`), the vector path (`vector`), its
+//! shared-memory rings (`vector::ring`) and the temporally blocked kernel (`temporal`)
+//! build their skeletons from these; a construct that a second lowering needs goes here.
 
 use crate::emit::cuda::{hi_name, lo_name};
-use crate::kir::{Builder, Stmt};
+use crate::kir::{Builder, Shared, Stmt};
+
+/// The kernel's dynamic shared allocation, `mint_smem` (16-byte aligned, sized at
+/// launch), which `Stmt::SharedView`s carve into typed planes.
+pub fn dynamic_shared(b: &mut Builder) {
+    b.push(Stmt::Shared(Shared {
+        ty: "unsigned char".into(),
+        name: "mint_smem".into(),
+        dims: Vec::new(),
+        align: Some(16),
+    }));
+}
 
 /// The block's tile origin in x and y (thesis Sec. 5.7): `mint_x_tile` and `mint_y_tile`,
 /// the first point of the `tx` × `ty` tile, with `by` the block's y index

@@ -37,7 +37,7 @@ use crate::diag::{Diag, DiagResult};
 use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source};
 use crate::emit::cuda::{self, extent_name, flat_ref, has_top_level_continue, hi_name, lo_name};
 use crate::ir::*;
-use crate::kir::{Builder, Loop, LoopRole, Shared, Stmt};
+use crate::kir::{Builder, Loop, LoopRole, Stmt};
 use crate::target::Target;
 use crate::translation::KernelSource;
 use std::cell::Cell;
@@ -325,8 +325,7 @@ pub(crate) fn lower(
     let mut b = Builder::new();
     let bytes = rings(&mut b, k, tp);
     origins(&mut p, &mut b, k, tp);
-    let [rx, ry, rz] = tp.reach.map(i64::from);
-    let d = i64::from(tp.depth);
+    let (d, rz) = (i64::from(tp.depth), i64::from(tp.reach[2]));
     let l = Loop::new(
         LoopRole::ZWindow,
         format!("idx_t mint_p = mint_z0 - {}", d * rz),
@@ -348,7 +347,6 @@ pub(crate) fn lower(
         refs.step.set(tp.depth);
         last_step(&mut p, b, k, tp);
     });
-    let _ = (rx, ry);
     let helpers = helpers_source(&p.helpers.borrow());
     let [ix, iy] = tp.inner();
     let notes = vec![format!(
@@ -371,13 +369,9 @@ pub(crate) fn lower(
 /// The shared rings of steps `0..depth`; returns their bytes.
 fn rings(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) -> u32 {
     let elem = k.arrays[tp.input].elem;
-    b.push(Stmt::Shared(Shared {
-        ty: "unsigned char".into(),
-        name: "mint_smem".into(),
-        dims: Vec::new(),
-        align: Some(16),
-    }));
-    let ring = tp.shared_bytes(elem.size_bytes()) / u64::from(tp.depth);
+    super::skeleton::dynamic_shared(b);
+    let all = tp.shared_bytes(elem.size_bytes());
+    let ring = all / u64::from(tp.depth);
     for s in 0..tp.depth {
         b.push(Stmt::SharedView {
             ty: elem.cuda_name().into(),
@@ -389,7 +383,7 @@ fn rings(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) -> u32 {
             slots: tp.ring(),
         });
     }
-    tp.shared_bytes(elem.size_bytes()) as u32
+    all as u32
 }
 
 /// The thread's column (`x`, `y` as the kernel names them), the block's z planes, and
@@ -403,24 +397,19 @@ fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     b.comment("this thread's column: the block's tile widened by depth x reach on each side");
     b.push(Stmt::konst("int", "mint_tx", "(int)threadIdx.x"));
     b.push(Stmt::konst("int", "mint_ty", "(int)threadIdx.y"));
-    b.push(Stmt::konst(
-        "idx_t",
-        x.clone(),
-        format!(
-            "{} + (idx_t)blockIdx.x * {ix} - {} + mint_tx",
-            lo_name(0),
-            d * tp.reach[0]
-        ),
-    ));
-    b.push(Stmt::konst(
-        "idx_t",
-        y.clone(),
-        format!(
-            "{} + (idx_t)blockIdx.y * {iy} - {} + mint_ty",
-            lo_name(1),
-            d * tp.reach[1]
-        ),
-    ));
+    for (axis, (v, inner)) in [(&x, ix), (&y, iy)].into_iter().enumerate() {
+        let t = ["mint_tx", "mint_ty"][axis];
+        b.push(Stmt::konst(
+            "idx_t",
+            v.clone(),
+            format!(
+                "{} + (idx_t)blockIdx.{} * {inner} - {} + {t}",
+                lo_name(axis),
+                ["x", "y"][axis],
+                d * tp.reach[axis]
+            ),
+        ));
+    }
     b.push(Stmt::konst(
         "idx_t",
         "mint_z0",
