@@ -12,8 +12,8 @@
 //! `MINT_DEVICE` names and writes each case's result to `MINT_MPI_OUT/<case>.<rank>`.
 //! The parent then compares every rank's file with its own one-process run. Needs the
 //! cargo feature `mpi` and `mpirun` on the `PATH` (`tests/mpi.rs` builds and runs this).
-//! With a GPU, `-np 2` with `MINT_DEVICE=cuda` also runs: both ranks then drive GPU 0,
-//! and their halos go through the host and MPI.
+//! With a GPU, `-np 2` and `-np 3` with `MINT_DEVICE=cuda` also run: the ranks then all
+//! drive GPU 0, and their halos go through the host and MPI.
 
 mod common;
 #[path = "common/seismic_case.rs"]
@@ -727,9 +727,11 @@ fn regions_across_ranks_equal_one_rank() {
         (2, "cpu:2", 2, Device::Cpu, Device::Cpus),
     ];
     if let Some(g) = common::gpu() {
-        layouts.push((2, "cuda", 1, g, |n| {
-            Device::CudaList(mint::GpuList::new(&vec![0; n]).unwrap())
-        }));
+        for np in [2, 3] {
+            layouts.push((np, "cuda", 1, g, |n| {
+                Device::CudaList(mint::GpuList::new(&vec![0; n]).unwrap())
+            }));
+        }
         // With NCCL asked for: on two GPUs the ranks' halos go through it; on one, NCCL
         // refuses two ranks on one GPU, and every rank falls back to staging alike.
         if mint::nccl::available() {

@@ -97,9 +97,14 @@ fn fields<T: From<f32>>(shape: (usize, usize, usize)) -> (Array3<T>, Array3<T>) 
     (f(0.5), f(-0.25))
 }
 
-/// The launches of the kernel of `region` (its first `#[mint::r#for]`).
-fn launches(region: &str) -> u64 {
-    mint::kernel_stat(&format!("{region}_0")).map_or(0, |s| s.launches)
+/// The launches of the kernel of `region` (its first `#[mint::r#for]`) while `run` runs.
+/// The statistics are the process's, and the tests run in parallel: each region is
+/// counted by difference, never by a reset that another test's count would see.
+fn launches(region: &str, run: impl FnOnce()) -> u64 {
+    let count = || mint::kernel_stat(&format!("{region}_0")).map_or(0, |s| s.launches);
+    let before = count();
+    run();
+    count() - before
 }
 
 /// The launches of a loop of `steps` steps at depth 3: fused while more than 3 steps are
@@ -120,9 +125,9 @@ where
         for steps in [1, 2, 3, 4, 5, 8, 11] {
             let (mut a, mut b) = fields::<T>(shape);
             let (mut c, mut d) = (a.clone(), b.clone());
-            mint::reset_kernel_stats();
-            mint::with_device(device, || blocked(&mut a, &mut b, steps)).unwrap();
-            let n = launches(&format!("{name}_b"));
+            let n = launches(&format!("{name}_b"), || {
+                mint::with_device(device, || blocked(&mut a, &mut b, steps)).unwrap()
+            });
             mint::with_device(device, || plain(&mut c, &mut d, steps)).unwrap();
             assert!(
                 a == c,
@@ -187,9 +192,9 @@ fn blocked_star_with_coefficients_equals_step_by_step() {
             for steps in [2, 4, 7] {
                 let (mut a, mut b) = fields::<f64>(shape);
                 let (mut c, mut e) = (a.clone(), b.clone());
-                mint::reset_kernel_stats();
-                mint::with_device(d, || star_b(&mut a, &mut b, &k, steps)).unwrap();
-                let n = launches("star_b");
+                let n = launches("star_b", || {
+                    mint::with_device(d, || star_b(&mut a, &mut b, &k, steps)).unwrap()
+                });
                 mint::with_device(d, || star_p(&mut c, &mut e, &k, steps)).unwrap();
                 assert!(
                     a == c && b == e,
@@ -213,9 +218,10 @@ fn a_leapfrog_is_not_blocked_and_equals_step_by_step() {
         same::<f64>(d, (wave_b, wave_p), "wave", false);
         if matches!(d, Device::Cuda(_)) {
             let (mut a, mut b) = fields::<f64>((13, 11, 17));
-            mint::reset_kernel_stats();
-            mint::with_device(d, || wave_b(&mut a, &mut b, 7)).unwrap();
-            assert_eq!(launches("wave_b"), 7, "a leapfrog runs step by step");
+            let n = launches("wave_b", || {
+                mint::with_device(d, || wave_b(&mut a, &mut b, 7)).unwrap()
+            });
+            assert_eq!(n, 7, "a leapfrog runs step by step");
         }
     }
 }
