@@ -5,13 +5,17 @@
 //! cargo bench --bench temporal -- [--size 512] [--steps 60] [--reps 5] [--out DIR]
 //! ```
 //!
-//! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, and the
-//! radius-2 star: the autotuned step-by-step kernel (`mint_kernels`, level `tune`) and
-//! the blocked loop at depths 3, 5 and 7. Prints the median of `reps` runs of `steps`
+//! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, Poisson
+//! 19-point (Table 6.3) in f32 and f64, and the radius-4 star in f32: the autotuned
+//! step-by-step kernel (`mint_kernels`, level `tune`) and the blocked loop (depths 1, 3,
+//! 5 and 7 for heat; 1 and 3 for the others). Prints the median of `reps` runs of `steps`
 //! steps: device ms per step (CUDA events around each launch), GPts/s (interior points ×
-//! steps / s) and the multiple of the
-//! per-step copy bound (copy GB/s ÷ 2 words per point). `MINT_TIME_TILE=x,y,z` sets the
-//! fused launch's block (default 32×32 threads, 64 planes). Writes `DIR/temporal.json`.
+//! steps / s) and the multiple of the per-step copy bound (copy GB/s ÷ the words each
+//! point reads and writes: 2 for heat and the star, 3 for Poisson's `u`, `b` and `u'`).
+//! Each blocked Poisson and star row is checked bitwise against step by step over 7
+//! steps, and says so where it differs. `MINT_TIME_TILE=x,y,z` sets the fused launch's
+//! block (by default `temporal::default_tile`: 32×32 threads, 64 planes, fewer rows where
+//! the rings would not fit). Writes `DIR/temporal.json`.
 
 use mint_kernels::{Level, heat3d};
 use ndarray::Array3;
@@ -47,6 +51,101 @@ macro_rules! blocked {
         }
     };
 }
+
+macro_rules! poisson {
+    ($name:ident, $t:ty, $k:literal) => {
+        #[mint::parallel]
+        #[allow(clippy::too_many_arguments)]
+        fn $name(
+            u: &mut Array3<$t>,
+            unew: &mut Array3<$t>,
+            b: &Array3<$t>,
+            c0: $t,
+            c1: $t,
+            steps: usize,
+        ) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(unew, to_device);
+            mint::copy!(b, to_device);
+            #[mint::time_loop(block = $k)]
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for z in 1..nz - 1 {
+                    for y in 1..ny - 1 {
+                        for x in 1..nx - 1 {
+                            unew[[z, y, x]] = c0
+                                * (b[[z, y, x]]
+                                    + c1 * (u[[z, y, x - 1]]
+                                        + u[[z, y, x + 1]]
+                                        + u[[z, y - 1, x]]
+                                        + u[[z, y + 1, x]]
+                                        + u[[z - 1, y, x]]
+                                        + u[[z + 1, y, x]])
+                                    + u[[z, y - 1, x - 1]]
+                                    + u[[z, y - 1, x + 1]]
+                                    + u[[z, y + 1, x - 1]]
+                                    + u[[z, y + 1, x + 1]]
+                                    + u[[z - 1, y, x - 1]]
+                                    + u[[z - 1, y, x + 1]]
+                                    + u[[z + 1, y, x - 1]]
+                                    + u[[z + 1, y, x + 1]]
+                                    + u[[z - 1, y - 1, x]]
+                                    + u[[z - 1, y + 1, x]]
+                                    + u[[z + 1, y - 1, x]]
+                                    + u[[z + 1, y + 1, x]]);
+                        }
+                    }
+                }
+                std::mem::swap(u, unew);
+            }
+            mint::copy!(u, from_device);
+            Ok(())
+        }
+    };
+}
+
+macro_rules! star4 {
+    ($name:ident, $t:ty, $k:literal) => {
+        #[mint::parallel(unroll)]
+        fn $name(u: &mut Array3<$t>, unew: &mut Array3<$t>, steps: usize) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            let coef = 1.0 / 24.0;
+            mint::copy!(u, to_device);
+            mint::copy!(unew, to_device);
+            #[mint::time_loop(block = $k)]
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for z in 4..nz - 4 {
+                    for y in 4..ny - 4 {
+                        for x in 4..nx - 4 {
+                            let mut s = 0.0;
+                            for d in 1..5 {
+                                s += u[[z, y, x - d]]
+                                    + u[[z, y, x + d]]
+                                    + u[[z, y - d, x]]
+                                    + u[[z, y + d, x]]
+                                    + u[[z - d, y, x]]
+                                    + u[[z + d, y, x]];
+                            }
+                            unew[[z, y, x]] = coef * s - u[[z, y, x]];
+                        }
+                    }
+                }
+                std::mem::swap(u, unew);
+            }
+            mint::copy!(u, from_device);
+            Ok(())
+        }
+    };
+}
+
+poisson!(poisson32_k1, f32, 1);
+poisson!(poisson32_k3, f32, 3);
+poisson!(poisson64_k1, f64, 1);
+poisson!(poisson64_k3, f64, 3);
+star4!(star32_k1, f32, 1);
+star4!(star32_k3, f32, 3);
 
 blocked!(heat32_k1, f32, 1);
 blocked!(heat32_k3, f32, 3);
@@ -90,9 +189,184 @@ fn time(reps: usize, mut f: impl FnMut(usize) -> mint::Result<()>, steps: usize)
     median(per_step)
 }
 
+/// `(kernel, precision, depth, seconds per step, bytes per word, words per point, radius)`.
+type Add<'a> = dyn FnMut(&str, &'static str, u32, f64, f64, f64, usize) + 'a;
+
+/// Whether a blocked run left the same `u` as the step-by-step one (bitwise): the bench
+/// prints it beside the rate, so that a fast wrong kernel cannot pass unnoticed.
+fn same<T: PartialEq>(a: &Array3<T>, b: &Array3<T>) -> &'static str {
+    if a == b {
+        ""
+    } else {
+        "  DIFFERS from step by step"
+    }
+}
+
+/// Poisson 19-point (thesis Table 6.3) in f32 and f64: the autotuned step-by-step kernel
+/// and the blocked loop at depths 1 and 3; the per-step bound counts three words per
+/// point (u, b read; u' written).
+fn poisson_rows(reps: usize, steps: usize, u64_: &Array3<f64>, add: &mut Add) {
+    use mint_kernels::poisson19;
+    let b64 = u64_.mapv(|v| 0.001 * v);
+    let (c0, c1) = (1.0 / 18.0, 0.5);
+    let opts = Level::Tuned.opts();
+    let t = |f: &mut dyn FnMut(usize) -> mint::Result<()>| time(reps, f, steps);
+    let s = t(&mut |st| {
+        let (mut u, mut v) = (u64_.clone(), u64_.clone());
+        poisson19::f64::run(
+            opts,
+            &mut u,
+            &mut v,
+            &b64,
+            c0,
+            c1,
+            st,
+            [32, 8, 1],
+            [1, 1, 1],
+        )
+    });
+    add("poisson19 step by step (tune)", "f64", 1, s, 8.0, 3.0, 1);
+    let check = |f: Run64P| {
+        let (mut u, mut v) = (u64_.clone(), u64_.clone());
+        f(&mut u, &mut v, &b64, c0, c1, 7).expect("run");
+        let (mut w, mut x) = (u64_.clone(), u64_.clone());
+        poisson64_k1(&mut w, &mut x, &b64, c0, c1, 7).expect("run");
+        same(&u, &w)
+    };
+    for (k, f) in [(1, poisson64_k1 as Run64P), (3, poisson64_k3)] {
+        let s = t(&mut |st| {
+            let (mut u, mut v) = (u64_.clone(), u64_.clone());
+            f(&mut u, &mut v, &b64, c0, c1, st)
+        });
+        let name = format!("poisson19 time_loop{}", check(f));
+        add(&name, "f64", k, s, 8.0, 3.0, 1);
+    }
+    let u32_ = u64_.mapv(|v| v as f32);
+    let b32 = b64.mapv(|v| v as f32);
+    let (c0, c1) = (c0 as f32, c1 as f32);
+    let s = t(&mut |st| {
+        let (mut u, mut v) = (u32_.clone(), u32_.clone());
+        poisson19::f32::run(
+            opts,
+            &mut u,
+            &mut v,
+            &b32,
+            c0,
+            c1,
+            st,
+            [32, 8, 1],
+            [1, 1, 1],
+        )
+    });
+    add("poisson19 step by step (tune)", "f32", 1, s, 4.0, 3.0, 1);
+    for (k, f) in [(1, poisson32_k1 as Run32P), (3, poisson32_k3)] {
+        let s = t(&mut |st| {
+            let (mut u, mut v) = (u32_.clone(), u32_.clone());
+            f(&mut u, &mut v, &b32, c0, c1, st)
+        });
+        let (mut u, mut v) = (u32_.clone(), u32_.clone());
+        f(&mut u, &mut v, &b32, c0, c1, 7).expect("run");
+        let (mut w, mut x) = (u32_.clone(), u32_.clone());
+        poisson32_k1(&mut w, &mut x, &b32, c0, c1, 7).expect("run");
+        let name = format!("poisson19 time_loop{}", same(&u, &w));
+        add(&name, "f32", k, s, 4.0, 3.0, 1);
+    }
+}
+
+type Run64P =
+    fn(&mut Array3<f64>, &mut Array3<f64>, &Array3<f64>, f64, f64, usize) -> mint::Result<()>;
+type Run32P =
+    fn(&mut Array3<f32>, &mut Array3<f32>, &Array3<f32>, f32, f32, usize) -> mint::Result<()>;
+
+/// The radius-4 star (Farstad 2021) in f32: the autotuned step-by-step kernel and the
+/// blocked loop at depths 1 and 3.
+fn star_rows(reps: usize, steps: usize, n: usize, add: &mut Add) {
+    use mint_kernels::star::r4_3d;
+    let u0 = Array3::from_shape_fn((n, n, n), |(z, y, x)| {
+        ((z * 7 + y * 13 + x * 29) % 17) as f32 * 0.1
+    });
+    let t = |f: &mut dyn FnMut(usize) -> mint::Result<()>| time(reps, f, steps);
+    let s = t(&mut |st| {
+        let (mut u, mut v) = (u0.clone(), u0.clone());
+        r4_3d::f32::run(
+            Level::Tuned.opts(),
+            &mut u,
+            &mut v,
+            st,
+            [32, 8, 1],
+            [1, 1, 1],
+        )
+    });
+    add("star r4 step by step (tune)", "f32", 1, s, 4.0, 2.0, 4);
+    for (k, f) in [(1, star32_k1 as Run<f32>), (3, star32_k3)] {
+        let s = t(&mut |st| {
+            let (mut u, mut v) = (u0.clone(), u0.clone());
+            f(&mut u, &mut v, st)
+        });
+        let (mut u, mut v) = (u0.clone(), u0.clone());
+        f(&mut u, &mut v, 7).expect("run");
+        let (mut w, mut x) = (u0.clone(), u0.clone());
+        star32_k1(&mut w, &mut x, 7).expect("run");
+        let name = format!("star r4 time_loop{}", same(&u, &w));
+        add(&name, "f32", k, s, 4.0, 2.0, 4);
+    }
+}
+
+/// 3-D heat in f32 (depths 1, 3, 5, 7) and f64 (1, 3, 5) against the autotuned step by
+/// step kernel.
+fn heat_rows(reps: usize, steps: usize, u32_: &Array3<f32>, u64_: &Array3<f64>, add: &mut Add) {
+    let opts = Level::Tuned.opts();
+    let s = time(
+        reps,
+        |st| {
+            let (mut u, mut v) = (u32_.clone(), u32_.clone());
+            heat3d::f32::run(opts, &mut u, &mut v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
+        },
+        steps,
+    );
+    add("heat3d step by step (tune)", "f32", 1, s, 4.0, 2.0, 1);
+    for (k, f) in [
+        (1, heat32_k1 as Run<f32>),
+        (3, heat32_k3),
+        (5, heat32_k5),
+        (7, heat32_k7),
+    ] {
+        let s = time(
+            reps,
+            |st| {
+                let (mut u, mut v) = (u32_.clone(), u32_.clone());
+                f(&mut u, &mut v, st)
+            },
+            steps,
+        );
+        add("heat3d time_loop", "f32", k, s, 4.0, 2.0, 1);
+    }
+    let s = time(
+        reps,
+        |st| {
+            let (mut u, mut v) = (u64_.clone(), u64_.clone());
+            heat3d::f64::run(opts, &mut u, &mut v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
+        },
+        steps,
+    );
+    add("heat3d step by step (tune)", "f64", 1, s, 8.0, 2.0, 1);
+    for (k, f) in [(1, heat64_k1 as Run<f64>), (3, heat64_k3), (5, heat64_k5)] {
+        let s = time(
+            reps,
+            |st| {
+                let (mut u, mut v) = (u64_.clone(), u64_.clone());
+                f(&mut u, &mut v, st)
+            },
+            steps,
+        );
+        add("heat3d time_loop", "f64", k, s, 8.0, 2.0, 1);
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let (mut n, mut steps, mut reps, mut out) = (512usize, 60usize, 5usize, None);
+    let mut only = String::from("heat,poisson,star");
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
@@ -100,6 +374,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--steps" => steps = val()?.parse()?,
             "--reps" => reps = val()?.parse()?,
             "--out" => out = Some(std::path::PathBuf::from(val()?)),
+            "--only" => only = val()?,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -112,11 +387,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "temporal: {n}^3, {steps} steps, median of {reps}; copy {:.1} GB/s",
         copy * 1e-9
     );
-    let points = ((n - 2) * (n - 2) * (n - 2)) as f64;
     let mut rows = Vec::new();
-    let mut add = |name: &str, precision: &'static str, depth: u32, s: f64, bytes: f64| {
+    let mut add = |name: &str,
+                   precision: &'static str,
+                   depth: u32,
+                   s: f64,
+                   bytes: f64,
+                   words: f64,
+                   r: usize| {
+        let points = ((n - 2 * r) as f64).powi(3);
         let gpts = points / s * 1e-9;
-        let bound = copy / (2.0 * bytes) * 1e-9;
+        let bound = copy / (words * bytes) * 1e-9;
         println!(
             "  {name:28} {precision} depth {depth}: {:8.3} ms/step {gpts:8.1} GPts/s  {:.2}x the per-step bound ({bound:.0} GPts/s)",
             s * 1e3,
@@ -134,53 +415,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let u32_ = Array3::from_shape_fn((n, n, n), |(z, y, x)| {
         ((z * 7 + y * 13 + x * 29) % 17) as f32
     });
-    let opts = Level::Tuned.opts();
-    let s = time(
-        reps,
-        |st| {
-            let (mut u, mut v) = (u32_.clone(), u32_.clone());
-            heat3d::f32::run(opts, &mut u, &mut v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
-        },
-        steps,
-    );
-    add("heat3d step by step (tune)", "f32", 1, s, 4.0);
-    for (k, f) in [
-        (1, heat32_k1 as Run<f32>),
-        (3, heat32_k3),
-        (5, heat32_k5),
-        (7, heat32_k7),
-    ] {
-        let s = time(
-            reps,
-            |st| {
-                let (mut u, mut v) = (u32_.clone(), u32_.clone());
-                f(&mut u, &mut v, st)
-            },
-            steps,
-        );
-        add("heat3d time_loop", "f32", k, s, 4.0);
-    }
     let u64_ = u32_.mapv(f64::from);
+    if only.contains("heat") {
+        heat_rows(reps, steps, &u32_, &u64_, &mut add);
+    }
     drop(u32_);
-    let s = time(
-        reps,
-        |st| {
-            let (mut u, mut v) = (u64_.clone(), u64_.clone());
-            heat3d::f64::run(opts, &mut u, &mut v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
-        },
-        steps,
-    );
-    add("heat3d step by step (tune)", "f64", 1, s, 8.0);
-    for (k, f) in [(1, heat64_k1 as Run<f64>), (3, heat64_k3), (5, heat64_k5)] {
-        let s = time(
-            reps,
-            |st| {
-                let (mut u, mut v) = (u64_.clone(), u64_.clone());
-                f(&mut u, &mut v, st)
-            },
-            steps,
-        );
-        add("heat3d time_loop", "f64", k, s, 8.0);
+    if only.contains("poisson") {
+        poisson_rows(reps, steps, &u64_, &mut add);
+    }
+    drop(u64_);
+    if only.contains("star") {
+        star_rows(reps, steps, n, &mut add);
     }
     if let Some(dir) = out {
         std::fs::create_dir_all(&dir)?;

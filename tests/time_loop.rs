@@ -360,9 +360,12 @@ fn generated_blocked_steps_translate_and_compile() {
             }
         }
         for depth in [3u8, 5] {
+            let elem = k.arrays[input].elem.size_bytes();
+            let shared = Target::default().shared_bytes_optin;
+            let [bx, by, _] = temporal::default_tile(depth.into(), reach, elem, shared);
             let mut c = Candidate {
                 options: Default::default(),
-                tile: [32, 32, 16],
+                tile: [bx, by, 16],
                 chunk: [1, 1, 16],
             };
             c.options.time_block = depth;

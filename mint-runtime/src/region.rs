@@ -628,7 +628,10 @@ impl Region {
             ))
         } else {
             match site.kernel() {
-                Ok(k) => self.time.config(k, args.arrays),
+                Ok(k) => {
+                    let shared = self.gpu().map_or(u32::MAX, |g| g.shared_bytes_optin);
+                    self.time.config(k, args.arrays, shared)
+                }
                 Err(e) => Err(e.to_string()),
             }
         };

@@ -57,8 +57,13 @@ impl TimeLoop {
 
     /// The configuration of a launch of `site` fusing the requested steps, where
     /// `slots` are the slots of the kernel's arrays; `Err(why)` where the step cannot be
-    /// blocked.
-    pub(crate) fn config(&self, kernel: &Kernel, slots: &[usize]) -> Result<Candidate, String> {
+    /// blocked. `shared_bytes`: the device's opt-in shared memory per block.
+    pub(crate) fn config(
+        &self,
+        kernel: &Kernel,
+        slots: &[usize],
+        shared_bytes: u32,
+    ) -> Result<Candidate, String> {
         let depth = self.request;
         if depth.is_multiple_of(2) {
             return Err(format!("block = {depth} is even; the depth is odd"));
@@ -76,7 +81,8 @@ impl TimeLoop {
                 kernel.arrays[output].name, kernel.arrays[input].name
             ));
         }
-        let [bx, by, oz] = tile(depth as u32, reach);
+        let elem = kernel.arrays[input].elem.size_bytes();
+        let [bx, by, oz] = tile(depth as u32, reach, elem, shared_bytes);
         Ok(Candidate {
             options: OptOptions {
                 time_block: depth as u8,
@@ -129,20 +135,15 @@ impl TimeLoop {
 }
 
 /// The block of a fused launch: `x × y` threads, a tile and its ghost cells, and the
-/// output planes per block; `MINT_TIME_TILE=x,y,z` sets it. By default 32 columns wide
-/// (64 where the ghost cells would leave fewer than 8), as many rows as keep 1024 threads
-/// and 64 planes.
-fn tile(depth: u32, reach: [u32; 3]) -> [u32; 3] {
+/// output planes per block; `MINT_TIME_TILE=x,y,z` sets it, and by default
+/// `mint_translator::optimizer::temporal::default_tile` chooses it for the device's
+/// shared memory.
+fn tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: u32) -> [u32; 3] {
     if let Some(t) = std::env::var("MINT_TIME_TILE").ok().and_then(|v| {
         let v: Vec<u32> = v.split(',').filter_map(|s| s.trim().parse().ok()).collect();
         (v.len() == 3).then(|| [v[0], v[1], v[2]])
     }) {
         return t;
     }
-    let bx = if 32 < 2 * depth * reach[0] + 8 {
-        64
-    } else {
-        32
-    };
-    [bx, 1024 / bx, 64]
+    mint_translator::optimizer::temporal::default_tile(depth, reach, elem_bytes, shared_bytes)
 }

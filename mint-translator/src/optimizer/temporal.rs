@@ -5,12 +5,19 @@
 //! 3.2.1) and of AN5D and EBISU: 2.5-D spatial blocking in x and y, streaming along z,
 //! plus 1-D temporal blocking. Each block loads an xy tile widened by `depth × reach`
 //! ghost cells on each side, one thread per column, and walks its z planes. At every
-//! plane it loads the input plane (step 0) into a ring of `2·rz + 1` shared planes, then
-//! computes step 1 on the plane `rz` behind it, step 2 `2·rz` behind, and so on: each
-//! step `s < depth` writes its plane into its own ring, and the last step writes device
-//! memory, on the tile's inner `tile − 2·depth·reach` columns and rows only. The ghost
-//! cells are computed redundantly by neighbouring blocks; no block reads what another
-//! writes in the same launch.
+//! plane it loads the input plane (step 0) into a ring of `2·rz + 2` shared planes, then
+//! computes step 1 on the plane `rz + 1` behind it, step 2 `2·(rz + 1)` behind, and so
+//! on: each step `s < depth` writes its plane into its own ring, and the last step writes
+//! device memory, on the tile's inner `tile − 2·depth·reach` columns and rows only. The
+//! ghost cells are computed redundantly by neighbouring blocks; no block reads what
+//! another writes in the same launch.
+//!
+//! One barrier per plane. Each step lags the previous one by `rz + 1` planes, one more
+//! than its reach, so that every plane a step reads was written at an earlier plane of
+//! the walk, before the barrier that ends it; the ring has one slot more than a step
+//! reads (`2·rz + 1`), the slot the previous step writes meanwhile, whose old plane was
+//! last read before that barrier too. The steps of one plane are then independent of
+//! each other, and a block synchronizes once per plane, not once per step.
 //!
 //! Points the step does not write (outside the loop's ranges: fixed boundary planes)
 //! keep, at step `s`, the value of the array that step writes in the unblocked loop: the
@@ -68,9 +75,15 @@ impl TemporalPlan {
             self.threads[1].saturating_sub(g(1)),
         ]
     }
-    /// Shared planes per step ring: `2·rz + 1`.
+    /// Shared planes per step ring: the `2·rz + 1` a step reads and the one the previous
+    /// step writes meanwhile.
     pub fn ring(&self) -> u32 {
-        2 * self.reach[2] + 1
+        2 * self.reach[2] + 2
+    }
+    /// Planes of the walk by which step `s + 1` follows step `s`: one more than the reach,
+    /// so that it reads only planes written before the last barrier.
+    pub fn lag(&self) -> u32 {
+        self.reach[2] + 1
     }
     /// Dynamic shared memory of a block: `depth` rings of `ring()` planes of
     /// `threads[0] × threads[1]` elements of `elem_bytes` bytes.
@@ -80,10 +93,11 @@ impl TemporalPlan {
             * u64::from(self.threads[0] * self.threads[1])
             * u64::from(elem_bytes)
     }
-    /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: the
-    /// planes a block reads reach down to `mint_z0 - (2·depth + 1)·rz >= -(2·depth + 1)·rz`.
+    /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: a
+    /// multiple of the ring above the lowest plane a step names, `mint_z0 − depth·rz −
+    /// depth·lag − rz >= −(2·depth + 1)·(rz + 1)`.
     pub fn slot_offset(&self) -> i64 {
-        i64::from(self.ring()) * (2 * i64::from(self.depth) + 1) * i64::from(self.reach[2].max(1))
+        i64::from(self.ring()) * (2 * i64::from(self.depth) + 1) * i64::from(self.lag())
     }
     /// The launch configuration: the grid covers the loop ranges with the inner tiles.
     pub fn launch(&self, cfg: &LaunchConfig) -> LaunchConfig {
@@ -93,6 +107,31 @@ impl TemporalPlan {
             ..*cfg
         }
     }
+}
+
+/// The default block of a fused launch of `depth` steps of reach `reach` (x, y, z) over
+/// elements of `elem_bytes` bytes: `[x threads, y threads, planes]`. 32 columns wide (64
+/// where the ghost cells would leave fewer than 8), as many rows as keep 1024 threads,
+/// 8 fewer (down to 8) while the rings ([`TemporalPlan::shared_bytes`]) exceed
+/// `shared_bytes` (the device's opt-in shared memory per block), and 64 planes.
+pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: u32) -> [u32; 3] {
+    let bx = if 32 < 2 * depth * reach[0] + 8 {
+        64
+    } else {
+        32
+    };
+    let mut tp = TemporalPlan {
+        depth,
+        input: 0,
+        output: 1,
+        reach,
+        threads: [bx, 1024 / bx],
+        planes: 64,
+    };
+    while tp.threads[1] > 8 && tp.shared_bytes(elem_bytes) > u64::from(shared_bytes) {
+        tp.threads[1] -= 8;
+    }
+    [tp.threads[0], tp.threads[1], tp.planes]
 }
 
 /// Whether `k`'s step can be fused over time with `input` (an index in `k`'s arrays) as
@@ -325,27 +364,28 @@ pub(crate) fn lower(
     let mut b = Builder::new();
     let bytes = rings(&mut b, k, tp);
     origins(&mut p, &mut b, k, tp);
-    let (d, rz) = (i64::from(tp.depth), i64::from(tp.reach[2]));
+    let (d, rz, lag) = (
+        i64::from(tp.depth),
+        i64::from(tp.reach[2]),
+        i64::from(tp.lag()),
+    );
     let l = Loop::new(
         LoopRole::ZWindow,
         format!("idx_t mint_p = mint_z0 - {}", d * rz),
-        format!("mint_p < mint_z1 + {}", d * rz),
+        format!("mint_p < mint_z1 + {}", d * lag),
         "++mint_p",
     );
     b.for_(l, |b| {
         load_step(&mut p, b, k, tp);
         for s in 1..tp.depth {
-            b.push(Stmt::Barrier {
-                note: Some(format!("step {} is in its ring", s - 1)),
-            });
             refs.step.set(s);
             inner_step(&mut p, b, k, tp, s);
         }
-        b.push(Stmt::Barrier {
-            note: Some(format!("step {} is in its ring", tp.depth - 1)),
-        });
         refs.step.set(tp.depth);
         last_step(&mut p, b, k, tp);
+        b.push(Stmt::Barrier {
+            note: Some("this plane's steps are in their rings".into()),
+        });
     });
     let helpers = helpers_source(&p.helpers.borrow());
     let [ix, iy] = tp.inner();
@@ -476,7 +516,11 @@ fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
         let idx = axis_exprs(k);
         let src = flat_ref(p, &p.names.get(a), a, &idx);
         b.if_(
-            format!("mint_in && {z} >= 0 && {z} < {}", extent_name(a, 2)),
+            format!(
+                "mint_in && {z} >= 0 && {z} < {} && {z} < mint_z1 + {}",
+                extent_name(a, 2),
+                tp.depth * tp.reach[2]
+            ),
             |b| {
                 b.push(Stmt::assign(
                     "mint_ring0[mint_slot_0][mint_ty][mint_tx]",
@@ -500,9 +544,12 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
     let [rx, ry, rz] = tp.reach;
     let a = &k.arrays[tp.input].name;
     let keep = &k.arrays[if s % 2 == 1 { tp.output } else { tp.input }].name;
-    b.comment(format!("step {s}, {} plane(s) behind the input", s * rz));
+    b.comment(format!(
+        "step {s}, {} plane(s) behind the input",
+        s * tp.lag()
+    ));
     b.scope(|b| {
-        plane(p, b, k, tp, i64::from(s * rz), true);
+        plane(p, b, k, tp, i64::from(s * tp.lag()), true);
         let z = p.names.get(k.axis_var(2).unwrap());
         let needed = format!(
             "mint_in && {z} >= 0 && {z} < {} && {z} >= mint_z0 - {m} && {z} < mint_z1 + {m}",
@@ -541,10 +588,10 @@ fn margin(tp: &TemporalPlan, s: u32, rx: u32, ry: u32) -> String {
 /// inner columns and its own planes.
 fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     let d = tp.depth;
-    let [rx, ry, rz] = tp.reach;
+    let [rx, ry, _] = tp.reach;
     b.comment(format!("step {d}: into device memory"));
     b.scope(|b| {
-        plane(p, b, k, tp, i64::from(d * rz), true);
+        plane(p, b, k, tp, i64::from(d * tp.lag()), true);
         let z = p.names.get(k.axis_var(2).unwrap());
         let cond = format!(
             "{z} >= mint_z0 && mint_in_ranges && {}",
@@ -622,9 +669,10 @@ mod tests {
         // 32 - 2·3·1 by 32 - 2·3·2 inner points, 64 planes per block
         assert_eq!(t.config.tile, [26, 20, 64]);
         assert_eq!(t.config.block, [32, 32, 1]);
-        assert_eq!(t.dynamic_shared_bytes, 3 * 3 * 32 * 32 * 4);
+        assert_eq!(t.dynamic_shared_bytes, 3 * 4 * 32 * 32 * 4);
         let s = &t.source;
-        assert_eq!(s.matches("__syncthreads()").count(), 3, "{s}");
+        // one barrier per plane, after all the steps
+        assert_eq!(s.matches("__syncthreads()").count(), 1, "{s}");
         // outside the ranges, step 1 keeps the output's values and step 2 the input's
         assert!(
             s.contains("mint_ring1[mint_slot_0][mint_ty][mint_tx] = v["),
