@@ -310,7 +310,7 @@ impl RefResolver for StepRefs<'_> {
             let v = |axis: usize| p.names.get(self.k.axis_var(axis).expect("three loops"));
             let (r, off) = (self.tp.ring(), self.tp.slot_offset());
             return format!(
-                "mint_ring{}[(int)(({} + {off}) % {r})][mint_ty + (int)({} - {})][mint_tx + (int)({} - {})]",
+                "mint_ring{}[(int)((unsigned)({} + {off}) % {r}u)][mint_ty + (int)({} - {})][mint_tx + (int)({} - {})]",
                 s - 1,
                 p.expr_at(&index[0], 12),
                 p.expr_at(&index[1], 12),
@@ -375,6 +375,7 @@ pub(crate) fn lower(
         format!("mint_p < mint_z1 + {}", d * lag),
         "++mint_p",
     );
+    invariants(&mut b, k, tp);
     b.for_(l, |b| {
         load_step(&mut p, b, k, tp);
         for s in 1..tp.depth {
@@ -482,6 +483,35 @@ fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     ));
 }
 
+/// What does not change along the walk, computed once: for each step `s`, the planes it
+/// computes (`mint_zlo{s}..mint_zhi{s}`: within the input array and the block's planes
+/// widened by the later steps' reach) and whether the thread's column is one whose step-`s`
+/// value depends only on columns of the block (`mint_col{s}`).
+fn invariants(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
+    let a = &k.arrays[tp.input].name;
+    let [rx, ry, rz] = tp.reach;
+    for s in 1..=tp.depth {
+        let m = (tp.depth - s) * rz;
+        if s < tp.depth {
+            b.push(Stmt::konst(
+                "idx_t",
+                format!("mint_zlo{s}"),
+                format!("max(mint_z0 - {m}, (idx_t)0)"),
+            ));
+            b.push(Stmt::konst(
+                "idx_t",
+                format!("mint_zhi{s}"),
+                format!("min(mint_z1 + {m}, {})", extent_name(a, 2)),
+            ));
+        }
+        b.push(Stmt::konst(
+            "bool",
+            format!("mint_col{s}"),
+            margin(tp, s, rx, ry),
+        ));
+    }
+}
+
 /// `const idx_t z = mint_p - lag;` and the ring slots of the planes around it.
 fn plane(p: &CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, lag: i64, reads: bool) {
     let z = p.names.get(k.axis_var(2).unwrap());
@@ -501,7 +531,7 @@ fn plane(p: &CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, lag: i64,
         b.push(Stmt::konst(
             "int",
             slot_var(dz),
-            format!("(int)(({z}{} + {off}) % {r})", plus(dz)),
+            format!("(int)((unsigned)({z}{} + {off}) % {r}u)", plus(dz)),
         ));
     }
 }
@@ -540,9 +570,6 @@ fn axis_exprs(k: &Kernel) -> [Expr; 3] {
 /// the loop ranges, the array that step writes in the unblocked loop (the output at odd
 /// steps, the input at even ones).
 fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, s: u32) {
-    let d = tp.depth;
-    let [rx, ry, rz] = tp.reach;
-    let a = &k.arrays[tp.input].name;
     let keep = &k.arrays[if s % 2 == 1 { tp.output } else { tp.input }].name;
     b.comment(format!(
         "step {s}, {} plane(s) behind the input",
@@ -551,17 +578,13 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
     b.scope(|b| {
         plane(p, b, k, tp, i64::from(s * tp.lag()), true);
         let z = p.names.get(k.axis_var(2).unwrap());
-        let needed = format!(
-            "mint_in && {z} >= 0 && {z} < {} && {z} >= mint_z0 - {m} && {z} < mint_z1 + {m}",
-            extent_name(a, 2),
-            m = (d - s) * rz
-        );
+        let needed = format!("mint_in && {z} >= mint_zlo{s} && {z} < mint_zhi{s}");
         let in_ranges = format!(
             "mint_in_ranges && {z} >= {} && {z} < {}",
             lo_name(2),
             hi_name(2)
         );
-        let valid = margin(tp, s, rx, ry);
+        let valid = format!("mint_col{s}");
         let idx = axis_exprs(k);
         let kept = flat_ref(p, &p.names.get(keep), keep, &idx);
         let then = b.nest(|b| b.if_(valid, |b| b.body(p, |p| p.block_body(&k.body))));
@@ -588,15 +611,11 @@ fn margin(tp: &TemporalPlan, s: u32, rx: u32, ry: u32) -> String {
 /// inner columns and its own planes.
 fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     let d = tp.depth;
-    let [rx, ry, _] = tp.reach;
     b.comment(format!("step {d}: into device memory"));
     b.scope(|b| {
         plane(p, b, k, tp, i64::from(d * tp.lag()), true);
         let z = p.names.get(k.axis_var(2).unwrap());
-        let cond = format!(
-            "{z} >= mint_z0 && mint_in_ranges && {}",
-            margin(tp, d, rx, ry)
-        );
+        let cond = format!("{z} >= mint_z0 && mint_in_ranges && mint_col{d}");
         b.if_(cond, |b| b.body(p, |p| p.block_body(&k.body)));
     });
 }
