@@ -370,8 +370,19 @@ fn generated_blocked_steps_translate_and_compile() {
             };
             c.options.time_block = depth;
             c.options.time_input = input as u8;
+            // a block whose ghost cells leave fewer than a quarter of its columns is
+            // refused (it would run slower than step by step)
+            let d = u32::from(depth);
+            let inner = (bx - 2 * d * reach[0]) * (by.saturating_sub(2 * d * reach[1]));
             let t = match mint_translator::translate(&c.apply(&k), &Target::default()) {
-                Ok(t) => t,
+                Ok(t) if 4 * inner >= bx * by => t,
+                Err(e) if 4 * inner < bx * by && e[0].message.contains("a quarter") => continue,
+                Ok(_) => {
+                    failures.push(format!(
+                        "case {case} depth {depth}: {inner} inner points translated\n{text}"
+                    ));
+                    continue;
+                }
                 Err(e) => {
                     failures.push(format!("case {case} depth {depth}: {e:?}\n{text}"));
                     continue;
