@@ -232,8 +232,8 @@ def gpu_page(files):
                 table(["GPU", "date", "case", "velocity", "stress", "of copy", "copy GB/s", "chosen"], rows,
                       right={5, 6}), ""]
 
-    # temporal blocking
-    for name, d in files:
+    # temporal blocking, the newest first
+    for name, d in sorted(files, key=lambda f: f[1].get("date", ""), reverse=True):
         rs = d.get("temporal", [])
         if not rs:
             continue
@@ -248,18 +248,20 @@ def gpu_page(files):
             note = (f" Profile of {prof['kernel']} (`{prof['tool']}`): DRAM {prof['dram_throughput_pct']:.0f}%, "
                     f"L1 {prof['l1_throughput_pct']:.0f}%, L2 {prof['l2_throughput_pct']:.0f}%, SM "
                     f"{prof['sm_throughput_pct']:.0f}% of peak; occupancy {prof['achieved_occupancy_pct']:.0f}% "
-                    f"achieved of {prof['theoretical_occupancy_pct']}%, {prof['block_limit']}. Neither DRAM nor "
-                    "arithmetic is near its peak; the stall reasons were not profiled (the session's device "
-                    "time ran out). The likely limits are the block's barriers (one per fused step per plane, "
-                    "1,024 threads a block) and the redundant ghost-cell work (a 32×32 block writes 26×26 "
-                    "points at depth 3).")
+                    f"achieved of {prof['theoretical_occupancy_pct']}%, {prof['block_limit']}. "
+                    + prof.get("finding", "Neither DRAM nor arithmetic is near its peak; the stall reasons were "
+                               "not profiled (the session's device time ran out). The likely limits are the "
+                               "block's barriers (one per fused step per plane, 1,024 threads a block) and the "
+                               "redundant ghost-cell work (a 32×32 block writes 26×26 points at depth 3)."))
+        goals = d.get("temporal_goals", "The goals of issue #45 (2× the bound for heat, faster than EBISU) are "
+                      "not met; EBISU was not built.")
         run = d["runs"][rs[0]["run"]]
-        out += ["## Temporal blocking", "",
+        out += [f"## Temporal blocking, {d['date']}", "",
                 f"`#[mint::time_loop(block = k)]` ([Time loops](../guide/time-loops.md)), {d['gpu']}, {d['date']}: "
                 "device time per step by CUDA events, median of 5 runs; the per-step bound is the copy bandwidth "
-                f"({run['copy_gbs']:.0f} GB/s) over one read and one write per point. Depth 1 is the same loop "
-                "unblocked, compiled without optimizer options." + note + " The goals of issue #45 (2× the bound "
-                "for heat, faster than EBISU) are not met; EBISU was not built.", "",
+                f"({run['copy_gbs']:.0f} GB/s) over the words each point reads and writes (two; three for Poisson's "
+                "`u`, `b` and `u'`). Depth 1 is the same loop "
+                "unblocked, compiled without optimizer options." + note + " " + goals, "",
                 table(["kernel", "variant", "prec", "depth", "threads", "shared/block", "ms/step", "GPts/s",
                        "of bound"], rs and rows, right={3, 6, 7, 8}), ""]
 
