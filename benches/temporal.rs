@@ -12,8 +12,8 @@
 //! steps: device ms per step (CUDA events around each launch), GPts/s (interior points ×
 //! steps / s) and the multiple of the per-step copy bound (copy GB/s ÷ the words each
 //! point reads and writes: 2 for heat and the star, 3 for Poisson's `u`, `b` and `u'`).
-//! Each blocked Poisson and star row is checked bitwise against step by step over 7
-//! steps, and says so where it differs. `MINT_TIME_TILE=x,y,z` sets the fused launch's
+//! Each blocked row is checked bitwise against the same loop at depth 1 over 7 steps,
+//! and says so where it differs. `MINT_TIME_TILE=x,y,z` sets the fused launch's
 //! block (by default `temporal::default_tile`: 32×32 threads, 64 planes, fewer rows where
 //! the rings would not fit). Writes `DIR/temporal.json`.
 
@@ -155,8 +155,6 @@ blocked!(heat64_k1, f64, 1);
 blocked!(heat64_k3, f64, 3);
 blocked!(heat64_k5, f64, 5);
 
-type Run<T> = fn(&mut Array3<T>, &mut Array3<T>, usize) -> mint::Result<()>;
-
 struct Row {
     name: String,
     precision: &'static str,
@@ -192,175 +190,150 @@ fn time(reps: usize, mut f: impl FnMut(usize) -> mint::Result<()>, steps: usize)
 /// `(kernel, precision, depth, seconds per step, bytes per word, words per point, radius)`.
 type Add<'a> = dyn FnMut(&str, &'static str, u32, f64, f64, f64, usize) + 'a;
 
-/// Whether a blocked run left the same `u` as the step-by-step one (bitwise): the bench
-/// prints it beside the rate, so that a fast wrong kernel cannot pass unnoticed.
-fn same<T: PartialEq>(a: &Array3<T>, b: &Array3<T>) -> &'static str {
-    if a == b {
-        ""
-    } else {
-        "  DIFFERS from step by step"
+/// A run of `steps` steps from the given `u` and `unew`.
+type Steps<'a, T> = &'a dyn Fn(&mut Array3<T>, &mut Array3<T>, usize) -> mint::Result<()>;
+
+/// One kernel in one precision: what each row of it shares.
+struct Kernel<'a, T> {
+    name: &'a str,
+    precision: &'static str,
+    /// Bytes per word, words each point reads and writes, the stencil's radius.
+    bytes: f64,
+    words: f64,
+    radius: usize,
+    /// The initial `u` (and `unew`: a copy).
+    u0: &'a Array3<T>,
+}
+
+/// The rows of one kernel: the autotuned step-by-step kernel `tuned`, then the blocked
+/// loop at each depth of `blocked` (depth 1 first: the reference). Each blocked depth is
+/// checked bitwise against depth 1 over 7 steps, and its row says so where it differs, so
+/// that a fast wrong kernel cannot pass unnoticed.
+fn rows<T: Clone + PartialEq>(
+    (reps, steps): (usize, usize),
+    k: &Kernel<T>,
+    tuned: Steps<T>,
+    blocked: &[(u32, Steps<T>)],
+    add: &mut Add,
+) {
+    let run = |f: Steps<T>, st: usize| {
+        let (mut u, mut v) = (k.u0.clone(), k.u0.clone());
+        f(&mut u, &mut v, st).map(|()| u)
+    };
+    let s = time(reps, |st| run(tuned, st).map(drop), steps);
+    let tuned_name = format!("{} step by step (tune)", k.name);
+    add(&tuned_name, k.precision, 1, s, k.bytes, k.words, k.radius);
+    let reference = run(blocked[0].1, 7).expect("run");
+    for &(depth, f) in blocked {
+        let s = time(reps, |st| run(f, st).map(drop), steps);
+        let same = run(f, 7).expect("run") == reference;
+        let name = format!(
+            "{} time_loop{}",
+            k.name,
+            if same {
+                ""
+            } else {
+                "  DIFFERS from step by step"
+            }
+        );
+        add(&name, k.precision, depth, s, k.bytes, k.words, k.radius);
     }
 }
 
-/// Poisson 19-point (thesis Table 6.3) in f32 and f64: the autotuned step-by-step kernel
-/// and the blocked loop at depths 1 and 3; the per-step bound counts three words per
-/// point (u, b read; u' written).
-fn poisson_rows(reps: usize, steps: usize, u64_: &Array3<f64>, add: &mut Add) {
+/// 3-D heat in f32 (depths 1, 3, 5, 7) and f64 (1, 3, 5).
+fn heat_rows(rs: (usize, usize), u32_: &Array3<f32>, u64_: &Array3<f64>, add: &mut Add) {
+    let opts = Level::Tuned.opts();
+    let k = Kernel {
+        name: "heat3d",
+        precision: "f32",
+        bytes: 4.0,
+        words: 2.0,
+        radius: 1,
+        u0: u32_,
+    };
+    let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
+        heat3d::f32::run(opts, u, v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
+    };
+    let depths: [(u32, Steps<f32>); 4] = [
+        (1, &heat32_k1),
+        (3, &heat32_k3),
+        (5, &heat32_k5),
+        (7, &heat32_k7),
+    ];
+    rows(rs, &k, &tuned, &depths, add);
+    let k = Kernel {
+        name: "heat3d",
+        precision: "f64",
+        bytes: 8.0,
+        words: 2.0,
+        radius: 1,
+        u0: u64_,
+    };
+    let tuned = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| {
+        heat3d::f64::run(opts, u, v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
+    };
+    let depths: [(u32, Steps<f64>); 3] = [(1, &heat64_k1), (3, &heat64_k3), (5, &heat64_k5)];
+    rows(rs, &k, &tuned, &depths, add);
+}
+
+/// Poisson 19-point (thesis Table 6.3) in f64 and f32, depths 1 and 3; three words per
+/// point (`u`, `b` read; `u'` written).
+fn poisson_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
     use mint_kernels::poisson19;
+    let opts = Level::Tuned.opts();
     let b64 = u64_.mapv(|v| 0.001 * v);
     let (c0, c1) = (1.0 / 18.0, 0.5);
-    let opts = Level::Tuned.opts();
-    let t = |f: &mut dyn FnMut(usize) -> mint::Result<()>| time(reps, f, steps);
-    let s = t(&mut |st| {
-        let (mut u, mut v) = (u64_.clone(), u64_.clone());
-        poisson19::f64::run(
-            opts,
-            &mut u,
-            &mut v,
-            &b64,
-            c0,
-            c1,
-            st,
-            [32, 8, 1],
-            [1, 1, 1],
-        )
-    });
-    add("poisson19 step by step (tune)", "f64", 1, s, 8.0, 3.0, 1);
-    let check = |f: Run64P| {
-        let (mut u, mut v) = (u64_.clone(), u64_.clone());
-        f(&mut u, &mut v, &b64, c0, c1, 7).expect("run");
-        let (mut w, mut x) = (u64_.clone(), u64_.clone());
-        poisson64_k1(&mut w, &mut x, &b64, c0, c1, 7).expect("run");
-        same(&u, &w)
+    let k = Kernel {
+        name: "poisson19",
+        precision: "f64",
+        bytes: 8.0,
+        words: 3.0,
+        radius: 1,
+        u0: u64_,
     };
-    for (k, f) in [(1, poisson64_k1 as Run64P), (3, poisson64_k3)] {
-        let s = t(&mut |st| {
-            let (mut u, mut v) = (u64_.clone(), u64_.clone());
-            f(&mut u, &mut v, &b64, c0, c1, st)
-        });
-        let name = format!("poisson19 time_loop{}", check(f));
-        add(&name, "f64", k, s, 8.0, 3.0, 1);
-    }
+    let tuned = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| {
+        poisson19::f64::run(opts, u, v, &b64, c0, c1, st, [32, 8, 1], [1, 1, 1])
+    };
+    let k1 = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| poisson64_k1(u, v, &b64, c0, c1, st);
+    let k3 = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| poisson64_k3(u, v, &b64, c0, c1, st);
+    rows(rs, &k, &tuned, &[(1, &k1), (3, &k3)], add);
     let u32_ = u64_.mapv(|v| v as f32);
     let b32 = b64.mapv(|v| v as f32);
     let (c0, c1) = (c0 as f32, c1 as f32);
-    let s = t(&mut |st| {
-        let (mut u, mut v) = (u32_.clone(), u32_.clone());
-        poisson19::f32::run(
-            opts,
-            &mut u,
-            &mut v,
-            &b32,
-            c0,
-            c1,
-            st,
-            [32, 8, 1],
-            [1, 1, 1],
-        )
-    });
-    add("poisson19 step by step (tune)", "f32", 1, s, 4.0, 3.0, 1);
-    for (k, f) in [(1, poisson32_k1 as Run32P), (3, poisson32_k3)] {
-        let s = t(&mut |st| {
-            let (mut u, mut v) = (u32_.clone(), u32_.clone());
-            f(&mut u, &mut v, &b32, c0, c1, st)
-        });
-        let (mut u, mut v) = (u32_.clone(), u32_.clone());
-        f(&mut u, &mut v, &b32, c0, c1, 7).expect("run");
-        let (mut w, mut x) = (u32_.clone(), u32_.clone());
-        poisson32_k1(&mut w, &mut x, &b32, c0, c1, 7).expect("run");
-        let name = format!("poisson19 time_loop{}", same(&u, &w));
-        add(&name, "f32", k, s, 4.0, 3.0, 1);
-    }
+    let k = Kernel {
+        name: "poisson19",
+        precision: "f32",
+        bytes: 4.0,
+        words: 3.0,
+        radius: 1,
+        u0: &u32_,
+    };
+    let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
+        poisson19::f32::run(opts, u, v, &b32, c0, c1, st, [32, 8, 1], [1, 1, 1])
+    };
+    let k1 = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| poisson32_k1(u, v, &b32, c0, c1, st);
+    let k3 = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| poisson32_k3(u, v, &b32, c0, c1, st);
+    rows(rs, &k, &tuned, &[(1, &k1), (3, &k3)], add);
 }
 
-type Run64P =
-    fn(&mut Array3<f64>, &mut Array3<f64>, &Array3<f64>, f64, f64, usize) -> mint::Result<()>;
-type Run32P =
-    fn(&mut Array3<f32>, &mut Array3<f32>, &Array3<f32>, f32, f32, usize) -> mint::Result<()>;
-
-/// The radius-4 star (Farstad 2021) in f32: the autotuned step-by-step kernel and the
-/// blocked loop at depths 1 and 3.
-fn star_rows(reps: usize, steps: usize, n: usize, add: &mut Add) {
+/// The radius-4 star (Farstad 2021) in f32, depths 1 and 3.
+fn star_rows(rs: (usize, usize), n: usize, add: &mut Add) {
     use mint_kernels::star::r4_3d;
     let u0 = Array3::from_shape_fn((n, n, n), |(z, y, x)| {
         ((z * 7 + y * 13 + x * 29) % 17) as f32 * 0.1
     });
-    let t = |f: &mut dyn FnMut(usize) -> mint::Result<()>| time(reps, f, steps);
-    let s = t(&mut |st| {
-        let (mut u, mut v) = (u0.clone(), u0.clone());
-        r4_3d::f32::run(
-            Level::Tuned.opts(),
-            &mut u,
-            &mut v,
-            st,
-            [32, 8, 1],
-            [1, 1, 1],
-        )
-    });
-    add("star r4 step by step (tune)", "f32", 1, s, 4.0, 2.0, 4);
-    for (k, f) in [(1, star32_k1 as Run<f32>), (3, star32_k3)] {
-        let s = t(&mut |st| {
-            let (mut u, mut v) = (u0.clone(), u0.clone());
-            f(&mut u, &mut v, st)
-        });
-        let (mut u, mut v) = (u0.clone(), u0.clone());
-        f(&mut u, &mut v, 7).expect("run");
-        let (mut w, mut x) = (u0.clone(), u0.clone());
-        star32_k1(&mut w, &mut x, 7).expect("run");
-        let name = format!("star r4 time_loop{}", same(&u, &w));
-        add(&name, "f32", k, s, 4.0, 2.0, 4);
-    }
-}
-
-/// 3-D heat in f32 (depths 1, 3, 5, 7) and f64 (1, 3, 5) against the autotuned step by
-/// step kernel.
-fn heat_rows(reps: usize, steps: usize, u32_: &Array3<f32>, u64_: &Array3<f64>, add: &mut Add) {
-    let opts = Level::Tuned.opts();
-    let s = time(
-        reps,
-        |st| {
-            let (mut u, mut v) = (u32_.clone(), u32_.clone());
-            heat3d::f32::run(opts, &mut u, &mut v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
-        },
-        steps,
-    );
-    add("heat3d step by step (tune)", "f32", 1, s, 4.0, 2.0, 1);
-    for (k, f) in [
-        (1, heat32_k1 as Run<f32>),
-        (3, heat32_k3),
-        (5, heat32_k5),
-        (7, heat32_k7),
-    ] {
-        let s = time(
-            reps,
-            |st| {
-                let (mut u, mut v) = (u32_.clone(), u32_.clone());
-                f(&mut u, &mut v, st)
-            },
-            steps,
-        );
-        add("heat3d time_loop", "f32", k, s, 4.0, 2.0, 1);
-    }
-    let s = time(
-        reps,
-        |st| {
-            let (mut u, mut v) = (u64_.clone(), u64_.clone());
-            heat3d::f64::run(opts, &mut u, &mut v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
-        },
-        steps,
-    );
-    add("heat3d step by step (tune)", "f64", 1, s, 8.0, 2.0, 1);
-    for (k, f) in [(1, heat64_k1 as Run<f64>), (3, heat64_k3), (5, heat64_k5)] {
-        let s = time(
-            reps,
-            |st| {
-                let (mut u, mut v) = (u64_.clone(), u64_.clone());
-                f(&mut u, &mut v, st)
-            },
-            steps,
-        );
-        add("heat3d time_loop", "f64", k, s, 8.0, 2.0, 1);
-    }
+    let k = Kernel {
+        name: "star r4",
+        precision: "f32",
+        bytes: 4.0,
+        words: 2.0,
+        radius: 4,
+        u0: &u0,
+    };
+    let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
+        r4_3d::f32::run(Level::Tuned.opts(), u, v, st, [32, 8, 1], [1, 1, 1])
+    };
+    rows(rs, &k, &tuned, &[(1, &star32_k1), (3, &star32_k3)], add);
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -417,15 +390,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let u64_ = u32_.mapv(f64::from);
     if only.contains("heat") {
-        heat_rows(reps, steps, &u32_, &u64_, &mut add);
+        heat_rows((reps, steps), &u32_, &u64_, &mut add);
     }
     drop(u32_);
     if only.contains("poisson") {
-        poisson_rows(reps, steps, &u64_, &mut add);
+        poisson_rows((reps, steps), &u64_, &mut add);
     }
     drop(u64_);
     if only.contains("star") {
-        star_rows(reps, steps, n, &mut add);
+        star_rows((reps, steps), n, &mut add);
     }
     if let Some(dir) = out {
         std::fs::create_dir_all(&dir)?;

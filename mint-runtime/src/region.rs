@@ -567,7 +567,7 @@ impl Region {
         let r = match blocked {
             Some(c) => match launch_as(&mut cx, site, args, !eager, Some(c), true) {
                 Ok(r) => {
-                    self.time.ran(usize::from(c.options.time_block));
+                    self.time.ran(site, usize::from(c.options.time_block));
                     r
                 }
                 // the fused kernel does not translate here (its rings do not fit the

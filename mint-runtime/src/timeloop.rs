@@ -24,9 +24,21 @@ pub(crate) struct TimeLoop {
     swap: (usize, usize),
     /// Steps the iteration's launch ran.
     done: usize,
-    /// Per kernel site and depth, decided at the loop's first launch of it: the fused
-    /// launch's configuration, or `None` (step by step; the report said why).
-    decided: Vec<(usize, usize, Option<Candidate>)>,
+    /// Per kernel site and depth, decided at the loop's first launch of it.
+    decided: Vec<Decided>,
+}
+
+/// How a kernel site's loop runs at one depth.
+#[derive(Debug)]
+struct Decided {
+    /// The site's address.
+    site: usize,
+    depth: usize,
+    /// The fused launch's configuration, or `None`: step by step.
+    fused: Option<Candidate>,
+    /// Whether `MINT_REPORT=1` has said so: at once for step by step, after the first
+    /// fused launch for a fused one (whose kernel may still turn out not to translate).
+    said: bool,
 }
 
 impl TimeLoop {
@@ -50,9 +62,26 @@ impl TimeLoop {
         (self.request > 1).then_some(self.request)
     }
 
-    /// The launch ran `steps` steps.
-    pub(crate) fn ran(&mut self, steps: usize) {
+    /// The launch of `site` ran `steps` fused steps; the first such launch of the loop
+    /// says how it runs (`MINT_REPORT=1`).
+    pub(crate) fn ran(&mut self, site: &KernelSite, steps: usize) {
         self.done = steps;
+        let (key, depth) = (site as *const KernelSite as usize, self.request);
+        if let Some(d) = self
+            .decided
+            .iter_mut()
+            .find(|d| d.site == key && d.depth == depth && !d.said)
+            && let Some(c) = d.fused
+        {
+            d.said = true;
+            say(
+                site,
+                &format!(
+                    "{} steps per launch, {}x{} threads per block, {} planes",
+                    c.options.time_block, c.tile[0], c.tile[1], c.tile[2]
+                ),
+            );
+        }
     }
 
     /// The configuration of a launch of `site` fusing the requested steps, where
@@ -100,37 +129,44 @@ impl TimeLoop {
         let key = site as *const KernelSite as usize;
         self.decided
             .iter()
-            .find(|(k, d, _)| *k == key && *d == self.request)
-            .map(|(_, _, c)| *c)
+            .find(|d| d.site == key && d.depth == self.request)
+            .map(|d| d.fused)
     }
 
-    /// Records how `site`'s loop runs at the requested depth (`Err(why)`: step by step)
-    /// and says so (`MINT_REPORT=1`); returns the fused launch's configuration.
+    /// Records how `site`'s loop runs at the requested depth (`Err(why)`: step by step,
+    /// said at once under `MINT_REPORT=1`; a fused one is said by [`Self::ran`]); returns
+    /// the fused launch's configuration.
     pub(crate) fn decide(
         &mut self,
         site: &KernelSite,
         how: Result<Candidate, String>,
     ) -> Option<Candidate> {
         let key = site as *const KernelSite as usize;
-        let what = match &how {
-            Ok(c) => format!(
-                "{} steps per launch, {}x{} threads per block, {} planes",
-                c.options.time_block, c.tile[0], c.tile[1], c.tile[2]
-            ),
-            Err(why) => format!("runs step by step: {why}"),
-        };
-        if stats::report_enabled() {
-            eprintln!(
-                "mint report: time loop of {} at {}: {what}",
-                site.name,
-                site.location()
-            );
+        if let Err(why) = &how {
+            say(site, &format!("runs step by step: {why}"));
         }
-        let c = how.ok();
+        let fused = how.ok();
+        let depth = self.request;
         self.decided
-            .retain(|(k, d, _)| !(*k == key && *d == self.request));
-        self.decided.push((key, self.request, c));
-        c
+            .retain(|d| !(d.site == key && d.depth == depth));
+        self.decided.push(Decided {
+            site: key,
+            depth,
+            fused,
+            said: fused.is_none(),
+        });
+        fused
+    }
+}
+
+/// `mint report: time loop of <kernel> at <file:line>: <what>` under `MINT_REPORT=1`.
+fn say(site: &KernelSite, what: &str) {
+    if stats::report_enabled() {
+        eprintln!(
+            "mint report: time loop of {} at {}: {what}",
+            site.name,
+            site.location()
+        );
     }
 }
 
