@@ -605,7 +605,10 @@ impl RegionGen {
         let as_written = (lifted.to_token_stream().to_string()
             != fast_body.to_token_stream().to_string())
         .then_some(&fast_body);
-        let inner = cpu_rows(&vars, innermost, &fast_shadows, &lifted, as_written);
+        let inner = wide_rows(
+            vars.len(),
+            cpu_rows(&vars, innermost, &fast_shadows, &lifted, as_written),
+        );
         let (v0, r0) = (&vars[0], &ranges[0]);
         let views = {
             let n = k.arrays.len();
@@ -1327,6 +1330,22 @@ fn cpu_rows(
     }
     let (v1, r1) = (&vars[1], format_ident!("__mint_range_1"));
     quote!(for #v1 in #r1.clone() { #row })
+}
+
+/// The rows of one outer index twice, chosen per plane by `cpu::wide()`: compiled for
+/// AVX2 (`cpu::run_wide`) and for the target's baseline. One parallel loop has no row to
+/// vectorize and runs `inner` once.
+fn wide_rows(depth: usize, inner: TokenStream) -> TokenStream {
+    if depth < 2 {
+        return inner;
+    }
+    quote! {
+        if __mint_crate::__rt::cpu::wide() {
+            __mint_crate::__rt::cpu::run_wide(|| { #inner })
+        } else {
+            #inner
+        }
+    }
 }
 
 /// The body with `__mint_dev.statement();` before each statement after the first that

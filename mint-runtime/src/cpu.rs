@@ -1091,6 +1091,59 @@ macro_rules! clip_range {
 }
 clip_range!(usize, isize, i32, i64, u32, u64, i16, u16, i8, u8);
 
+/// Whether the rows of a kernel run through [`run_wide`]: on x86-64 CPUs with AVX2 and
+/// FMA (detected once, at run time), unless `MINT_CPU_WIDE=0`. The generated code holds
+/// each kernel's rows twice, once compiled for the target's baseline (SSE2 on x86-64) and
+/// once for AVX2, and calls this once per plane to choose. Results are the same bits
+/// either way: Rust neither contracts `a * b + c` into a fused multiply-add nor
+/// reassociates, whatever the instruction set; only the vector width differs.
+#[inline]
+pub fn wide() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *WIDE.get_or_init(|| {
+            std::env::var("MINT_CPU_WIDE").map_or(true, |v| v.trim() != "0")
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Runs `f` compiled for AVX2 and FMA on x86-64 (it is inlined into a function with those
+/// target features), `f` as it is elsewhere. Call it only where [`wide`] is true.
+#[inline(always)]
+pub fn run_wide<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        assert_wide();
+        // SAFETY: `wide()` (checked in debug builds, and by the generated code before the
+        // call) found AVX2 and FMA on this CPU.
+        unsafe { avx2(f) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        f()
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn assert_wide() {
+    debug_assert!(wide(), "run_wide called on a CPU without AVX2");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// Runs `f` for every index of the outermost parallel loop, spread over threads.
 pub fn par_for<R>(range: R, f: impl Fn(R::Item) + Sync + Send)
 where
