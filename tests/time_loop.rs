@@ -359,39 +359,47 @@ fn generated_blocked_steps_translate_and_compile() {
                 continue;
             }
         }
-        for depth in [3u8, 5] {
+        for (depth, rows) in [(3u8, 1u32), (5, 1), (3, 2)] {
             let elem = k.arrays[input].elem.size_bytes();
             let shared = Target::default().shared_bytes_optin;
-            let [bx, by, _] = temporal::default_tile(depth.into(), reach, elem, shared);
+            // the default tile, run with one row per thread and with two (from half the
+            // threads)
+            let [bx, by, _, r] = temporal::default_tile(depth.into(), reach, elem, shared);
+            let by = by * r / rows;
             let mut c = Candidate {
                 options: Default::default(),
-                tile: [bx, by, 16],
-                chunk: [1, 1, 16],
+                tile: [bx, by * rows, 16],
+                chunk: [1, rows, 16],
             };
             c.options.time_block = depth;
             c.options.time_input = input as u8;
             // a block whose ghost cells leave fewer than a quarter of its columns is
             // refused (it would run slower than step by step)
-            let d = u32::from(depth);
-            let inner = (bx - 2 * d * reach[0]) * (by.saturating_sub(2 * d * reach[1]));
+            let (d, ty) = (u32::from(depth), by * rows);
+            let inner = (bx - 2 * d * reach[0]) * (ty.saturating_sub(2 * d * reach[1]));
             let t = match mint_translator::translate(&c.apply(&k), &Target::default()) {
-                Ok(t) if 4 * inner >= bx * by => t,
-                Err(e) if 4 * inner < bx * by && e[0].message.contains("a quarter") => continue,
+                Ok(t) if 4 * inner >= bx * ty => t,
+                Err(e) if 4 * inner < bx * ty && e[0].message.contains("a quarter") => continue,
                 Ok(_) => {
                     failures.push(format!(
-                        "case {case} depth {depth}: {inner} inner points translated\n{text}"
+                        "case {case} depth {depth} rows {rows}: {inner} inner points translated\n{text}"
                     ));
                     continue;
                 }
                 Err(e) => {
-                    failures.push(format!("case {case} depth {depth}: {e:?}\n{text}"));
+                    failures.push(format!(
+                        "case {case} depth {depth} rows {rows}: {e:?}\n{text}"
+                    ));
                     continue;
                 }
             };
             if nvrtc
                 && let Err(e) = mint::__rt::compile_only((9, 0), &format!("gen{case}"), &t.source)
             {
-                failures.push(format!("case {case} depth {depth}: {e}\n{}", t.source));
+                failures.push(format!(
+                    "case {case} depth {depth} rows {rows}: {e}\n{}",
+                    t.source
+                ));
             }
         }
     }

@@ -77,8 +77,12 @@ impl TimeLoop {
             say(
                 site,
                 &format!(
-                    "{} steps per launch, {}x{} threads per block, {} planes",
-                    c.options.time_block, c.tile[0], c.tile[1], c.tile[2]
+                    "{} steps per launch, {}x{} threads per block, {} row(s) each, {} planes",
+                    c.options.time_block,
+                    c.tile[0],
+                    c.tile[1] / c.chunk[1].max(1),
+                    c.chunk[1],
+                    c.tile[2]
                 ),
             );
         }
@@ -111,7 +115,7 @@ impl TimeLoop {
             ));
         }
         let elem = kernel.arrays[input].elem.size_bytes();
-        let [bx, by, oz] = tile(depth as u32, reach, elem, shared_bytes);
+        let [bx, by, oz, rows] = tile(depth as u32, reach, elem, shared_bytes);
         Ok(Candidate {
             options: OptOptions {
                 time_block: depth as u8,
@@ -119,8 +123,8 @@ impl TimeLoop {
                 unroll: kernel.options.unroll,
                 ..OptOptions::default()
             },
-            tile: [bx, by, oz],
-            chunk: [1, 1, oz],
+            tile: [bx, by * rows, oz],
+            chunk: [1, rows, oz],
         })
     }
 
@@ -170,14 +174,19 @@ fn say(site: &KernelSite, what: &str) {
     }
 }
 
-/// The block of a fused launch: `x × y` threads, a tile and its ghost cells, and the
-/// output planes per block; `MINT_TIME_TILE=x,y,z` sets it, and by default
+/// The block of a fused launch: `x × y` threads, the output planes per block, and the
+/// tile rows per thread (the tile with its ghost cells is `x × y·rows`);
+/// `MINT_TIME_TILE=x,y,z[,rows]` sets it, and by default
 /// `mint_translator::optimizer::temporal::default_tile` chooses it for the device's
 /// shared memory.
-fn tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: u32) -> [u32; 3] {
+fn tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: u32) -> [u32; 4] {
     if let Some(t) = std::env::var("MINT_TIME_TILE").ok().and_then(|v| {
         let v: Vec<u32> = v.split(',').filter_map(|s| s.trim().parse().ok()).collect();
-        (v.len() == 3).then(|| [v[0], v[1], v[2]])
+        match v[..] {
+            [x, y, z] => Some([x, y, z, 1]),
+            [x, y, z, r] if r > 0 => Some([x, y, z, r]),
+            _ => None,
+        }
     }) {
         return t;
     }

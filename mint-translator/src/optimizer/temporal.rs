@@ -44,7 +44,7 @@ use crate::diag::{Diag, DiagResult};
 use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source};
 use crate::emit::cuda::{self, extent_name, flat_ref, has_top_level_continue, hi_name, lo_name};
 use crate::ir::*;
-use crate::kir::{Builder, Loop, LoopRole, Stmt};
+use crate::kir::{Builder, Loop, LoopRole, Stmt, Unroll};
 use crate::target::Target;
 use crate::translation::KernelSource;
 use std::cell::Cell;
@@ -59,21 +59,27 @@ pub struct TemporalPlan {
     pub output: usize,
     /// The input's reach along x, y, z: the largest |offset| of its references.
     pub reach: [u32; 3],
-    /// Threads per block along x and y: the tile with its ghost cells.
+    /// Threads per block along x and y.
     pub threads: [u32; 2],
+    /// Rows of the tile per thread (`chunksize` along y): thread row `t` computes the
+    /// tile rows `t`, `t + threads[1]`, …; the tile with its ghost cells is
+    /// `threads[0] × threads[1]·rows`.
+    pub rows: u32,
     /// Output planes per block along z.
     pub planes: u32,
 }
 
 impl TemporalPlan {
-    /// The points of one plane a block writes along x and y: its threads less
+    /// The tile along x and y, ghost cells included: `threads[0] × threads[1]·rows`.
+    pub fn tile(&self) -> [u32; 2] {
+        [self.threads[0], self.threads[1] * self.rows]
+    }
+    /// The points of one plane a block writes along x and y: its tile less
     /// `depth × reach` ghost cells on each side.
     pub fn inner(&self) -> [u32; 2] {
         let g = |a: usize| 2 * self.depth * self.reach[a];
-        [
-            self.threads[0].saturating_sub(g(0)),
-            self.threads[1].saturating_sub(g(1)),
-        ]
+        let t = self.tile();
+        [t[0].saturating_sub(g(0)), t[1].saturating_sub(g(1))]
     }
     /// Shared planes per step ring: the `2·rz + 1` a step reads and the one the previous
     /// step writes meanwhile.
@@ -85,13 +91,11 @@ impl TemporalPlan {
     pub fn lag(&self) -> u32 {
         self.reach[2] + 1
     }
-    /// Dynamic shared memory of a block: `depth` rings of `ring()` planes of
-    /// `threads[0] × threads[1]` elements of `elem_bytes` bytes.
+    /// Dynamic shared memory of a block: `depth` rings of `ring()` planes of the tile
+    /// ([`Self::tile`]), elements of `elem_bytes` bytes.
     pub fn shared_bytes(&self, elem_bytes: u32) -> u64 {
-        u64::from(self.depth)
-            * u64::from(self.ring())
-            * u64::from(self.threads[0] * self.threads[1])
-            * u64::from(elem_bytes)
+        let [tx, ty] = self.tile();
+        u64::from(self.depth) * u64::from(self.ring()) * u64::from(tx * ty) * u64::from(elem_bytes)
     }
     /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: a
     /// multiple of the ring above the lowest plane a step names, `mint_z0 − depth·rz −
@@ -113,8 +117,10 @@ impl TemporalPlan {
 /// elements of `elem_bytes` bytes: `[x threads, y threads, planes]`. 32 columns wide (64
 /// where the ghost cells would leave fewer than 8), as many rows as keep 1024 threads,
 /// 8 fewer (down to 8) while the rings ([`TemporalPlan::shared_bytes`]) exceed
-/// `shared_bytes` (the device's opt-in shared memory per block), and 64 planes.
-pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: u32) -> [u32; 3] {
+/// `shared_bytes` (the device's opt-in shared memory per block), and 64 planes; one tile
+/// row per thread (`MINT_TIME_TILE=x,y,z,rows` asks for more). Returns `[x threads,
+/// y threads, planes, rows per thread]`.
+pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: u32) -> [u32; 4] {
     let bx = if 32 < 2 * depth * reach[0] + 8 {
         64
     } else {
@@ -126,12 +132,13 @@ pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: 
         output: 1,
         reach,
         threads: [bx, 1024 / bx],
+        rows: 1,
         planes: 64,
     };
     while tp.threads[1] > 8 && tp.shared_bytes(elem_bytes) > u64::from(shared_bytes) {
         tp.threads[1] -= 8;
     }
-    [tp.threads[0], tp.threads[1], tp.planes]
+    [tp.threads[0], tp.threads[1], tp.planes, tp.rows]
 }
 
 /// Whether `k`'s step can be fused over time with `input` (an index in `k`'s arrays) as
@@ -254,8 +261,8 @@ pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Optio
         Ok(r) => r,
         Err(why) => return err(format!("cannot block this time loop: {why}")),
     };
-    if cfg.block[2] != 1 || cfg.chunk[0] != 1 || cfg.chunk[1] != 1 {
-        return err("a blocked step has one thread per column: chunksize 1 in x and y, and in z equal to the tile".into());
+    if cfg.block[2] != 1 || cfg.chunk[0] != 1 {
+        return err("a blocked step has one thread per column of its rows: chunksize 1 in x, rows per thread in y, and in z equal to the tile".into());
     }
     let tp = TemporalPlan {
         depth,
@@ -263,19 +270,24 @@ pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Optio
         output,
         reach,
         threads: [cfg.block[0], cfg.block[1]],
+        rows: cfg.chunk[1],
         planes: cfg.tile[2],
     };
     if tp.inner().contains(&0) {
         return err(format!(
-            "a tile of {}×{} threads leaves no inner points after {depth} steps of reach {}×{} on each side; use a wider tile or fewer steps",
-            tp.threads[0], tp.threads[1], reach[0], reach[1]
+            "a tile of {}×{} columns leaves no inner points after {depth} steps of reach {}×{} on each side; use a wider tile or fewer steps",
+            tp.tile()[0],
+            tp.tile()[1],
+            reach[0],
+            reach[1]
         ));
     }
     let [ix, iy] = tp.inner();
-    if 4 * ix * iy < tp.threads[0] * tp.threads[1] {
+    let [tx, ty] = tp.tile();
+    if 4 * ix * iy < tx * ty {
         return err(format!(
-            "a tile of {}×{} threads writes only {ix}×{iy} points after {depth} steps of reach {}×{} on each side, less than a quarter of its columns: the redundant ghost-cell work would cost more than the fused steps save; use fewer steps",
-            tp.threads[0], tp.threads[1], reach[0], reach[1]
+            "a tile of {tx}×{ty} columns writes only {ix}×{iy} points after {depth} steps of reach {}×{} on each side, less than a quarter of its columns: the redundant ghost-cell work would cost more than the fused steps save; use fewer steps",
+            reach[0], reach[1]
         ));
     }
     let bytes = tp.shared_bytes(k.arrays[input].elem.size_bytes());
@@ -400,8 +412,15 @@ pub(crate) fn lower(
     let helpers = helpers_source(&p.helpers.borrow());
     let [ix, iy] = tp.inner();
     let notes = vec![format!(
-        "temporal blocking: {} steps per launch; {}x{} threads per block write {ix}x{iy} points of each of {} planes; reach {}x{}x{} (issue #45)",
-        tp.depth, tp.threads[0], tp.threads[1], tp.planes, tp.reach[0], tp.reach[1], tp.reach[2]
+        "temporal blocking: {} steps per launch; {}x{} threads per block, {} row(s) each, write {ix}x{iy} points of each of {} planes; reach {}x{}x{} (issue #45)",
+        tp.depth,
+        tp.threads[0],
+        tp.threads[1],
+        tp.rows,
+        tp.planes,
+        tp.reach[0],
+        tp.reach[1],
+        tp.reach[2]
     )];
     KernelSource {
         entry,
@@ -426,8 +445,8 @@ fn rings(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) -> u32 {
         b.push(Stmt::SharedView {
             ty: elem.cuda_name().into(),
             name: format!("mint_ring{s}"),
-            rows: tp.threads[1],
-            cols: tp.threads[0],
+            rows: tp.tile()[1],
+            cols: tp.tile()[0],
             base: "mint_smem".into(),
             offset: (u64::from(s) * ring) as u32,
             slots: tp.ring(),
@@ -437,28 +456,37 @@ fn rings(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) -> u32 {
 }
 
 /// The thread's column (`x`, `y` as the kernel names them), the block's z planes, and
-/// whether the column is inside the input array and inside the loop ranges.
+/// whether the column is inside the input array and inside the loop ranges. With several
+/// rows per thread, the row-dependent ones are [`row_consts`], in each step's row loop.
 fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     let [ix, iy] = tp.inner();
     let d = tp.depth;
-    let a = &k.arrays[tp.input].name;
     let x = p.names.get(k.axis_var(0).unwrap());
-    let y = p.names.get(k.axis_var(1).unwrap());
     b.comment("this thread's column: the block's tile widened by depth x reach on each side");
     b.push(Stmt::konst("int", "mint_tx", "(int)threadIdx.x"));
-    b.push(Stmt::konst("int", "mint_ty", "(int)threadIdx.y"));
-    for (axis, (v, inner)) in [(&x, ix), (&y, iy)].into_iter().enumerate() {
+    let one = tp.rows == 1;
+    b.push(Stmt::konst(
+        "int",
+        if one { "mint_ty" } else { "mint_ty0" },
+        "(int)threadIdx.y",
+    ));
+    for (axis, inner) in [ix, iy].into_iter().enumerate() {
         let t = ["mint_tx", "mint_ty"][axis];
-        b.push(Stmt::konst(
-            "idx_t",
-            v.clone(),
-            format!(
-                "{} + (idx_t)blockIdx.{} * {inner} - {} + {t}",
-                lo_name(axis),
-                ["x", "y"][axis],
-                d * tp.reach[axis]
-            ),
-        ));
+        let base = format!(
+            "{} + (idx_t)blockIdx.{} * {inner} - {}",
+            lo_name(axis),
+            ["x", "y"][axis],
+            d * tp.reach[axis]
+        );
+        match (axis, one) {
+            (0, _) => b.push(Stmt::konst("idx_t", x.clone(), format!("{base} + {t}"))),
+            (_, true) => b.push(Stmt::konst(
+                "idx_t",
+                p.names.get(k.axis_var(1).unwrap()),
+                format!("{base} + {t}"),
+            )),
+            (_, false) => b.push(Stmt::konst("idx_t", "mint_yb", base)),
+        }
     }
     b.push(Stmt::konst(
         "idx_t",
@@ -470,26 +498,92 @@ fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
         "mint_z1",
         format!("min(mint_z0 + {}, {})", tp.planes, hi_name(2)),
     ));
-    b.push(Stmt::konst(
-        "bool",
-        "mint_in",
-        format!(
-            "{x} >= 0 && {x} < {} && {y} >= 0 && {y} < {}",
-            extent_name(a, 0),
-            extent_name(a, 1)
+    if one {
+        for st in column_tests(p, k, tp) {
+            b.push(st);
+        }
+    }
+}
+
+/// `mint_in` and `mint_in_ranges`: whether the thread's column (of its current row) is
+/// inside the input array, and inside the loop ranges.
+fn column_tests(p: &CPrinter, k: &Kernel, tp: &TemporalPlan) -> [Stmt; 2] {
+    let a = &k.arrays[tp.input].name;
+    let x = p.names.get(k.axis_var(0).unwrap());
+    let y = p.names.get(k.axis_var(1).unwrap());
+    [
+        Stmt::konst(
+            "bool",
+            "mint_in",
+            format!(
+                "{x} >= 0 && {x} < {} && {y} >= 0 && {y} < {}",
+                extent_name(a, 0),
+                extent_name(a, 1)
+            ),
         ),
-    ));
-    b.push(Stmt::konst(
-        "bool",
-        "mint_in_ranges",
-        format!(
-            "{x} >= {} && {x} < {} && {y} >= {} && {y} < {}",
-            lo_name(0),
-            hi_name(0),
-            lo_name(1),
-            hi_name(1)
+        Stmt::konst(
+            "bool",
+            "mint_in_ranges",
+            format!(
+                "{x} >= {} && {x} < {} && {y} >= {} && {y} < {}",
+                lo_name(0),
+                hi_name(0),
+                lo_name(1),
+                hi_name(1)
+            ),
         ),
-    ));
+    ]
+}
+
+/// What step `s` binds first in each of the thread's rows ([`per_row`]): the row's
+/// `mint_ty` and `y`, its [`column_tests`] and `mint_col{s}` ([`margin`]; none for the
+/// load, `s = 0`). Empty with one row per thread, where [`origins`] and [`invariants`]
+/// bind them once.
+fn row_consts(p: &CPrinter, k: &Kernel, tp: &TemporalPlan, s: u32) -> Vec<Stmt> {
+    if tp.rows == 1 {
+        return Vec::new();
+    }
+    let y = p.names.get(k.axis_var(1).unwrap());
+    let mut out = vec![
+        Stmt::konst(
+            "int",
+            "mint_ty",
+            format!("mint_ty0 + mint_r * {}", tp.threads[1]),
+        ),
+        Stmt::konst("idx_t", y, "mint_yb + mint_ty"),
+    ];
+    out.extend(column_tests(p, k, tp));
+    if s > 0 {
+        let [rx, ry, _] = tp.reach;
+        out.push(Stmt::konst(
+            "bool",
+            format!("mint_col{s}"),
+            margin(tp, s, rx, ry),
+        ));
+    }
+    out
+}
+
+/// Step code `f` for each of the thread's rows: as it is with one row per thread; with
+/// several, in an unrolled loop over them (`mint_r`) that binds `row` ([`row_consts`])
+/// first.
+fn per_row(b: &mut Builder, tp: &TemporalPlan, row: Vec<Stmt>, f: impl FnOnce(&mut Builder)) {
+    if tp.rows == 1 {
+        return f(b);
+    }
+    let l = Loop::new(
+        LoopRole::Rows,
+        "int mint_r = 0",
+        format!("mint_r < {}", tp.rows),
+        "++mint_r",
+    )
+    .unroll(Some(Unroll::Full));
+    b.for_(l, |b| {
+        for st in row {
+            b.push(st);
+        }
+        f(b)
+    });
 }
 
 /// What does not change along the walk, computed once: for each step `s`, the planes it
@@ -513,11 +607,13 @@ fn invariants(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
                 format!("min(mint_z1 + {m}, {})", extent_name(a, 2)),
             ));
         }
-        b.push(Stmt::konst(
-            "bool",
-            format!("mint_col{s}"),
-            margin(tp, s, rx, ry),
-        ));
+        if tp.rows == 1 {
+            b.push(Stmt::konst(
+                "bool",
+                format!("mint_col{s}"),
+                margin(tp, s, rx, ry),
+            ));
+        }
     }
 }
 
@@ -554,19 +650,19 @@ fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
         let z = p.names.get(k.axis_var(2).unwrap());
         let idx = axis_exprs(k);
         let src = flat_ref(p, &p.names.get(a), a, &idx);
-        b.if_(
-            format!(
-                "mint_in && {z} >= 0 && {z} < {} && {z} < mint_z1 + {}",
-                extent_name(a, 2),
-                tp.depth * tp.reach[2]
-            ),
-            |b| {
+        let cond = format!(
+            "mint_in && {z} >= 0 && {z} < {} && {z} < mint_z1 + {}",
+            extent_name(a, 2),
+            tp.depth * tp.reach[2]
+        );
+        per_row(b, tp, row_consts(p, k, tp, 0), |b| {
+            b.if_(cond, |b| {
                 b.push(Stmt::assign(
                     "mint_ring0[mint_slot_0][mint_ty][mint_tx]",
                     src,
                 ))
-            },
-        );
+            })
+        });
     });
 }
 
@@ -596,12 +692,15 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
         let valid = format!("mint_col{s}");
         let idx = axis_exprs(k);
         let kept = flat_ref(p, &p.names.get(keep), keep, &idx);
+        let row = row_consts(p, k, tp, s);
         let then = b.nest(|b| b.if_(valid, |b| b.body(p, |p| p.block_body(&k.body))));
         let els = vec![Stmt::assign(
             format!("mint_ring{s}[mint_slot_0][mint_ty][mint_tx]"),
             kept,
         )];
-        b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els)));
+        per_row(b, tp, row, |b| {
+            b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els)))
+        });
     });
 }
 
@@ -612,7 +711,7 @@ fn margin(tp: &TemporalPlan, s: u32, rx: u32, ry: u32) -> String {
         s * rx,
         tp.threads[0] - s * rx,
         s * ry,
-        tp.threads[1] - s * ry
+        tp.tile()[1] - s * ry
     )
 }
 
@@ -625,7 +724,13 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
         plane(p, b, k, tp, i64::from(d * tp.lag()), true);
         let z = p.names.get(k.axis_var(2).unwrap());
         let cond = format!("{z} >= mint_z0 && mint_in_ranges && mint_col{d}");
-        b.if_(cond, |b| b.body(p, |p| p.block_body(&k.body)));
+        let row = row_consts(p, k, tp, d);
+        let then = b.nest(|b| b.if_(cond, |b| b.body(p, |p| p.block_body(&k.body))));
+        per_row(b, tp, row, |b| {
+            for st in then {
+                b.push(st);
+            }
+        });
     });
 }
 
@@ -718,6 +823,24 @@ mod tests {
             s.contains("mint_ring1[mint_slot_0][mint_ty - 2][mint_tx]"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn several_rows_per_thread_widen_the_tile() {
+        let mut k = blocked(&heat(STAR), 3, [32, 64, 64]);
+        k.clauses.chunk = Some([1, 2, 64].map(ClauseValue::Const));
+        let t = crate::translate(&k, &Target::default()).unwrap();
+        // 32 threads by 32, two rows each: a 32×64 tile, 26 by 64 - 2·3·2 inner points
+        assert_eq!(t.config.tile, [26, 52, 64]);
+        assert_eq!(t.config.block, [32, 32, 1]);
+        assert_eq!(t.dynamic_shared_bytes, 3 * 4 * 32 * 64 * 4);
+        let s = &t.source;
+        assert_eq!(s.matches("__syncthreads()").count(), 1, "{s}");
+        // every step, the load included, walks the thread's two rows
+        assert_eq!(s.matches("mint_r < 2").count(), 4, "{s}");
+        assert!(s.contains("mint_ty0 + mint_r * 32"), "{s}");
+        // the last step writes the rows whose step-3 value the tile holds: 6 <= ty < 58
+        assert!(s.contains("mint_ty >= 6 && mint_ty < 58"), "{s}");
     }
 
     #[test]
