@@ -287,6 +287,20 @@ def gpu_page(files):
                     table(["code", "kernel", "prec", "grid", "depth", "ms/step", "GPts/s", "of bound", "notes"],
                           prow, right={4, 5, 6, 7}), ""]
 
+        tr = d.get("temporal_rows", [])
+        if tr:
+            tiles = list(dict.fromkeys(r["tile"] for r in tr))
+            cols = [("f32", 3), ("f32", 5), ("f32", 7), ("f64", 3), ("f64", 5)]
+            at = {(r["tile"], r["precision"], r["depth"]): r for r in tr}
+            trow = [[f"`{t}`"] + [f"{at[(t, p, k)]['gpts']:.1f} ({at[(t, p, k)]['of_per_step_bound']:.2f}×)"
+                                  if (t, p, k) in at else "refused" for p, k in cols] for t in tiles]
+            out += [f"### Rows per thread, {d['date']}", "",
+                    "Heat at 512³ on the same GPU model, one call: GPts/s (multiple of the per-step bound) with "
+                    "`MINT_TIME_TILE=x,y,z[,rows]`: `x × y` threads, `z` planes, `rows` tile rows per thread. "
+                    "*Refused*: the rings do not fit the shared memory, and the loop ran step by step. Every "
+                    "blocked run was bitwise equal to depth 1 over 7 steps.", "",
+                    table(["MINT_TIME_TILE"] + [f"{p} depth {k}" for p, k in cols], trow, right={1, 2, 3, 4, 5}), ""]
+
     # the kernel-IR redesign against the code before it
     for name, d in files:
         rs = d.get("redesign", [])
