@@ -1332,17 +1332,15 @@ fn cpu_rows(
     quote!(for #v1 in #r1.clone() { #row })
 }
 
-/// The rows of one outer index twice, chosen per plane by `cpu::wide()`: compiled for
-/// AVX2 (`cpu::run_wide`) and for the target's baseline. One parallel loop has no row to
-/// vectorize and runs `inner` once.
+/// The rows of one outer index twice, chosen per plane by `cpu::run_wide`: compiled for
+/// AVX2 where the CPU has it, for the target's baseline where it does not. One parallel
+/// loop has no row to vectorize and runs `inner` once.
 fn wide_rows(depth: usize, inner: TokenStream) -> TokenStream {
     if depth < 2 {
         return inner;
     }
     quote! {
-        if __mint_crate::__rt::cpu::wide() {
-            __mint_crate::__rt::cpu::run_wide(|| { #inner })
-        } else {
+        if __mint_crate::__rt::cpu::run_wide(|| { #inner }).is_none() {
             #inner
         }
     }

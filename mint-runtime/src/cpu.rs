@@ -1114,27 +1114,20 @@ pub fn wide() -> bool {
     }
 }
 
-/// Runs `f` compiled for AVX2 and FMA on x86-64 (it is inlined into a function with those
-/// target features), `f` as it is elsewhere. Call it only where [`wide`] is true.
+/// Where [`wide`] is true, runs `f` compiled for AVX2 and FMA (it is inlined into a
+/// function with those target features, its only caller) and returns its value;
+/// otherwise `None`, without running `f`. The generated code passes it the AVX2 copy of a
+/// kernel's rows and runs the baseline copy where it returns `None`.
 #[inline(always)]
-pub fn run_wide<R>(f: impl FnOnce() -> R) -> R {
+pub fn run_wide<R>(f: impl FnOnce() -> R) -> Option<R> {
     #[cfg(target_arch = "x86_64")]
-    {
-        assert_wide();
-        // SAFETY: `wide()` (checked in debug builds, and by the generated code before the
-        // call) found AVX2 and FMA on this CPU.
-        unsafe { avx2(f) }
+    if wide() {
+        // SAFETY: `wide()` found AVX2 and FMA on this CPU.
+        return Some(unsafe { avx2(f) });
     }
     #[cfg(not(target_arch = "x86_64"))]
-    {
-        f()
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn assert_wide() {
-    debug_assert!(wide(), "run_wide called on a CPU without AVX2");
+    drop(f);
+    None
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -1,5 +1,7 @@
 //! A user's own program: a 2-D Jacobi sweep with a convergence reduction, with Mint
-//! renamed to `stencils` in Cargo.toml and ndarray taken from its re-export.
+//! renamed to `stencils` in Cargo.toml and ndarray taken from its re-export. The crate
+//! forbids `unsafe` code: what the macros generate in it must not need any.
+#![forbid(unsafe_code)]
 use stencils::ndarray::Array2;
 
 #[stencils::parallel]
