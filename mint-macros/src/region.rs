@@ -1333,14 +1333,16 @@ fn cpu_rows(
 }
 
 /// The rows of one outer index twice, chosen per plane by `cpu::run_wide`: compiled for
-/// AVX2 where the CPU has it, for the target's baseline where it does not. One parallel
-/// loop has no row to vectorize and runs `inner` once.
+/// AVX2 where the CPU has it, for the target's baseline where it does not. The closure is
+/// `#[inline(always)]`: inlined into `run_wide`'s AVX2 function only, it is compiled with
+/// its target features (left a call, it is compiled for the baseline, and the AVX2 copy
+/// is the baseline's). One parallel loop has no row to vectorize and runs `inner` once.
 fn wide_rows(depth: usize, inner: TokenStream) -> TokenStream {
     if depth < 2 {
         return inner;
     }
     quote! {
-        if __mint_crate::__rt::cpu::run_wide(|| { #inner }).is_none() {
+        if __mint_crate::__rt::cpu::run_wide(#[inline(always)] || { #inner }).is_none() {
             #inner
         }
     }

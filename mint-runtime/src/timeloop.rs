@@ -115,7 +115,10 @@ impl TimeLoop {
             ));
         }
         let elem = kernel.arrays[input].elem.size_bytes();
-        let [bx, by, oz, rows] = tile(depth as u32, reach, elem, shared_bytes);
+        let [bx, by, oz, rows] = tile(depth as u32, reach, elem, shared_bytes)?;
+        let ty = by
+            .checked_mul(rows)
+            .ok_or_else(|| format!("MINT_TIME_TILE: {by} threads × {rows} rows overflow"))?;
         Ok(Candidate {
             options: OptOptions {
                 time_block: depth as u8,
@@ -123,7 +126,7 @@ impl TimeLoop {
                 unroll: kernel.options.unroll,
                 ..OptOptions::default()
             },
-            tile: [bx, by * rows, oz],
+            tile: [bx, ty, oz],
             chunk: [1, rows, oz],
         })
     }
@@ -178,17 +181,54 @@ fn say(site: &KernelSite, what: &str) {
 /// tile rows per thread (the tile with its ghost cells is `x × y·rows`);
 /// `MINT_TIME_TILE=x,y,z[,rows]` sets it, and by default
 /// `mint_translator::optimizer::temporal::default_tile` chooses it for the device's
-/// shared memory.
-fn tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: u32) -> [u32; 4] {
-    if let Some(t) = std::env::var("MINT_TIME_TILE").ok().and_then(|v| {
-        let v: Vec<u32> = v.split(',').filter_map(|s| s.trim().parse().ok()).collect();
-        match v[..] {
-            [x, y, z] => Some([x, y, z, 1]),
-            [x, y, z, r] if r > 0 => Some([x, y, z, r]),
-            _ => None,
-        }
-    }) {
-        return t;
+/// shared memory. `Err(why)` for a malformed `MINT_TIME_TILE` (the loop then runs step by
+/// step, and the report says why).
+fn tile(
+    depth: u32,
+    reach: [u32; 3],
+    elem_bytes: u32,
+    shared_bytes: u32,
+) -> Result<[u32; 4], String> {
+    match std::env::var("MINT_TIME_TILE") {
+        Ok(v) => parse_tile(&v),
+        Err(_) => Ok(mint_translator::optimizer::temporal::default_tile(
+            depth,
+            reach,
+            elem_bytes,
+            shared_bytes,
+        )),
     }
-    mint_translator::optimizer::temporal::default_tile(depth, reach, elem_bytes, shared_bytes)
+}
+
+/// `x,y,z` or `x,y,z,rows`, each a positive integer, as `[x, y, z, rows]`.
+fn parse_tile(v: &str) -> Result<[u32; 4], String> {
+    let bad = || format!("MINT_TIME_TILE={v:?} is not x,y,z or x,y,z,rows of positive integers");
+    let n: Vec<u32> = v
+        .split(',')
+        .map(|s| s.trim().parse::<u32>().ok().filter(|&n| n > 0))
+        .collect::<Option<_>>()
+        .ok_or_else(bad)?;
+    match n[..] {
+        [x, y, z] => Ok([x, y, z, 1]),
+        [x, y, z, r] => Ok([x, y, z, r]),
+        _ => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_tile;
+
+    #[test]
+    fn time_tiles_parse_strictly() {
+        assert_eq!(parse_tile("32,16,64"), Ok([32, 16, 64, 1]));
+        assert_eq!(parse_tile(" 32, 16 ,64,2"), Ok([32, 16, 64, 2]));
+        for bad in ["32,8,x,2", "32,8,64,0", "32,8", "32,8,64,2,1", ""] {
+            let e = parse_tile(bad).unwrap_err();
+            assert!(
+                e.contains("MINT_TIME_TILE") && e.contains("positive integers"),
+                "{bad}: {e}"
+            );
+        }
+    }
 }

@@ -72,7 +72,7 @@ pub struct TemporalPlan {
 impl TemporalPlan {
     /// The tile along x and y, ghost cells included: `threads[0] × threads[1]·rows`.
     pub fn tile(&self) -> [u32; 2] {
-        [self.threads[0], self.threads[1] * self.rows]
+        [self.threads[0], self.threads[1].saturating_mul(self.rows)]
     }
     /// The points of one plane a block writes along x and y: its tile less
     /// `depth × reach` ghost cells on each side.
@@ -94,8 +94,8 @@ impl TemporalPlan {
     /// Dynamic shared memory of a block: `depth` rings of `ring()` planes of the tile
     /// ([`Self::tile`]), elements of `elem_bytes` bytes.
     pub fn shared_bytes(&self, elem_bytes: u32) -> u64 {
-        let [tx, ty] = self.tile();
-        u64::from(self.depth) * u64::from(self.ring()) * u64::from(tx * ty) * u64::from(elem_bytes)
+        let [tx, ty] = self.tile().map(u64::from);
+        u64::from(self.depth) * u64::from(self.ring()) * tx * ty * u64::from(elem_bytes)
     }
     /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: a
     /// multiple of the ring above the lowest plane a step names, `mint_z0 − depth·rz −
@@ -284,7 +284,7 @@ pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Optio
     }
     let [ix, iy] = tp.inner();
     let [tx, ty] = tp.tile();
-    if 4 * ix * iy < tx * ty {
+    if 4 * u64::from(ix) * u64::from(iy) < u64::from(tx) * u64::from(ty) {
         return err(format!(
             "a tile of {tx}×{ty} columns writes only {ix}×{iy} points after {depth} steps of reach {}×{} on each side, less than a quarter of its columns: the redundant ghost-cell work would cost more than the fused steps save; use fewer steps",
             reach[0], reach[1]
@@ -709,7 +709,7 @@ fn margin(tp: &TemporalPlan, s: u32, rx: u32, ry: u32) -> String {
     format!(
         "mint_tx >= {} && mint_tx < {} && mint_ty >= {} && mint_ty < {}",
         s * rx,
-        tp.threads[0] - s * rx,
+        tp.tile()[0] - s * rx,
         s * ry,
         tp.tile()[1] - s * ry
     )
@@ -858,6 +858,11 @@ mod tests {
             ..Target::default()
         };
         let e = crate::translate(&k, &small).unwrap_err();
+        assert!(e[0].message.contains("shared memory"), "{}", e[0].message);
+        // 2²² rows per thread: 2³² columns, whose products would overflow 32 bits
+        let mut k = blocked(&heat(STAR), 3, [32, 32 << 22, 64]);
+        k.clauses.chunk = Some([1, 1 << 22, 64].map(ClauseValue::Const));
+        let e = crate::translate(&k, &Target::default()).unwrap_err();
         assert!(e[0].message.contains("shared memory"), "{}", e[0].message);
     }
 }
