@@ -692,13 +692,12 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
         let valid = format!("mint_col{s}");
         let idx = axis_exprs(k);
         let kept = flat_ref(p, &p.names.get(keep), keep, &idx);
-        let row = row_consts(p, k, tp, s);
-        let then = b.nest(|b| b.if_(valid, |b| b.body(p, |p| p.block_body(&k.body))));
         let els = vec![Stmt::assign(
             format!("mint_ring{s}[mint_slot_0][mint_ty][mint_tx]"),
             kept,
         )];
-        per_row(b, tp, row, |b| {
+        per_row(b, tp, row_consts(p, k, tp, s), |b| {
+            let then = b.nest(|b| b.if_(valid, |b| b.body(p, |p| p.block_body(&k.body))));
             b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els)))
         });
     });
@@ -725,11 +724,8 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
         let z = p.names.get(k.axis_var(2).unwrap());
         let cond = format!("{z} >= mint_z0 && mint_in_ranges && mint_col{d}");
         let row = row_consts(p, k, tp, d);
-        let then = b.nest(|b| b.if_(cond, |b| b.body(p, |p| p.block_body(&k.body))));
         per_row(b, tp, row, |b| {
-            for st in then {
-                b.push(st);
-            }
+            b.if_(cond, |b| b.body(p, |p| p.block_body(&k.body)))
         });
     });
 }
