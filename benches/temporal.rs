@@ -15,7 +15,8 @@
 //! Each blocked row is checked bitwise against the same loop at depth 1 over 7 steps,
 //! and says so where it differs. `MINT_TIME_TILE=x,y,z[,rows]` sets the fused launch's
 //! block and the tile rows per thread (by default `temporal::default_tile`: 32×32
-//! threads, 64 planes, one row each, fewer thread rows where the rings would not fit).
+//! tile, 64 planes, two rows per thread up to `depth × element bytes` of 32, fewer thread
+//! rows where the rings would not fit).
 //! Writes `DIR/temporal.json`.
 
 use mint_kernels::{Level, heat3d};
