@@ -19,7 +19,8 @@
 //! more than the highest plane it reads from the ring, so that every plane read there was
 //! written at an earlier plane of the walk, before the barrier that ends it; the ring has
 //! one slot more than the planes read, the slot the previous step writes meanwhile. A
-//! star reads other columns only on its own plane: a ring of 2 planes and a lag of `rz`.
+//! star reads other columns only on its own plane: a ring of `rz + 1` planes and a lag of
+//! `rz` (2 planes and 1 for heat).
 //! A stencil that reads other columns on other planes, or a subscript known only at run
 //! time, keeps `2·rz + 2` planes and a lag of `rz + 1`.
 //!
@@ -93,8 +94,8 @@ impl TemporalPlan {
     }
     /// Shared planes per step ring: the planes a step reads from it
     /// ([`Self::shared_dz`]) and the one the previous step writes meanwhile,
-    /// `lag − lowest + 1` (4 for a reach of 1 read at every plane, 2 for a star, whose
-    /// other planes come from registers).
+    /// `lag − lowest + 1` (`2·rz + 2` for a reach read at every plane, `rz + 1` for a
+    /// star, whose other planes come from registers).
     pub fn ring(&self) -> u32 {
         (i64::from(self.lag()) - i64::from(self.shared_dz[0].min(0)) + 1) as u32
     }
@@ -163,7 +164,7 @@ pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: 
     while tp.threads[1] > 8 && tp.shared_bytes(elem_bytes) > u64::from(shared_bytes) {
         tp.threads[1] -= 8;
     }
-    if depth * elem_bytes <= 32 && tp.threads[1] % 2 == 0 && tp.threads[1] >= 16 {
+    if depth * elem_bytes <= 32 && tp.threads[1].is_multiple_of(2) && tp.threads[1] >= 16 {
         tp.threads[1] /= 2;
         tp.rows = 2;
     }
