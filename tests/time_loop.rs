@@ -5,7 +5,9 @@
 //! planes, clamped faces, a coefficient array, a radius-2 star; arrays of odd shapes
 //! whose two ping-pong buffers hold different boundary values; step counts that are not
 //! multiples of the depth. A kernel that reads both time levels (a leapfrog) is not
-//! blocked and still gives the same result.
+//! blocked and still gives the same result. Generated steps run as time loops on the GPU
+//! are checked against the same loop step by step and against the interpreter
+//! (`generated_loops`).
 
 mod common;
 
@@ -270,6 +272,78 @@ fn the_blocked_kernels_translate() {
     }
 }
 
+/// The xorshift generator of the generated cases: `next(n)` is in `0..n`.
+fn rng() -> impl FnMut(u64) -> u64 {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    }
+}
+
+/// One generated blockable step ([`generated_blocked_steps_translate_and_compile`]): the
+/// kernel in the translator's test notation, arrays `u` (read), `v` (written) and `c` (a
+/// coefficient), scalars `nz, ny, nx`; the reach it was built with (x, y, z); the margin
+/// its ranges leave on each side (0: the whole array, clamped faces included).
+fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64) {
+    let ty = if next(2) == 0 { "f32" } else { "f64" };
+    let whole = next(3) == 0;
+    let r = 1 + next(2) as i64;
+    let (lo, hi) = if whole { (0, 0) } else { (r, r) };
+    let mut lets = Vec::new();
+    let mut terms = Vec::new();
+    let mut reach = [0u32; 3];
+    let axes = ["x", "y", "z"];
+    let ext = ["nx", "ny", "nz"];
+    for t in 0..2 + next(6) {
+        let axis = next(3) as usize;
+        let d = next(2 * r as u64 + 1) as i64 - r;
+        // the point with `axis` moved by d, written one of four ways
+        let v = axes[axis];
+        let sub = match (next(4), whole, d) {
+            (0, true, -1) => {
+                lets.push(format!(
+                    "let s{t} = if {v} == 0 {{ {v} }} else {{ {v} - 1 }};"
+                ));
+                format!("s{t}")
+            }
+            (1, true, 1) => {
+                lets.push(format!("let s{t} = min({v} + 1, {} - 1);", ext[axis]));
+                format!("s{t}")
+            }
+            (2, true, -1) => {
+                lets.push(format!("let s{t} = saturating_sub({v}, 1);"));
+                format!("s{t}")
+            }
+            (_, false, d) if d != 0 => format!("{v}{d:+}"),
+            _ => v.to_string(),
+        };
+        if sub != v {
+            reach[axis] = reach[axis].max(d.unsigned_abs() as u32);
+        }
+        let idx: Vec<String> = (0..3)
+            .rev()
+            .map(|a| {
+                if a == axis {
+                    sub.clone()
+                } else {
+                    axes[a].to_string()
+                }
+            })
+            .collect();
+        terms.push(format!("0.{}{} * u[{}]", 1 + next(8), t, idx.join("][")));
+    }
+    let text = format!(
+        "arrays: u {ty} 3, v {ty} 3, c {ty} 3\nscalars: nz usize, ny usize, nx usize\n\
+         nest: z {lo}..nz-{hi}, y {lo}..ny-{hi}, x {lo}..nx-{hi}\n{}\nv[z][y][x] = c[z][y][x] * ({});",
+        lets.join("\n"),
+        terms.join(" + ")
+    );
+    (text, reach, lo)
+}
+
 /// A small generator of blockable steps: random textbook offsets and clamped, `min` and
 /// `saturating_sub` faces of the input within radius 2, a coefficient array, interior or
 /// whole ranges, f32 or f64. Every case must pass `temporal::check` with the reach it was
@@ -286,68 +360,10 @@ fn generated_blocked_steps_translate_and_compile() {
         );
         eprintln!("NVRTC not found: the generated kernels are translated, not compiled");
     }
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move |n: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % n
-    };
+    let mut next = rng();
     let mut failures = Vec::new();
     for case in 0..150 {
-        let ty = if next(2) == 0 { "f32" } else { "f64" };
-        let whole = next(3) == 0;
-        let r = 1 + next(2) as i64;
-        let (lo, hi) = if whole { (0, 0) } else { (r, r) };
-        let mut lets = Vec::new();
-        let mut terms = Vec::new();
-        let mut reach = [0u32; 3];
-        let axes = ["x", "y", "z"];
-        let ext = ["nx", "ny", "nz"];
-        for t in 0..2 + next(6) {
-            let axis = next(3) as usize;
-            let d = next(2 * r as u64 + 1) as i64 - r;
-            // the point with `axis` moved by d, written one of four ways
-            let v = axes[axis];
-            let sub = match (next(4), whole, d) {
-                (0, true, -1) => {
-                    lets.push(format!(
-                        "let s{t} = if {v} == 0 {{ {v} }} else {{ {v} - 1 }};"
-                    ));
-                    format!("s{t}")
-                }
-                (1, true, 1) => {
-                    lets.push(format!("let s{t} = min({v} + 1, {} - 1);", ext[axis]));
-                    format!("s{t}")
-                }
-                (2, true, -1) => {
-                    lets.push(format!("let s{t} = saturating_sub({v}, 1);"));
-                    format!("s{t}")
-                }
-                (_, false, d) if d != 0 => format!("{v}{d:+}"),
-                _ => v.to_string(),
-            };
-            if sub != v {
-                reach[axis] = reach[axis].max(d.unsigned_abs() as u32);
-            }
-            let idx: Vec<String> = (0..3)
-                .rev()
-                .map(|a| {
-                    if a == axis {
-                        sub.clone()
-                    } else {
-                        axes[a].to_string()
-                    }
-                })
-                .collect();
-            terms.push(format!("0.{}{} * u[{}]", 1 + next(8), t, idx.join("][")));
-        }
-        let text = format!(
-            "arrays: u {ty} 3, v {ty} 3, c {ty} 3\nscalars: nz usize, ny usize, nx usize\n\
-             nest: z {lo}..nz-{hi}, y {lo}..ny-{hi}, x {lo}..nx-{hi}\n{}\nv[z][y][x] = c[z][y][x] * ({});",
-            lets.join("\n"),
-            terms.join(" + ")
-        );
+        let (text, reach, _) = generated_step(&mut next);
         let k = mint_testing::kernel("gen", &text);
         let input = k.array_index("u").unwrap();
         match temporal::check(&k, input) {
@@ -404,4 +420,233 @@ fn generated_blocked_steps_translate_and_compile() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+mod generated_loops {
+    use super::{common, generated_step, rng};
+    use mint::__rt::{ArrayInfo, Element, KernelSite, LaunchArgs, Region, RegionInfo, ScalarValue};
+    use mint_testing::interp::{self, Array, Launch, Value};
+    use mint_translator::ir::{Kernel, ScalarTy};
+    use ndarray::ArrayD;
+
+    fn leak<T: ?Sized>(b: Box<T>) -> &'static T {
+        Box::leak(b)
+    }
+
+    /// What one generated case runs: the kernel's site and region, its bounds and
+    /// scalars.
+    struct Case {
+        site: &'static KernelSite,
+        info: &'static RegionInfo,
+        bounds: Vec<(i64, i64)>,
+        shape: [usize; 3],
+    }
+
+    impl Case {
+        fn new(k: &Kernel, shape: [usize; 3], margin: i64) -> Case {
+            let json = serde_json::to_string(k).expect("IR serializes");
+            let site: &'static KernelSite = leak(Box::new(KernelSite::new(
+                leak(k.name.clone().into_boxed_str()),
+                "time_loop",
+                "tests/time_loop.rs",
+                0,
+                leak(json.into_boxed_str()),
+                &[],
+            )));
+            let infos: Vec<ArrayInfo> = ["u", "v", "c"]
+                .iter()
+                .map(|&name| ArrayInfo {
+                    name,
+                    align_x: margin as usize,
+                })
+                .collect();
+            let info: &'static RegionInfo = leak(Box::new(RegionInfo {
+                name: "generated_loop",
+                file: "tests/time_loop.rs",
+                line: 0,
+                arrays: leak(infos.into_boxed_slice()),
+                swaps: &[(0, 1)],
+                stream: None,
+            }));
+            let bounds = shape.iter().map(|&n| (margin, n as i64 - margin)).collect();
+            Case {
+                site,
+                info,
+                bounds,
+                shape,
+            }
+        }
+
+        /// `steps` steps on the current device, the two arrays swapped after each: with
+        /// `depth`, as `#[mint::time_loop(block = depth)]` runs them. Returns the arrays
+        /// (slot order: `u`, `v`, `c`) and how many launches fused several steps.
+        fn run<T: Element + Copy>(
+            &self,
+            hosts: &[ArrayD<T>; 3],
+            steps: usize,
+            depth: Option<usize>,
+        ) -> mint::Result<([ArrayD<T>; 3], usize)> {
+            let mut region = Region::enter(self.info)?;
+            for (i, h) in hosts.iter().enumerate() {
+                region.copy_to_device(i, h, None)?;
+            }
+            let [nz, ny, nx] = self.shape;
+            let scalars = [nz, ny, nx].map(ScalarValue::of);
+            let args = LaunchArgs {
+                arrays: &[0, 1, 2],
+                scalars: &scalars,
+                bounds: &self.bounds,
+                clauses: &[],
+            };
+            let (mut left, mut fused) = (steps, 0);
+            while left > 0 {
+                if let Some(d) = depth {
+                    region.time_step_begin(d, left, (0, 1));
+                }
+                region.launch(self.site, &args, false)?;
+                let ran = if depth.is_some() {
+                    region.time_step_end()
+                } else {
+                    1
+                };
+                fused += usize::from(ran > 1);
+                region.swap(0, 1);
+                left -= ran;
+            }
+            let mut out = hosts.clone();
+            for (i, h) in out.iter_mut().enumerate() {
+                region.copy_from_device(i, h, None)?;
+            }
+            Ok((out, fused))
+        }
+    }
+
+    /// `steps` steps in the interpreter, the two arrays swapped after each.
+    fn interpret(k: &Kernel, c: &Case, arrays: &mut [Array], steps: usize) {
+        let [nz, ny, nx] = c.shape;
+        let scalars = [nz, ny, nx].map(|n| Value::Int(n as i128, ScalarTy::Usize));
+        for _ in 0..steps {
+            interp::run(
+                k,
+                Launch {
+                    arrays,
+                    scalars: &scalars,
+                    bounds: &c.bounds,
+                    reduction: None,
+                },
+            )
+            .expect("the interpreter runs a generated step");
+            arrays.swap(0, 1);
+        }
+    }
+
+    /// Whether `got` is the interpreter's `want` within what the GPU's fused multiply-adds
+    /// change: 1e-4 (f32) or 1e-11 (f64) of the larger of 1 and the value, per step.
+    fn close(got: f64, want: f64, f32: bool, steps: usize) -> bool {
+        let tol = if f32 { 1e-4 } else { 1e-11 } * steps as f64;
+        (got - want).abs() <= tol * want.abs().max(1.0)
+    }
+
+    /// Generated blockable steps (the generator of
+    /// `generated_blocked_steps_translate_and_compile`: textbook offsets and clamped,
+    /// `min` and `saturating_sub` faces within radius 2, a coefficient array, interior
+    /// or whole ranges, f32 or f64) run as time loops on the GPU at depth 3 or 5 with
+    /// the default block: the fused loop equals the same loop step by step bit for bit,
+    /// both arrays, and the step-by-step loop equals the interpreter within the GPU's
+    /// rounding. At least half the loops must fuse (a block whose ghost cells leave too
+    /// few columns runs step by step; of the first 60 cases, 56 translate fused).
+    /// `MINT_TIME_FUZZ_CASES` sets the cases (default 60). Needs a GPU: without one it
+    /// says so and checks nothing; with `MINT_DEVICE=cuda` and none, it fails.
+    #[test]
+    fn generated_blocked_loops_equal_step_by_step_and_the_interpreter() {
+        let Some(gpu) = common::gpu() else {
+            return;
+        };
+        let cases: usize = std::env::var("MINT_TIME_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(60);
+        let mut next = rng();
+        let (mut failures, mut fused_cases) = (Vec::new(), 0);
+        for case in 0..cases {
+            let (text, _, margin) = generated_step(&mut next);
+            let mut k = mint_testing::kernel(&format!("tfuzz{case}"), &text);
+            mint_translator::check(&mut k).expect("a generated step type-checks");
+            let depth = if next(3) == 0 { 5 } else { 3 };
+            let shape = [
+                8 + next(40) as usize,
+                8 + next(40) as usize,
+                8 + next(48) as usize,
+            ];
+            // enough steps for a fused launch and a remainder run step by step
+            let steps = depth + 1 + next(6) as usize;
+            let c = Case::new(&k, shape, margin);
+            let f32 = k.arrays[0].elem == ScalarTy::F32;
+            let value = |a: usize, i: usize| {
+                // the two time levels hold different values everywhere, boundaries too
+                0.5 + 0.3 * a as f64 + ((i * (7 + 5 * a) + 3 * a) % 23) as f64 * 0.01
+            };
+            let n = shape.iter().product::<usize>();
+            let mut want: Vec<Array> = (0..3)
+                .map(|a| Array {
+                    elem: k.arrays[a].elem,
+                    shape: shape.to_vec(),
+                    data: (0..n)
+                        .map(|i| {
+                            if f32 {
+                                Value::F32(value(a, i) as f32)
+                            } else {
+                                Value::F64(value(a, i))
+                            }
+                        })
+                        .collect(),
+                })
+                .collect();
+            interpret(&k, &c, &mut want, steps);
+            let what = format!("case {case}, {shape:?}, {steps} steps, depth {depth}:\n{text}");
+            macro_rules! go {
+                ($t:ty) => {{
+                    let hosts: [ArrayD<$t>; 3] = std::array::from_fn(|a| {
+                        ArrayD::from_shape_fn(shape.to_vec(), |ix| {
+                            let i = (ix[0] * shape[1] + ix[1]) * shape[2] + ix[2];
+                            value(a, i) as $t
+                        })
+                    });
+                    let plain = mint::with_device(gpu, || c.run(&hosts, steps, None));
+                    let blocked = mint::with_device(gpu, || c.run(&hosts, steps, Some(depth)));
+                    match (plain, blocked) {
+                        (Ok((p, _)), Ok((b, fused))) => {
+                            fused_cases += usize::from(fused > 0);
+                            if p != b {
+                                failures.push(format!("blocked differs from step by step: {what}"));
+                            }
+                            for a in 0..2 {
+                                let bad = p[a]
+                                    .iter()
+                                    .zip(&want[a].data)
+                                    .position(|(&g, w)| !close(g as f64, w.as_f64(), f32, steps));
+                                if let Some(i) = bad {
+                                    failures.push(format!(
+                                        "array {a} differs from the interpreter at {i}: {what}"
+                                    ));
+                                }
+                            }
+                        }
+                        (p, b) => failures.push(format!(
+                            "a run failed: {:?} / {:?}: {what}",
+                            p.err(),
+                            b.err()
+                        )),
+                    }
+                }};
+            }
+            if f32 { go!(f32) } else { go!(f64) }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+        eprintln!("{fused_cases} of {cases} generated loops fused their steps");
+        assert!(
+            2 * fused_cases >= cases,
+            "only {fused_cases} of {cases} generated loops fused their steps"
+        );
+    }
 }
