@@ -605,8 +605,14 @@ impl RegionGen {
         let as_written = (lifted.to_token_stream().to_string()
             != fast_body.to_token_stream().to_string())
         .then_some(&fast_body);
+        let elem_bytes = if k.arrays.is_empty() {
+            quote!(0)
+        } else {
+            quote!(__mint_view_0.elem_bytes())
+        };
         let inner = wide_rows(
             vars.len(),
+            elem_bytes,
             cpu_rows(&vars, innermost, &fast_shadows, &lifted, as_written),
         );
         let (v0, r0) = (&vars[0], &ranges[0]);
@@ -1332,17 +1338,20 @@ fn cpu_rows(
     quote!(for #v1 in #r1.clone() { #row })
 }
 
-/// The rows of one outer index twice, chosen per plane by `cpu::run_wide`: compiled for
-/// AVX2 where the CPU has it, for the target's baseline where it does not. The closure is
-/// `#[inline(always)]`: inlined into `run_wide`'s AVX2 function only, it is compiled with
-/// its target features (left a call, it is compiled for the baseline, and the AVX2 copy
-/// is the baseline's). One parallel loop has no row to vectorize and runs `inner` once.
-fn wide_rows(depth: usize, inner: TokenStream) -> TokenStream {
+/// The rows of one outer index, chosen per plane by `cpu::run_wide`: compiled for
+/// AVX-512 and for AVX2 (which of the two runs, each kernel times on its first planes),
+/// and, printed again, for the target's baseline where the CPU has neither. The closure is
+/// `#[inline(always)]`: inlined into each of `run_wide`'s two target-feature functions
+/// only, it is compiled twice, with their target features (left a call, it would be
+/// compiled for the baseline, and the wide copies would be the baseline's). One parallel
+/// loop has no row to vectorize and runs `inner` once. `elem_bytes`: the first array's
+/// element size, which keys the choice.
+fn wide_rows(depth: usize, elem_bytes: TokenStream, inner: TokenStream) -> TokenStream {
     if depth < 2 {
         return inner;
     }
     quote! {
-        if __mint_crate::__rt::cpu::run_wide(#[inline(always)] || { #inner }).is_none() {
+        if __mint_crate::__rt::cpu::run_wide(&__MINT_KERNEL, #elem_bytes, #[inline(always)] || { #inner }).is_none() {
             #inner
         }
     }

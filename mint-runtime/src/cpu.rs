@@ -19,6 +19,9 @@ use std::ops::{Index, IndexMut};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod wide;
+pub use wide::WideChoice;
+
 /// A view of a host array of `N` dimensions that threads of the CPU backend share.
 /// Indexing is bounds-checked; a fault is recorded (see the module's doc), not raised.
 pub struct CpuView<'a, T, const N: usize> {
@@ -135,6 +138,12 @@ impl Faults {
 }
 
 impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
+    /// Bytes per element: what keys a kernel's choice of vector width
+    /// ([`run_wide`]), for a kernel whose element type is bound at launch.
+    pub fn elem_bytes(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+
     /// A view of the whole array `r`, the kernel's array `array`.
     fn from_raw(r: crate::host::RawArray<T>, array: usize, faults: &'a Faults) -> Self {
         let mut v = CpuView {
@@ -1092,41 +1101,57 @@ macro_rules! clip_range {
 clip_range!(usize, isize, i32, i64, u32, u64, i16, u16, i8, u8);
 
 /// Whether the rows of a kernel run through [`run_wide`]: on x86-64 CPUs with AVX2 and
-/// FMA (detected once, at run time), unless `MINT_CPU_WIDE=0`. The generated code holds
-/// each kernel's rows twice, once compiled for the target's baseline (SSE2 on x86-64) and
-/// once for AVX2, and calls this once per plane to choose. Results are the same bits
-/// either way: Rust neither contracts `a * b + c` into a fused multiply-add nor
-/// reassociates, whatever the instruction set; only the vector width differs.
+/// FMA (detected once, at run time), unless `MINT_CPU_WIDE=0` ([`wide::level`]).
 #[inline]
 pub fn wide() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *WIDE.get_or_init(|| {
-            std::env::var("MINT_CPU_WIDE").map_or(true, |v| v.trim() != "0")
-                && std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-        })
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    wide::level() > 0
 }
 
-/// Where [`wide`] is true, runs `f` compiled for AVX2 and FMA (it is inlined into a
-/// function with those target features, its only caller) and returns its value;
-/// otherwise `None`, without running `f`. The generated code passes it the AVX2 copy of a
-/// kernel's rows and runs the baseline copy where it returns `None`.
+/// Runs a kernel's rows `f` compiled for AVX-512 where the CPU has it and `site`'s
+/// [`WideChoice`] for elements of `elem_bytes` bytes picks it, for AVX2 and FMA otherwise, and returns its value; `None`,
+/// without running `f`, where the CPU has no AVX2. `f` is inlined into two functions with
+/// those target features, its only callers, and so compiled once for each. The generated
+/// code passes it a kernel's rows, and runs the baseline copy where it returns `None`.
+/// Every copy gives the same bits.
 #[inline(always)]
-pub fn run_wide<R>(f: impl FnOnce() -> R) -> Option<R> {
+pub fn run_wide<R>(
+    site: &crate::site::KernelSite,
+    elem_bytes: usize,
+    f: impl FnOnce() -> R,
+) -> Option<R> {
     #[cfg(target_arch = "x86_64")]
-    if wide() {
-        // SAFETY: `wide()` found AVX2 and FMA on this CPU.
-        return Some(unsafe { avx2(f) });
+    match wide::level() {
+        0 => {}
+        // SAFETY: `level()` found AVX2 and FMA on this CPU.
+        1 => return Some(unsafe { avx2(f) }),
+        _ => {
+            // one choice per element size: a kernel generic over `T: Real` is one site
+            let w = &site.wide[usize::from(elem_bytes > 4)];
+            let (copy, timed) = if wide::forced_512() {
+                (1, false)
+            } else {
+                w.pick()
+            };
+            let t0 = timed.then(std::time::Instant::now);
+            // SAFETY: `level()` found AVX2, FMA and AVX-512 (F, VL, BW, DQ).
+            let r = unsafe { if copy == 1 { avx512(f) } else { avx2(f) } };
+            if let Some(t0) = t0
+                && let Some((kept, ns)) = w.record(copy, t0.elapsed().as_nanos() as u64)
+                && crate::stats::report_enabled()
+            {
+                eprintln!(
+                    "mint report: {} on the CPU runs its rows with {} (fastest plane {} ns with AVX2, {} ns with AVX-512)",
+                    site.name,
+                    ["AVX2", "AVX-512"][kept],
+                    ns[0],
+                    ns[1]
+                );
+            }
+            return Some(r);
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    drop(f);
+    drop((site, elem_bytes, f));
     None
 }
 
@@ -1134,6 +1159,13 @@ pub fn run_wide<R>(f: impl FnOnce() -> R) -> Option<R> {
 #[target_feature(enable = "avx2,fma")]
 #[inline]
 unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq")]
+#[inline]
+unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 

@@ -51,6 +51,9 @@ pub struct KernelSite {
     pub(crate) tuned: Mutex<Vec<(Sig, Option<Candidate>)>>,
     /// [`KernelSite::fast_plan`], computed once.
     fast: OnceLock<Option<FastPlan>>,
+    /// Which wide copy of the kernel's CPU rows runs ([`crate::cpu::run_wide`]), for
+    /// elements of 4 bytes or less and of more.
+    pub(crate) wide: [crate::cpu::WideChoice; 2],
 }
 
 /// The reach of every reference of a kernel as the CPU backend's [`crate::cpu::Guard`]
@@ -203,6 +206,7 @@ impl KernelSite {
             inlined: OnceLock::new(),
             tuned: Mutex::new(Vec::new()),
             fast: OnceLock::new(),
+            wide: [crate::cpu::WideChoice::new(), crate::cpu::WideChoice::new()],
         }
     }
 

@@ -1,0 +1,173 @@
+//! The vector width of the CPU backend's rows (issue #42). The generated code holds each
+//! kernel's rows three times: compiled for the target's baseline (SSE2 on x86-64), for
+//! AVX2 and FMA, and for AVX-512 (F, VL, BW, DQ). [`level`] says which this CPU runs.
+//! Where it runs both wide copies, neither wins everywhere: measured on a 2-core AMD EPYC
+//! (2026-11-27, f32, 2 threads), AVX-512 ran the cardiac model 1.6× faster and the
+//! radius-4 star 1.2× slower than AVX2. So each kernel times both on its first planes
+//! ([`WideChoice`]) and keeps the faster. Results are the same bits whichever copy runs:
+//! Rust neither contracts `a * b + c` into a fused multiply-add nor reassociates, whatever
+//! the instruction set; only the vector width differs.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
+
+/// The widest copy of a kernel's rows this CPU runs, detected once per process: 0 the
+/// baseline, 1 AVX2 and FMA, 2 AVX-512 too. `MINT_CPU_WIDE=0` keeps the baseline,
+/// `MINT_CPU_WIDE=256` stops at AVX2, `MINT_CPU_WIDE=512` asks for AVX-512 on every kernel
+/// (without timing), where the CPU has them; unset (or anything else), the widest the
+/// CPU has, AVX-512 chosen per kernel by [`WideChoice`].
+pub fn level() -> u8 {
+    static LEVEL: OnceLock<u8> = OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        let asked = std::env::var("MINT_CPU_WIDE").unwrap_or_default();
+        detect().min(match asked.trim() {
+            "0" => 0,
+            "256" => 1,
+            _ => 2,
+        })
+    })
+}
+
+/// Whether `MINT_CPU_WIDE=512` asked for the AVX-512 copy of every kernel.
+pub fn forced_512() -> bool {
+    static FORCED: OnceLock<bool> = OnceLock::new();
+    *FORCED.get_or_init(|| std::env::var("MINT_CPU_WIDE").is_ok_and(|v| v.trim() == "512"))
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> u8 {
+    use std::arch::is_x86_feature_detected as has;
+    if !(has!("avx2") && has!("fma")) {
+        0
+    } else if has!("avx512f") && has!("avx512vl") && has!("avx512bw") && has!("avx512dq") {
+        2
+    } else {
+        1
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> u8 {
+    0
+}
+
+/// Calls of a kernel's rows timed per wide copy before it keeps one.
+const SAMPLES: u64 = 16;
+/// The first calls, which run untimed (cold caches, the first touch of the arrays).
+const WARMUP: u64 = 4;
+
+/// Per kernel (one in each `KernelSite`): which wide copy of its rows runs where the CPU
+/// has both. After 4 calls untimed (one call: a plane of a 3-D kernel, a row of a 2-D
+/// one), its next `2 × 16` calls alternate the AVX2 and the AVX-512 copy and are timed;
+/// then it keeps the copy whose fastest call was faster, for the rest of the process. The
+/// fastest call, not the sum, since another process on the cores slows some calls.
+#[derive(Debug)]
+pub struct WideChoice {
+    /// Calls handed out while timing.
+    calls: AtomicU64,
+    /// Timed calls finished.
+    done: AtomicU64,
+    /// Nanoseconds of the fastest timed call of each copy (AVX2, AVX-512).
+    ns: [AtomicU64; 2],
+    /// 0 while timing, then 1 + the copy kept.
+    kept: AtomicU8,
+}
+
+impl Default for WideChoice {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl WideChoice {
+    /// Nothing timed yet.
+    pub const fn new() -> WideChoice {
+        WideChoice {
+            calls: AtomicU64::new(0),
+            done: AtomicU64::new(0),
+            ns: [AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)],
+            kept: AtomicU8::new(0),
+        }
+    }
+
+    /// The copy the next call runs (0 AVX2, 1 AVX-512) and whether to time it
+    /// ([`Self::record`]). The warm-up calls, and further calls while the last timed ones
+    /// are still running, run the AVX2 copy untimed.
+    pub fn pick(&self) -> (usize, bool) {
+        match self.kept.load(Relaxed) {
+            0 => {}
+            k => return (usize::from(k - 1), false),
+        }
+        let c = self.calls.fetch_add(1, Relaxed);
+        match c.checked_sub(WARMUP) {
+            Some(t) if t < 2 * SAMPLES => ((t % 2) as usize, true),
+            _ => (0, false),
+        }
+    }
+
+    /// A timed call of `copy` took `ns` nanoseconds; the last of the timed calls keeps
+    /// the faster copy and returns it with the fastest call of each copy (AVX2, AVX-512).
+    pub fn record(&self, copy: usize, ns: u64) -> Option<(usize, [u64; 2])> {
+        self.ns[copy].fetch_min(ns, Relaxed);
+        if self.done.fetch_add(1, Relaxed) + 1 != 2 * SAMPLES {
+            return None;
+        }
+        let best = [self.ns[0].load(Relaxed), self.ns[1].load(Relaxed)];
+        let faster = usize::from(best[1] < best[0]);
+        self.kept.store(1 + faster as u8, Relaxed);
+        Some((faster, best))
+    }
+
+    /// The copy kept (0 AVX2, 1 AVX-512), once the timing is over.
+    pub fn kept(&self) -> Option<usize> {
+        match self.kept.load(Relaxed) {
+            0 => None,
+            k => Some(usize::from(k - 1)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After the warm-up, the choice alternates the copies, times 16 calls of each, and
+    /// keeps the one whose fastest call was faster, whichever it is.
+    #[test]
+    fn the_faster_copy_is_kept() {
+        for (avx2_ns, avx512_ns, want) in [(100, 60, 1), (60, 100, 0), (80, 80, 0)] {
+            let w = WideChoice::new();
+            for _ in 0..WARMUP {
+                assert_eq!(w.pick(), (0, false));
+            }
+            let mut seen = [0; 2];
+            for _ in 0..2 * SAMPLES {
+                assert_eq!(w.kept(), None);
+                let (copy, timed) = w.pick();
+                assert!(timed);
+                seen[copy] += 1;
+                // one slow call of the faster copy changes nothing
+                let slow = if seen[copy] == 3 { 1000 } else { 0 };
+                w.record(copy, slow + if copy == 0 { avx2_ns } else { avx512_ns });
+            }
+            assert_eq!(seen, [SAMPLES; 2]);
+            assert_eq!(w.kept(), Some(want));
+            assert_eq!(w.pick(), (want, false));
+        }
+    }
+
+    /// Calls handed out after the timed ones, before those finish, run AVX2 untimed.
+    #[test]
+    fn calls_while_the_timing_finishes_run_avx2() {
+        let w = WideChoice::new();
+        for _ in 0..WARMUP {
+            w.pick();
+        }
+        let picks: Vec<_> = (0..2 * SAMPLES).map(|_| w.pick()).collect();
+        assert_eq!(w.pick(), (0, false));
+        for (copy, _) in picks {
+            w.record(copy, if copy == 1 { 1 } else { 2 });
+        }
+        assert_eq!(w.pick(), (1, false));
+    }
+}
