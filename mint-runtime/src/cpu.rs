@@ -19,9 +19,6 @@ use std::ops::{Index, IndexMut};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-mod wide;
-pub use wide::WideChoice;
-
 /// A view of a host array of `N` dimensions that threads of the CPU backend share.
 /// Indexing is bounds-checked; a fault is recorded (see the module's doc), not raised.
 pub struct CpuView<'a, T, const N: usize> {
@@ -1101,18 +1098,18 @@ macro_rules! clip_range {
 clip_range!(usize, isize, i32, i64, u32, u64, i16, u16, i8, u8);
 
 /// Whether the rows of a kernel run through [`run_wide`]: on x86-64 CPUs with AVX2 and
-/// FMA (detected once, at run time), unless `MINT_CPU_WIDE=0` ([`wide::level`]).
+/// FMA (detected once, at run time), unless `MINT_CPU_WIDE=0`.
 #[inline]
 pub fn wide() -> bool {
-    wide::level() > 0
+    crate::wide::level() > 0
 }
 
-/// Runs a kernel's rows `f` compiled for AVX-512 where the CPU has it and `site`'s
-/// [`WideChoice`] for elements of `elem_bytes` bytes picks it, for AVX2 and FMA otherwise, and returns its value; `None`,
-/// without running `f`, where the CPU has no AVX2. `f` is inlined into two functions with
-/// those target features, its only callers, and so compiled once for each. The generated
-/// code passes it a kernel's rows, and runs the baseline copy where it returns `None`.
-/// Every copy gives the same bits.
+/// Runs a kernel's rows `f` compiled for AVX-512 where the CPU has it and `site`'s choice
+/// for elements of `elem_bytes` bytes (timed on its first planes) picks it, for AVX2 and
+/// FMA otherwise, and returns its value; `None`, without running `f`, where the CPU has no
+/// AVX2. `f` is inlined into two functions with those target features, its only callers,
+/// and so compiled once for each. The generated code passes it a kernel's rows, and runs
+/// the baseline copy where it returns `None`. Every copy gives the same bits.
 #[inline(always)]
 pub fn run_wide<R>(
     site: &crate::site::KernelSite,
@@ -1120,14 +1117,14 @@ pub fn run_wide<R>(
     f: impl FnOnce() -> R,
 ) -> Option<R> {
     #[cfg(target_arch = "x86_64")]
-    match wide::level() {
+    match crate::wide::level() {
         0 => {}
         // SAFETY: `level()` found AVX2 and FMA on this CPU.
         1 => return Some(unsafe { avx2(f) }),
         _ => {
             // one choice per element size: a kernel generic over `T: Real` is one site
             let w = &site.wide[usize::from(elem_bytes > 4)];
-            let (copy, timed) = if wide::forced_512() {
+            let (copy, timed) = if crate::wide::forced_512() {
                 (1, false)
             } else {
                 w.pick()

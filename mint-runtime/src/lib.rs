@@ -41,6 +41,7 @@ pub mod transfer;
 mod transport;
 pub mod tune;
 mod variant;
+mod wide;
 
 pub use bandwidth::{HostMemory, copy_bandwidth, host_copy_bandwidth};
 pub use device::{

@@ -53,7 +53,7 @@ pub struct KernelSite {
     fast: OnceLock<Option<FastPlan>>,
     /// Which wide copy of the kernel's CPU rows runs ([`crate::cpu::run_wide`]), for
     /// elements of 4 bytes or less and of more.
-    pub(crate) wide: [crate::cpu::WideChoice; 2],
+    pub(crate) wide: [crate::wide::WideChoice; 2],
 }
 
 /// The reach of every reference of a kernel as the CPU backend's [`crate::cpu::Guard`]
@@ -206,7 +206,10 @@ impl KernelSite {
             inlined: OnceLock::new(),
             tuned: Mutex::new(Vec::new()),
             fast: OnceLock::new(),
-            wide: [crate::cpu::WideChoice::new(), crate::cpu::WideChoice::new()],
+            wide: [
+                crate::wide::WideChoice::new(),
+                crate::wide::WideChoice::new(),
+            ],
         }
     }
 

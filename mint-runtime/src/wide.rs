@@ -119,6 +119,7 @@ impl WideChoice {
     }
 
     /// The copy kept (0 AVX2, 1 AVX-512), once the timing is over.
+    #[cfg(test)]
     pub fn kept(&self) -> Option<usize> {
         match self.kept.load(Relaxed) {
             0 => None,
