@@ -1137,7 +1137,7 @@ pub fn run_wide<R>(
                 && crate::stats::report_enabled()
             {
                 eprintln!(
-                    "mint report: {} on the CPU runs its rows with {} (fastest plane {} ns with AVX2, {} ns with AVX-512)",
+                    "mint report: {} on the CPU runs its rows with {} (median call {} ns with AVX2, {} ns with AVX-512)",
                     site.name,
                     ["AVX2", "AVX-512"][kept],
                     ns[0],

@@ -8,8 +8,8 @@
 //! Rust neither contracts `a * b + c` into a fused multiply-add nor reassociates, whatever
 //! the instruction set; only the vector width differs.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, OnceLock};
 
 /// The widest copy of a kernel's rows this CPU runs, detected once per process: 0 the
 /// baseline, 1 AVX2 and FMA, 2 AVX-512 too. `MINT_CPU_WIDE=0` keeps the baseline,
@@ -52,23 +52,21 @@ fn detect() -> u8 {
 }
 
 /// Calls of a kernel's rows timed per wide copy before it keeps one.
-const SAMPLES: u64 = 16;
+const SAMPLES: usize = 48;
 /// The first calls, which run untimed (cold caches, the first touch of the arrays).
-const WARMUP: u64 = 4;
+const WARMUP: u64 = 16;
 
-/// Per kernel (one in each `KernelSite`): which wide copy of its rows runs where the CPU
-/// has both. After 4 calls untimed (one call: a plane of a 3-D kernel, a row of a 2-D
-/// one), its next `2 × 16` calls alternate the AVX2 and the AVX-512 copy and are timed;
-/// then it keeps the copy whose fastest call was faster, for the rest of the process. The
-/// fastest call, not the sum, since another process on the cores slows some calls.
+/// Per kernel and element size (in each `KernelSite`): which wide copy of its rows runs
+/// where the CPU has both. After 16 calls untimed (one call: a plane of a 3-D kernel, a
+/// row of a 2-D one), its next `2 × 48` calls alternate the AVX2 and the AVX-512 copy and
+/// are timed; then it keeps the copy whose median call was faster, for the rest of the
+/// process. The median, not the sum, since another process on the cores slows some calls.
 #[derive(Debug)]
 pub struct WideChoice {
-    /// Calls handed out while timing.
+    /// Calls handed out so far, while timing.
     calls: AtomicU64,
-    /// Timed calls finished.
-    done: AtomicU64,
-    /// Nanoseconds of the fastest timed call of each copy (AVX2, AVX-512).
-    ns: [AtomicU64; 2],
+    /// The timed calls' nanoseconds, per copy (AVX2, AVX-512).
+    ns: Mutex<[Vec<u64>; 2]>,
     /// 0 while timing, then 1 + the copy kept.
     kept: AtomicU8,
 }
@@ -84,8 +82,7 @@ impl WideChoice {
     pub const fn new() -> WideChoice {
         WideChoice {
             calls: AtomicU64::new(0),
-            done: AtomicU64::new(0),
-            ns: [AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)],
+            ns: Mutex::new([Vec::new(), Vec::new()]),
             kept: AtomicU8::new(0),
         }
     }
@@ -100,22 +97,27 @@ impl WideChoice {
         }
         let c = self.calls.fetch_add(1, Relaxed);
         match c.checked_sub(WARMUP) {
-            Some(t) if t < 2 * SAMPLES => ((t % 2) as usize, true),
+            Some(t) if t < 2 * SAMPLES as u64 => ((t % 2) as usize, true),
             _ => (0, false),
         }
     }
 
     /// A timed call of `copy` took `ns` nanoseconds; the last of the timed calls keeps
-    /// the faster copy and returns it with the fastest call of each copy (AVX2, AVX-512).
+    /// the copy with the faster median and returns it with the medians (AVX2, AVX-512).
     pub fn record(&self, copy: usize, ns: u64) -> Option<(usize, [u64; 2])> {
-        self.ns[copy].fetch_min(ns, Relaxed);
-        if self.done.fetch_add(1, Relaxed) + 1 != 2 * SAMPLES {
+        let mut all = self.ns.lock().unwrap_or_else(|p| p.into_inner());
+        all[copy].push(ns);
+        if all[0].len() + all[1].len() != 2 * SAMPLES {
             return None;
         }
-        let best = [self.ns[0].load(Relaxed), self.ns[1].load(Relaxed)];
-        let faster = usize::from(best[1] < best[0]);
+        let median = |v: &mut Vec<u64>| {
+            v.sort_unstable();
+            v[v.len() / 2]
+        };
+        let m = [median(&mut all[0]), median(&mut all[1])];
+        let faster = usize::from(m[1] < m[0]);
         self.kept.store(1 + faster as u8, Relaxed);
-        Some((faster, best))
+        Some((faster, m))
     }
 
     /// The copy kept (0 AVX2, 1 AVX-512), once the timing is over.
@@ -132,8 +134,8 @@ impl WideChoice {
 mod tests {
     use super::*;
 
-    /// After the warm-up, the choice alternates the copies, times 16 calls of each, and
-    /// keeps the one whose fastest call was faster, whichever it is.
+    /// After the warm-up, the choice alternates the copies, times 48 calls of each, and
+    /// keeps the one whose median call was faster, whichever it is.
     #[test]
     fn the_faster_copy_is_kept() {
         for (avx2_ns, avx512_ns, want) in [(100, 60, 1), (60, 100, 0), (80, 80, 0)] {
@@ -142,13 +144,13 @@ mod tests {
                 assert_eq!(w.pick(), (0, false));
             }
             let mut seen = [0; 2];
-            for _ in 0..2 * SAMPLES {
+            for _ in 0..2 * SAMPLES as u64 {
                 assert_eq!(w.kept(), None);
                 let (copy, timed) = w.pick();
                 assert!(timed);
                 seen[copy] += 1;
-                // one slow call of the faster copy changes nothing
-                let slow = if seen[copy] == 3 { 1000 } else { 0 };
+                // a few slow calls of the faster copy change nothing
+                let slow = if seen[copy] % 8 == 3 { 1000 } else { 0 };
                 w.record(copy, slow + if copy == 0 { avx2_ns } else { avx512_ns });
             }
             assert_eq!(seen, [SAMPLES; 2]);
@@ -164,7 +166,7 @@ mod tests {
         for _ in 0..WARMUP {
             w.pick();
         }
-        let picks: Vec<_> = (0..2 * SAMPLES).map(|_| w.pick()).collect();
+        let picks: Vec<_> = (0..2 * SAMPLES as u64).map(|_| w.pick()).collect();
         assert_eq!(w.pick(), (0, false));
         for (copy, _) in picks {
             w.record(copy, if copy == 1 { 1 } else { 2 });
