@@ -41,9 +41,7 @@ fn cases() -> (u64, u64) {
     )
 }
 
-fn leak<T: ?Sized>(b: Box<T>) -> &'static T {
-    Box::leak(b)
-}
+use common::leak;
 
 /// The interpreter's reference: the kernel, the swap of `a0` and `out`, the kernel.
 fn reference(k: &Kernel, c: &Case) -> Result<Vec<Array>, String> {
@@ -134,7 +132,6 @@ impl<T: El, const N: usize> Store for DevStore<'_, T, N> {
 
 /// The region of case `c` (its kernel `k`, type-checked) on the current device.
 fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case) -> mint::Result<Vec<Array>> {
-    let json = serde_json::to_string(k).expect("IR serializes");
     let n = k.arrays.len();
     let infos: Vec<ArrayInfo> = k
         .arrays
@@ -154,15 +151,8 @@ fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case) -> mint::Result<Vec<Ar
     }));
     let slots: &'static [usize] = leak((0..n).collect::<Vec<_>>().into_boxed_slice());
     let site: &'static KernelSite = leak(Box::new(
-        KernelSite::new(
-            leak(k.name.clone().into_boxed_str()),
-            "decomp_fuzz",
-            "tests/decomp_fuzz.rs",
-            c.seed as u32,
-            leak(json.into_boxed_str()),
-            &[],
-        )
-        .in_region(info, slots),
+        common::site_of(k, "decomp_fuzz", "tests/decomp_fuzz.rs", c.seed as u32)
+            .in_region(info, slots),
     ));
     mint::__rt::register_site(site);
     let mut hosts: Vec<ArrayD<T>> = c

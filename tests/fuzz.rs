@@ -98,9 +98,7 @@ use mint::__rt::{ArrayInfo, Element, KernelSite, LaunchArgs, Region, RegionInfo,
 use mint_testing::interp::{Array, Value};
 use mint_translator::ir::ScalarTy;
 
-fn leak<T: ?Sized>(b: Box<T>) -> &'static T {
-    Box::leak(b)
-}
+use common::leak;
 
 fn host<T: Element>(a: &Array, f: impl Fn(Value) -> T) -> ndarray::ArrayD<T> {
     ndarray::ArrayD::from_shape_vec(a.shape.clone(), a.data.iter().map(|&v| f(v)).collect())
@@ -124,15 +122,7 @@ fn on_gpu(
     k: &mint_translator::ir::Kernel,
     c: &generate::Case,
 ) -> mint::Result<(Vec<Array>, Option<Value>)> {
-    let json = serde_json::to_string(k).expect("IR serializes");
-    let site: &'static KernelSite = leak(Box::new(KernelSite::new(
-        leak(k.name.clone().into_boxed_str()),
-        "fuzz",
-        "tests/fuzz.rs",
-        0,
-        leak(json.into_boxed_str()),
-        &[],
-    )));
+    let site: &'static KernelSite = leak(Box::new(common::site_of(k, "fuzz", "tests/fuzz.rs", 0)));
     let lo_x = c.bounds.last().map_or(0, |b| b.0 as usize);
     let infos: Vec<ArrayInfo> = k
         .arrays

@@ -424,14 +424,11 @@ fn generated_blocked_steps_translate_and_compile() {
 
 mod generated_loops {
     use super::{common, generated_step, rng};
+    use common::leak;
     use mint::__rt::{ArrayInfo, Element, KernelSite, LaunchArgs, Region, RegionInfo, ScalarValue};
     use mint_testing::interp::{self, Array, Launch, Value};
     use mint_translator::ir::{Kernel, ScalarTy};
     use ndarray::ArrayD;
-
-    fn leak<T: ?Sized>(b: Box<T>) -> &'static T {
-        Box::leak(b)
-    }
 
     /// What one generated case runs: the kernel's site and region, its bounds and
     /// scalars.
@@ -444,14 +441,11 @@ mod generated_loops {
 
     impl Case {
         fn new(k: &Kernel, shape: [usize; 3], margin: i64) -> Case {
-            let json = serde_json::to_string(k).expect("IR serializes");
-            let site: &'static KernelSite = leak(Box::new(KernelSite::new(
-                leak(k.name.clone().into_boxed_str()),
+            let site: &'static KernelSite = leak(Box::new(common::site_of(
+                k,
                 "time_loop",
                 "tests/time_loop.rs",
                 0,
-                leak(json.into_boxed_str()),
-                &[],
             )));
             let infos: Vec<ArrayInfo> = ["u", "v", "c"]
                 .iter()

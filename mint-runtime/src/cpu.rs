@@ -1121,14 +1121,12 @@ pub fn run_wide<R>(
         0 => {}
         // SAFETY: `level()` found AVX2 and FMA on this CPU.
         1 => return Some(unsafe { avx2(f) }),
+        // SAFETY: `level()` found AVX2, FMA and AVX-512 (F, VL, BW, DQ).
+        3 => return Some(unsafe { avx512(f) }),
         _ => {
             // one choice per element size: a kernel generic over `T: Real` is one site
             let w = &site.wide[usize::from(elem_bytes > 4)];
-            let (copy, timed) = if crate::wide::forced_512() {
-                (1, false)
-            } else {
-                w.pick()
-            };
+            let (copy, timed) = w.pick();
             let t0 = timed.then(std::time::Instant::now);
             // SAFETY: `level()` found AVX2, FMA and AVX-512 (F, VL, BW, DQ).
             let r = unsafe { if copy == 1 { avx512(f) } else { avx2(f) } };

@@ -12,26 +12,22 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
 
 /// The widest copy of a kernel's rows this CPU runs, detected once per process: 0 the
-/// baseline, 1 AVX2 and FMA, 2 AVX-512 too. `MINT_CPU_WIDE=0` keeps the baseline,
-/// `MINT_CPU_WIDE=256` stops at AVX2, `MINT_CPU_WIDE=512` asks for AVX-512 on every kernel
-/// (without timing), where the CPU has them; unset (or anything else), the widest the
-/// CPU has, AVX-512 chosen per kernel by [`WideChoice`].
+/// baseline, 1 AVX2 and FMA, 2 AVX-512 too, chosen per kernel by [`WideChoice`], 3 AVX-512
+/// for every kernel. `MINT_CPU_WIDE=0` keeps the baseline, `MINT_CPU_WIDE=256` stops at
+/// AVX2, `MINT_CPU_WIDE=512` asks for AVX-512 on every kernel (without timing), each
+/// where the CPU has it; unset (or anything else), the widest the CPU has, AVX-512
+/// chosen per kernel.
 pub fn level() -> u8 {
     static LEVEL: OnceLock<u8> = OnceLock::new();
     *LEVEL.get_or_init(|| {
         let asked = std::env::var("MINT_CPU_WIDE").unwrap_or_default();
-        detect().min(match asked.trim() {
-            "0" => 0,
-            "256" => 1,
-            _ => 2,
-        })
+        match (detect(), asked.trim()) {
+            (_, "0") => 0,
+            (d, "256") => d.min(1),
+            (2, "512") => 3,
+            (d, _) => d,
+        }
     })
-}
-
-/// Whether `MINT_CPU_WIDE=512` asked for the AVX-512 copy of every kernel.
-pub fn forced_512() -> bool {
-    static FORCED: OnceLock<bool> = OnceLock::new();
-    *FORCED.get_or_init(|| std::env::var("MINT_CPU_WIDE").is_ok_and(|v| v.trim() == "512"))
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -115,3 +115,27 @@ pub fn seismic_dir() -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
     }
 }
+
+/// `b`, leaked: the `'static` names, IR and sites a test builds at run time.
+pub fn leak<T: ?Sized>(b: Box<T>) -> &'static T {
+    Box::leak(b)
+}
+
+/// The site of kernel `k` built at run time (its IR serialized, as the macros embed it),
+/// named as reported from `module` at `file:line`.
+pub fn site_of(
+    k: &mint_translator::ir::Kernel,
+    module: &'static str,
+    file: &'static str,
+    line: u32,
+) -> mint::__rt::KernelSite {
+    let json = serde_json::to_string(k).expect("IR serializes");
+    mint::__rt::KernelSite::new(
+        leak(k.name.clone().into_boxed_str()),
+        module,
+        file,
+        line,
+        leak(json.into_boxed_str()),
+        &[],
+    )
+}

@@ -119,8 +119,8 @@ impl TemporalPlan {
         u64::from(self.depth) * u64::from(self.ring()) * tx * ty * u64::from(elem_bytes)
     }
     /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: a
-    /// multiple of the ring above the lowest plane a step names, `mint_z0 − depth·rz −
-    /// depth·lag − rz >= −(2·depth + 1)·(rz + 1)`.
+    /// multiple of the ring at least as large as the lowest plane a step names lies below
+    /// `mint_z0`: `depth·rz + depth·lag + rz`.
     pub fn slot_offset(&self) -> i64 {
         let (d, rz) = (i64::from(self.depth), i64::from(self.reach[2]));
         i64::from(self.ring()) * (d * rz + d * i64::from(self.lag()) + rz + 1)
@@ -368,17 +368,20 @@ impl RefResolver for StepRefs<'_> {
         let s = self.step.get();
         let ai = self.k.array_index(array).expect("kernel array");
         if ai == self.tp.input {
-            if let Some([0, 0, dz]) = stencil_offset(self.k, array, index) {
-                return queue_ref(self.tp, s - 1, dz + i64::from(self.tp.reach[2]));
-            }
-            if let Some([dx, dy, dz]) = stencil_offset(self.k, array, index) {
-                return format!(
-                    "mint_ring{}[{}][mint_ty{}][mint_tx{}]",
-                    s - 1,
-                    slot_var(dz),
-                    plus(dy),
-                    plus(dx)
-                );
+            match stencil_offset(self.k, array, index) {
+                Some([0, 0, dz]) => {
+                    return queue_ref(self.tp, s - 1, dz + i64::from(self.tp.reach[2]));
+                }
+                Some([dx, dy, dz]) => {
+                    return format!(
+                        "mint_ring{}[{}][mint_ty{}][mint_tx{}]",
+                        s - 1,
+                        slot_var(dz),
+                        plus(dy),
+                        plus(dx)
+                    );
+                }
+                None => {}
             }
             // a subscript the reach analysis bounds within the reach: its distance from
             // the point, at run time
