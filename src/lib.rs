@@ -71,9 +71,9 @@ pub use mint_runtime::stream;
 pub use mint_runtime::tune;
 pub use mint_runtime::{
     Backend, Decomposition, Device, Error, GpuList, JitStats, KernelStats, Result, TransferStats,
-    check_reads, cuda_available, cuda_device_count, cuda_required, decomposition, jit_stats,
-    kernel_stat, kernel_stats, reset_kernel_stats, set_check_reads, set_sync_each_launch,
-    set_timing, sync_each_launch, transfer_stats, with_device,
+    check_reads, cuda_available, cuda_device_count, cuda_required, decomposition, halo_exchanges,
+    jit_stats, kernel_stat, kernel_stats, reset_kernel_stats, set_check_reads,
+    set_sync_each_launch, set_timing, sync_each_launch, transfer_stats, with_device,
 };
 /// The `ndarray` Mint is built against (0.17): import it from here (`use
 /// mint::ndarray::Array3;`) to stay in step with Mint's version. Arrays of another

@@ -120,6 +120,11 @@ const CASES: &[Case] = &[
         reference: Reference::OneDevice,
     },
     Case {
+        name: "blocked_time_loop",
+        run: blocked_case,
+        reference: Reference::OneDevice,
+    },
+    Case {
         name: "reductions",
         run: reductions,
         reference: Reference::SameDevices,
@@ -218,6 +223,46 @@ fn periodic_case() -> Vec<u64> {
     let mut v = Array3::zeros(u.dim());
     periodic_heat(&mut u, &mut v, 4).unwrap();
     bits(u.iter().copied())
+}
+
+/// 3-D heat in a time loop blocked 3 deep (issue #45): the ranks' slabs carry 3 ghost
+/// planes and exchange them once per 3 steps; fused launches on GPUs.
+#[mint::parallel]
+fn blocked_heat(u: &mut Array3<f64>, v: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    #[mint::time_loop(block = 3)]
+    for _ in 0..steps {
+        #[mint::r#for(nest(all))]
+        for z in 1..nz - 1 {
+            for y in 1..ny - 1 {
+                for x in 1..nx - 1 {
+                    v[[z, y, x]] = 0.4 * u[[z, y, x]]
+                        + 0.1
+                            * (u[[z - 1, y, x]]
+                                + u[[z + 1, y, x]]
+                                + u[[z, y - 1, x]]
+                                + u[[z, y + 1, x]]
+                                + u[[z, y, x - 1]]
+                                + u[[z, y, x + 1]]);
+                }
+            }
+        }
+        std::mem::swap(u, v);
+    }
+    mint::copy!(u, from_device);
+    mint::copy!(v, from_device);
+    Ok(())
+}
+
+fn blocked_case() -> Vec<u64> {
+    let mut u = Array3::from_shape_fn((23, 9, 11), |(z, y, x)| {
+        ((z * 63 + y * 9 + x) % 17) as f64 * 0.25
+    });
+    let mut v = u.mapv(|a| 1.0 - a);
+    blocked_heat(&mut u, &mut v, 11).unwrap();
+    bits(u.iter().chain(v.iter()).copied())
 }
 
 /// The Aliev-Panfilov model on 63 × 63 points until t = 5: its iterations, E and R.

@@ -89,6 +89,33 @@ pair!(wave_b, wave_p, f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny 
             + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]] - 6.0 * u[[z, y, x]]);
 });
 
+// the same kernels again, blocked, for the test of several devices alone: it counts their
+// regions' halo exchanges, which no other test's run of them may add to
+region!(deep_heat, [#[mint::time_loop(block = 3)]], f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
+        + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
+            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
+});
+region!(deep_clamped, [#[mint::time_loop(block = 3)]], f32, (), |u, unew, z, y, x, nz, ny, nx| [0, nz; 0, ny; 0, nx] {
+    let b = if z == 0 { z } else { z - 1 };
+    let t = if z == nz - 1 { z } else { z + 1 };
+    let n = if y == 0 { y } else { y - 1 };
+    let s = (y + 1).min(ny - 1);
+    let w = x.saturating_sub(1);
+    let e = if x == nx - 1 { x } else { x + 1 };
+    unew[[z, y, x]] = 0.5 * u[[z, y, x]]
+        + 0.1 * (u[[b, y, x]] + u[[t, y, x]] + u[[z, n, x]])
+        + 0.05 * (u[[z, s, x]] + u[[z, y, w]] + u[[z, y, e]]);
+});
+region!(deep_star, [#[mint::time_loop(block = 3)]], f64, (k: &Array3<f64>), |u, unew, z, y, x, nz, ny, nx| [2, nz - 2; 2, ny - 2; 2, nx - 2] {
+    let c = k[[z, y, x]];
+    unew[[z, y, x]] = (1.0 - 12.0 * c) * u[[z, y, x]]
+        + c * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]] + u[[z, y + 1, x]]
+            + u[[z - 1, y, x]] + u[[z + 1, y, x]])
+        + 0.5 * c * (u[[z, y, x - 2]] + u[[z, y, x + 2]] + u[[z, y - 2, x]]
+            + u[[z, y + 2, x]] + u[[z - 2, y, x]] + u[[z + 2, y, x]]);
+});
+
 /// Two buffers of one shape whose values, boundaries included, differ everywhere.
 fn fields<T: From<f32>>(shape: (usize, usize, usize)) -> (Array3<T>, Array3<T>) {
     let f = |s: f32| {
@@ -424,8 +451,11 @@ fn generated_blocked_steps_translate_and_compile() {
 
 mod generated_loops {
     use super::{common, generated_step, rng};
+    use common::interp_store::{DevStore, El};
     use common::leak;
-    use mint::__rt::{ArrayInfo, Element, KernelSite, LaunchArgs, Region, RegionInfo, ScalarValue};
+    use mint::__rt::cpu::CpuDev;
+    use mint::__rt::{ArrayInfo, KernelSite, LaunchArgs, Region, RegionInfo, ScalarValue};
+    use mint::Device;
     use mint_testing::interp::{self, Array, Launch, Value};
     use mint_translator::ir::{Kernel, ScalarTy};
     use ndarray::ArrayD;
@@ -440,13 +470,9 @@ mod generated_loops {
     }
 
     impl Case {
-        fn new(k: &Kernel, shape: [usize; 3], margin: i64) -> Case {
-            let site: &'static KernelSite = leak(Box::new(common::site_of(
-                k,
-                "time_loop",
-                "tests/time_loop.rs",
-                0,
-            )));
+        /// Case `case` of kernel `k`, its loop blocked `depth` deep: its site belongs to a
+        /// region of its own, `generated_loop_<case>`, which a decomposition plans from it.
+        fn new(k: &Kernel, shape: [usize; 3], margin: i64, (case, depth): (usize, u32)) -> Case {
             let infos: Vec<ArrayInfo> = ["u", "v", "c"]
                 .iter()
                 .map(|&name| ArrayInfo {
@@ -455,13 +481,19 @@ mod generated_loops {
                 })
                 .collect();
             let info: &'static RegionInfo = leak(Box::new(RegionInfo {
-                name: "generated_loop",
+                name: leak(format!("generated_loop_{case}").into_boxed_str()),
                 file: "tests/time_loop.rs",
                 line: 0,
                 arrays: leak(infos.into_boxed_slice()),
                 swaps: &[(0, 1)],
                 stream: None,
             }));
+            let site: &'static KernelSite = leak(Box::new(
+                common::site_of(k, "time_loop", "tests/time_loop.rs", case as u32)
+                    .in_region(info, &[0, 1, 2])
+                    .in_time_loop(depth),
+            ));
+            mint::__rt::register_site(site);
             let bounds = shape.iter().map(|&n| (margin, n as i64 - margin)).collect();
             Case {
                 site,
@@ -472,14 +504,16 @@ mod generated_loops {
         }
 
         /// `steps` steps on the current device, the two arrays swapped after each: with
-        /// `depth`, as `#[mint::time_loop(block = depth)]` runs them. Returns the arrays
-        /// (slot order: `u`, `v`, `c`) and how many launches fused several steps.
-        fn run<T: Element + Copy>(
+        /// `depth`, as `#[mint::time_loop(block = depth)]` runs them. On the CPU (or
+        /// `cpu:N`) each step runs in the interpreter on the device's views, as the CPU
+        /// backend's generated code runs it. Returns the arrays (slot order: `u`, `v`,
+        /// `c`), how many launches fused several steps, and how many launches ran.
+        fn run<T: El>(
             &self,
             hosts: &[ArrayD<T>; 3],
             steps: usize,
             depth: Option<usize>,
-        ) -> mint::Result<([ArrayD<T>; 3], usize)> {
+        ) -> mint::Result<([ArrayD<T>; 3], usize, usize)> {
             let mut region = Region::enter(self.info)?;
             for (i, h) in hosts.iter().enumerate() {
                 region.copy_to_device(i, h, None)?;
@@ -492,12 +526,38 @@ mod generated_loops {
                 bounds: &self.bounds,
                 clauses: &[],
             };
-            let (mut left, mut fused) = (steps, 0);
+            let (mut left, mut fused, mut launches) = (steps, 0, 0);
+            let mut views = hosts.clone();
             while left > 0 {
                 if let Some(d) = depth {
                     region.time_step_begin(d, left, (0, 1));
                 }
-                region.launch(self.site, &args, false)?;
+                if region.is_cpu() {
+                    let k = self.site.kernel()?;
+                    let values = [nz, ny, nx].map(|n| Value::Int(n as i128, ScalarTy::Usize));
+                    let bounds = &self.bounds;
+                    region.cpu_run(self.site, &[0, 1, 2], |dev: &CpuDev| {
+                        let [a, b, c] = &mut views;
+                        let views = vec![
+                            dev.view_mut::<3, _>(0, a),
+                            dev.view_mut::<3, _>(1, b),
+                            dev.view_mut::<3, _>(2, c),
+                        ];
+                        let mut store = DevStore {
+                            dev,
+                            views,
+                            elem: k.arrays[0].elem,
+                        };
+                        let outer = dev.range(bounds[0].0..bounds[0].1);
+                        let mut bounds = bounds.clone();
+                        bounds[0] = (outer.start, outer.end);
+                        interp::run_on(k, &mut store, &values, &bounds, None)
+                            .expect("the interpreter runs a generated step");
+                    })?;
+                } else {
+                    region.launch(self.site, &args, false)?;
+                }
+                launches += 1;
                 let ran = if depth.is_some() {
                     region.time_step_end()
                 } else {
@@ -511,7 +571,7 @@ mod generated_loops {
             for (i, h) in out.iter_mut().enumerate() {
                 region.copy_from_device(i, h, None)?;
             }
-            Ok((out, fused))
+            Ok((out, fused, launches))
         }
     }
 
@@ -574,7 +634,7 @@ mod generated_loops {
             ];
             // enough steps for a fused launch and a remainder run step by step
             let steps = depth + 1 + next(6) as usize;
-            let c = Case::new(&k, shape, margin);
+            let c = Case::new(&k, shape, margin, (case, depth as u32));
             let f32 = k.arrays[0].elem == ScalarTy::F32;
             let value = |a: usize, i: usize| {
                 // the two time levels hold different values everywhere, boundaries too
@@ -609,7 +669,7 @@ mod generated_loops {
                     let plain = mint::with_device(gpu, || c.run(&hosts, steps, None));
                     let blocked = mint::with_device(gpu, || c.run(&hosts, steps, Some(depth)));
                     match (plain, blocked) {
-                        (Ok((p, _)), Ok((b, fused))) => {
+                        (Ok((p, ..)), Ok((b, fused, _))) => {
                             fused_cases += usize::from(fused > 0);
                             if p != b {
                                 failures.push(format!("blocked differs from step by step: {what}"));
@@ -641,6 +701,202 @@ mod generated_loops {
         assert!(
             2 * fused_cases >= cases,
             "only {fused_cases} of {cases} generated loops fused their steps"
+        );
+    }
+
+    /// The first of `got`'s elements whose bits differ from `want`'s, if any.
+    fn differs<T: El>(got: &ArrayD<T>, want: &Array) -> Option<usize> {
+        got.iter()
+            .zip(&want.data)
+            .position(|(&g, w)| g.to_value().as_f64().to_bits() != w.as_f64().to_bits())
+    }
+
+    /// Generated blockable steps (the generator above) as time loops blocked 3 or 5 deep
+    /// on several devices, each case's slabs carrying `depth × reach` ghost planes: on
+    /// `cpu:2` and `cpu:3` (each emulated device running the steps in the interpreter on
+    /// its views, the block's steps on its planes widened by what the later steps read)
+    /// both arrays bitwise equal to the interpreter's step-by-step loop on whole arrays,
+    /// with at most one halo exchange per launch; with a GPU, on `cuda:0,0` bitwise equal
+    /// to the same blocked loop on one GPU. Runs in every `cargo test`
+    /// (`MINT_TIME_FUZZ_CASES` sets the cases, default 60).
+    #[test]
+    fn generated_blocked_loops_on_several_devices_equal_one_device() {
+        let cases: usize = std::env::var("MINT_TIME_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(60);
+        let gpu = common::gpu();
+        let mut next = rng();
+        let mut failures = Vec::new();
+        for case in 0..cases {
+            let (text, _, margin) = generated_step(&mut next);
+            let mut k = mint_testing::kernel(&format!("tdeep{case}"), &text);
+            mint_translator::check(&mut k).expect("a generated step type-checks");
+            let depth = if next(3) == 0 { 5 } else { 3 };
+            let shape = [
+                6 + next(30) as usize,
+                6 + next(10) as usize,
+                6 + next(12) as usize,
+            ];
+            let steps = depth + 1 + next(6) as usize;
+            let id = 1000 + case;
+            let c = Case::new(&k, shape, margin, (id, depth as u32));
+            let region = format!("generated_loop_{id}");
+            let n = shape.iter().product::<usize>();
+            let value = |a: usize, i: usize| {
+                0.5 + 0.3 * a as f64 + ((i * (7 + 5 * a) + 3 * a) % 23) as f64 * 0.01
+            };
+            let f32 = k.arrays[0].elem == ScalarTy::F32;
+            let mut want: Vec<Array> = (0..3)
+                .map(|a| Array {
+                    elem: k.arrays[a].elem,
+                    shape: shape.to_vec(),
+                    data: (0..n)
+                        .map(|i| {
+                            if f32 {
+                                Value::F32(value(a, i) as f32)
+                            } else {
+                                Value::F64(value(a, i))
+                            }
+                        })
+                        .collect(),
+                })
+                .collect();
+            interpret(&k, &c, &mut want, steps);
+            let what = format!("case {case}, {shape:?}, {steps} steps, depth {depth}:\n{text}");
+            macro_rules! go {
+                ($t:ty) => {{
+                    let hosts: [ArrayD<$t>; 3] = std::array::from_fn(|a| {
+                        ArrayD::from_shape_fn(shape.to_vec(), |ix| {
+                            let i = (ix[0] * shape[1] + ix[1]) * shape[2] + ix[2];
+                            value(a, i) as $t
+                        })
+                    });
+                    for dev in [Device::Cpus(2), Device::Cpus(3)] {
+                        let before = mint::halo_exchanges(&region);
+                        match mint::with_device(dev, || c.run(&hosts, steps, Some(depth))) {
+                            Ok((got, _, launches)) => {
+                                for a in 0..2 {
+                                    if let Some(i) = differs(&got[a], &want[a]) {
+                                        failures.push(format!(
+                                            "{dev:?}: array {a} differs from the interpreter at {i}: {what}"
+                                        ));
+                                    }
+                                }
+                                let exchanges = mint::halo_exchanges(&region) - before;
+                                if exchanges as usize > launches {
+                                    failures.push(format!(
+                                        "{dev:?}: {exchanges} halo exchanges for {launches} launches: {what}"
+                                    ));
+                                }
+                            }
+                            Err(e) => failures.push(format!("{dev:?}: {e}: {what}")),
+                        }
+                    }
+                    if let Some(g) = gpu {
+                        let split = Device::parse("cuda:0,0").unwrap();
+                        let one = mint::with_device(g, || c.run(&hosts, steps, Some(depth)));
+                        let two = mint::with_device(split, || c.run(&hosts, steps, Some(depth)));
+                        match (one, two) {
+                            (Ok((a, ..)), Ok((b, ..))) if a != b => failures
+                                .push(format!("cuda:0,0 differs from one GPU: {what}")),
+                            (Ok(_), Ok(_)) => {}
+                            (a, b) => failures.push(format!(
+                                "a GPU run failed: {:?} / {:?}: {what}",
+                                a.err(),
+                                b.err()
+                            )),
+                        }
+                    }
+                }};
+            }
+            if f32 { go!(f32) } else { go!(f64) }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+}
+
+/// On several devices a loop blocked 3 deep gives its slabs 3 × reach ghost planes and
+/// refreshes them once per 3 steps (each device computing the planes within them that the
+/// later steps read; on GPUs in one fused launch); both arrays come out bit for bit as
+/// the same loop step by step on one device: `cpu:2` and `cpu:3` against the CPU,
+/// `cuda:0,0` against the GPU.
+#[test]
+fn blocked_loops_on_several_devices_exchange_once_per_block() {
+    let mut pairs = vec![
+        (Device::Cpus(2), Device::Cpu),
+        (Device::Cpus(3), Device::Cpu),
+    ];
+    if let Some(g) = common::gpu() {
+        pairs.push((Device::parse("cuda:0,0").unwrap(), g));
+    }
+    let k = Array3::from_shape_fn((37, 29, 33), |(z, y, x)| {
+        0.01 + ((z * 5 + y * 3 + x) % 7) as f64 * 0.005
+    });
+    let star_b = |a: &mut Array3<f64>, b: &mut Array3<f64>, n| deep_star(a, b, &k, n);
+    let star_p = |a: &mut Array3<f64>, b: &mut Array3<f64>, n| star_p(a, b, &k, n);
+    for (many, one) in pairs {
+        deep::<f64>(
+            (many, one),
+            (&deep_heat, &heat_p),
+            ("deep_heat", 1),
+            (13, 11, 17),
+        );
+        deep::<f64>(
+            (many, one),
+            (&deep_heat, &heat_p),
+            ("deep_heat", 1),
+            (37, 29, 33),
+        );
+        deep::<f32>(
+            (many, one),
+            (&deep_clamped, &clamped_p),
+            ("deep_clamped", 1),
+            (37, 29, 33),
+        );
+        deep::<f64>(
+            (many, one),
+            (&star_b, &star_p),
+            ("deep_star", 2),
+            (37, 29, 33),
+        );
+    }
+}
+
+type DynRun<'a, T> = &'a dyn Fn(&mut Array3<T>, &mut Array3<T>, usize) -> mint::Result<()>;
+
+/// `blocked` on `many` devices against `plain` on `one`, for several step counts: both
+/// arrays bitwise, the slabs' ghost width 3 × `reach`, and at most one halo exchange per
+/// launch (a fused launch while more than 3 steps are left), where step by step makes one
+/// per step.
+fn deep<T>(
+    (many, one): (Device, Device),
+    (blocked, plain): (DynRun<T>, DynRun<T>),
+    (region, reach): (&str, usize),
+    shape: (usize, usize, usize),
+) where
+    T: From<f32> + Copy + PartialEq + std::fmt::Debug,
+{
+    let d = mint::decomposition(region).unwrap();
+    assert_eq!(
+        d.ghost,
+        3 * reach,
+        "{region}: ghost planes of a loop blocked 3 deep"
+    );
+    for steps in [2, 4, 5, 8, 11] {
+        let (mut a, mut b) = fields::<T>(shape);
+        let (mut c, mut e) = (a.clone(), b.clone());
+        let before = mint::halo_exchanges(region);
+        mint::with_device(many, || blocked(&mut a, &mut b, steps)).unwrap();
+        let exchanges = mint::halo_exchanges(region) - before;
+        mint::with_device(one, || plain(&mut c, &mut e, steps)).unwrap();
+        let at = format!("{region} on {many:?} against {one:?}, {shape:?}, {steps} steps");
+        assert!(a == c, "{at}: u differs");
+        assert!(b == e, "{at}: unew differs");
+        assert!(
+            exchanges as usize <= fused_launches(steps),
+            "{at}: {exchanges} halo exchanges for {} launches",
+            fused_launches(steps)
         );
     }
 }

@@ -72,6 +72,9 @@ pub struct RegionGen {
     /// order the region's statements are generated: a kernel reading one is a compile
     /// error.
     undefined: HashSet<String>,
+    /// The depth of the `#[mint::time_loop(block = k)]` whose body is being generated
+    /// (1 outside one): its kernel's site says so, for the decomposition's ghost width.
+    time_block: u32,
 }
 
 /// The type parameters of `g` bounded by `Real` (`T: mint::Real`, `T: Real`, or in a
@@ -279,7 +282,9 @@ impl RegionGen {
             }
         };
         let (a, b) = self.swap_of(&swap)?;
+        self.time_block = k as u32;
         let body = self.stmts(f.body.stmts.clone());
+        self.time_block = 1;
         let range = &f.expr;
         Some(parse_quote! {
             {
@@ -1082,6 +1087,7 @@ impl RegionGen {
             .map(|a| self.slot(&a.name).expect("checked"))
             .collect();
         let name = &k.name;
+        let time_block = self.time_block;
         let line = spans.first().map(|s| location(*s).1).unwrap_or(0);
         let calls = self.calls.iter().map(|(n, p)| {
             let dev = quote_spanned!(p.span()=> #p::__MINT_DEVICE_FN);
@@ -1090,7 +1096,8 @@ impl RegionGen {
         quote! {
             static __MINT_KERNEL: __mint_crate::__rt::KernelSite =
                 __mint_crate::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json, &[#(#calls),*])
-                    .in_region(&__MINT_REGION, &[#(#slots),*]);
+                    .in_region(&__MINT_REGION, &[#(#slots),*])
+                    .in_time_loop(#time_block);
             __mint_crate::__rt::inventory::submit! { __mint_crate::__rt::SiteRef(&__MINT_KERNEL) }
         }
     }
@@ -1573,6 +1580,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         other_generics,
         swaps: Vec::new(),
         undefined: HashSet::new(),
+        time_block: 1,
     };
     let stream = stream.map(|(slabs, outputs, errs)| {
         g.errors.extend(errs);

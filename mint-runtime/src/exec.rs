@@ -191,6 +191,9 @@ pub(crate) struct LaunchCtx<'a> {
     /// Where launches the host does not wait for are recorded ([`crate::graph`]); a
     /// launch that goes to the stream directly submits it first.
     pub batch: Option<&'a mut crate::graph::Batch>,
+    /// On one of several devices: the loops' bounds as the region wrote them, before the
+    /// decomposition clipped `args.bounds` to the device's planes (`None`: the same).
+    pub whole: Option<&'a [(i64, i64)]>,
 }
 
 /// The arguments [`mint_translator::owner::lower`] (or, with `check`,
@@ -219,6 +222,7 @@ impl<'a> LaunchCtx<'a> {
             timing: false,
             owner: None,
             batch: None,
+            whole: None,
         }
     }
 }
@@ -363,6 +367,7 @@ pub(crate) fn launch_as(
         args,
         kernel: &t.ir,
         partials,
+        whole: cx.whole.unwrap_or(args.bounds),
     };
     // The parameter words, on the stack for the usual kernel (no allocation per launch).
     let mut word_buf = [0u64; STACK_PARAMS];
@@ -466,6 +471,8 @@ struct Params<'a> {
     kernel: &'a Kernel,
     /// A reduction's buffer of partial values.
     partials: Option<u64>,
+    /// The loops' bounds before a decomposition clipped them ([`LaunchCtx::whole`]).
+    whole: &'a [(i64, i64)],
 }
 
 impl Params<'_> {
@@ -501,6 +508,8 @@ impl Params<'_> {
             }
             ParamKind::Lo(i) => idx(args.bounds[i].0 as i128),
             ParamKind::Hi(i) => idx(args.bounds[i].1 as i128),
+            ParamKind::WholeLo(i) => idx(self.whole[i].0 as i128),
+            ParamKind::WholeHi(i) => idx(self.whole[i].1 as i128),
             ParamKind::Partials => self.partials.unwrap_or(0),
             ParamKind::Packed => 0,
         })

@@ -65,8 +65,8 @@ pub use split::{
     Decomposition, check_reads, decomposition, override_ghost_planes, set_check_reads,
 };
 pub use stats::{
-    KernelStats, TransferStats, kernel_stat, kernel_stats, reset_kernel_stats, set_timing,
-    transfer_stats,
+    KernelStats, TransferStats, halo_exchanges, kernel_stat, kernel_stats, reset_kernel_stats,
+    set_timing, transfer_stats,
 };
 
 /// A kernel scalar argument of exactly type `T` (the macros use the type they inferred,

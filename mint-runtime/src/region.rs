@@ -452,14 +452,52 @@ impl Region {
         if self.split.is_none() {
             self.check_on_cpu(site, slots)?;
         }
+        let fused = self.cpu_fused(site, slots);
         match &mut self.split {
             None => {
                 let dev = CpuDev::host();
                 f(&dev);
                 dev.faults.error(site).map_or(Ok(()), Err)
             }
-            Some(s) => s.run(site, slots, f).map(|_| ()),
+            Some(s) => {
+                if let Some((steps, io)) = fused
+                    && s.run_fused(site, slots, steps, io, &mut f)?
+                {
+                    self.time.ran(site, steps.0, true);
+                    return Ok(());
+                }
+                s.run(site, slots, f).map(|_| ())
+            }
         }
+    }
+
+    /// On emulated devices (`cpu:N`), in a blocked time loop: the steps `site` runs
+    /// between two halo exchanges and its reach along the slowest axis, and the kernel's
+    /// input and output arrays; `None`: one step (on the host CPU, blocking changes
+    /// nothing). Decided at the loop's first launch of `site`, as on GPUs.
+    fn cpu_fused(
+        &mut self,
+        site: &'static KernelSite,
+        slots: &[usize],
+    ) -> Option<((usize, usize), (usize, usize))> {
+        use mint_translator::optimizer::temporal;
+        let depth = self.time.requested()?;
+        let split = self.split.as_ref()?;
+        let kernel = site.kernel().ok()?;
+        let c = match self.time.decision(site) {
+            Some(c) => c,
+            None => {
+                let how = self.time.config(kernel, slots, u32::MAX).and_then(|c| {
+                    let (_, reach) = temporal::check(kernel, usize::from(c.options.time_input))?;
+                    split.deep_halo(slots, depth, reach[2] as usize)?;
+                    Ok(c)
+                });
+                self.time.decide(site, how)
+            }
+        }?;
+        let input = usize::from(c.options.time_input);
+        let (output, reach) = temporal::check(kernel, input).ok()?;
+        Some(((depth, reach[2] as usize), (input, output)))
     }
 
     /// [`Region::cpu_run`] for a reduction kernel: `f` returns a device's value; the
@@ -525,7 +563,20 @@ impl Region {
             return Ok(None);
         }
         if let (Some(split), Backend::CudaSplit(_)) = (&mut self.split, &self.backend) {
-            let r = split.launch(site, args, nowait);
+            let r = match blocked.map(|c| (c, split.launch_fused(site, args, nowait, c))) {
+                Some((c, Ok(true))) => {
+                    self.time
+                        .ran(site, usize::from(c.options.time_block), false);
+                    Ok(None)
+                }
+                // the fused kernel does not translate here: step by step from now on
+                Some((_, Err(Error::Translate { message, .. }))) => {
+                    self.time.decide(site, Err(message));
+                    split.launch(site, args, nowait)
+                }
+                Some((_, Err(e))) => Err(e),
+                Some((_, Ok(false))) | None => split.launch(site, args, nowait),
+            };
             self.outstanding = nowait;
             if nowait && !self.unwaited.iter().any(|s| std::ptr::eq(*s, site)) {
                 self.unwaited.push(site);
@@ -559,6 +610,7 @@ impl Region {
             pending: &mut self.pending,
             timing: true,
             owner: None,
+            whole: None,
             // A first launch goes to the stream itself (its errors are its own; the batch
             // is empty: the region waited above). A launch the host waits for submits
             // the batch before it (`launch_as`).
@@ -567,7 +619,8 @@ impl Region {
         let r = match blocked {
             Some(c) => match launch_as(&mut cx, site, args, !eager, Some(c), true) {
                 Ok(r) => {
-                    self.time.ran(site, usize::from(c.options.time_block));
+                    self.time
+                        .ran(site, usize::from(c.options.time_block), false);
                     r
                 }
                 // the fused kernel does not translate here (its rings do not fit the
@@ -621,16 +674,25 @@ impl Region {
         }
         let how = if self.streamer.is_some() {
             Err("a streamed region runs it step by step".to_string())
-        } else if self.split.is_some() {
-            Err(format!(
-                "on several devices ({}) it runs step by step: each slab would need {depth} x reach ghost planes",
-                self.backend.describe()
-            ))
         } else {
             match site.kernel() {
                 Ok(k) => {
-                    let shared = self.gpu().map_or(u32::MAX, |g| g.shared_bytes_optin);
-                    self.time.config(k, args.arrays, shared)
+                    let shared = match &self.split {
+                        Some(s) => s.gpus.as_deref().and_then(|g| g.first()),
+                        None => self.gpu(),
+                    }
+                    .map_or(u32::MAX, |g| g.shared_bytes_optin);
+                    let c = self.time.config(k, args.arrays, shared);
+                    match &self.split {
+                        // several devices: `depth` steps between two halo exchanges
+                        Some(s) => c.and_then(|c| {
+                            let input = usize::from(c.options.time_input);
+                            let (_, reach) = mint_translator::optimizer::temporal::check(k, input)?;
+                            s.deep_halo(args.arrays, depth, reach[2] as usize)?;
+                            Ok(c)
+                        }),
+                        None => c,
+                    }
                 }
                 Err(e) => Err(e.to_string()),
             }

@@ -54,6 +54,10 @@ pub struct KernelSite {
     /// Which wide copy of the kernel's CPU rows runs ([`crate::cpu::run_wide`]), for
     /// elements of 4 bytes or less and of more.
     pub(crate) wide: [crate::wide::WideChoice; 2],
+    /// The depth `k` of the `#[mint::time_loop(block = k)]` the kernel is in (1: none): a
+    /// decomposition gives its slabs `k ×` the kernel's reach in ghost planes, so that
+    /// `k` steps run between two halo exchanges ([`crate::split`]).
+    pub time_block: u32,
 }
 
 /// The reach of every reference of a kernel as the CPU backend's [`crate::cpu::Guard`]
@@ -210,7 +214,15 @@ impl KernelSite {
                 crate::wide::WideChoice::new(),
                 crate::wide::WideChoice::new(),
             ],
+            time_block: 1,
         }
+    }
+
+    /// The same site, in a time loop blocked `depth` steps deep (the macros write
+    /// `KernelSite::new(..).in_region(..).in_time_loop(k)`).
+    pub const fn in_time_loop(mut self, depth: u32) -> KernelSite {
+        self.time_block = depth;
+        self
     }
 
     /// The same site, belonging to `region`, its arrays in region slots `slots` (the

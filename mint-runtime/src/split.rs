@@ -32,6 +32,8 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+mod deep;
+
 /// Planes a GPU slab's allocation extends beyond its ghost planes on each side. The
 /// on-chip optimizer's sliding windows prefetch the next step's plane one step ahead
 /// (`optimizer/chunk.rs`, `optimizer/vector.rs`), guarded by the array's extent rather
@@ -208,6 +210,7 @@ impl Layout {
     pub fn of(info: &'static RegionInfo) -> Result<Layout> {
         use mint_translator::analyzer::slabs::Slow;
         let mut refs = Vec::new();
+        let mut blocks = Vec::new();
         let n = info.arrays.len();
         let mut written = vec![false; n];
         let mut unbounded: Vec<Option<String>> = vec![None; n];
@@ -250,6 +253,7 @@ impl Layout {
                 }
             }
             refs.push(r.clone());
+            blocks.push(site.time_block.max(1) as usize);
         }
         // Arrays that swap places (`std::mem::swap(u, unew)`) trade their storage, so
         // they are stored alike: what one is (written, read beyond any ghost width, a
@@ -285,8 +289,14 @@ impl Layout {
             .map(|r| mint_translator::analyzer::slabs::rank(r))
             .max()
             .unwrap_or(0);
+        // a kernel in a time loop blocked k steps deep runs k steps between two halo
+        // exchanges: its slabs need k times its reach
         let ghost = if rank >= 2 {
-            decomp::region_ghost(&refs, rank)
+            let deep = refs
+                .iter()
+                .zip(&blocks)
+                .map(|(r, &k)| k * decomp::region_ghost(std::slice::from_ref(r), rank));
+            deep.fold(decomp::region_ghost(&refs, rank), usize::max)
         } else {
             0
         };
@@ -894,6 +904,7 @@ impl Split {
             staging: &mut a.halo_host,
         };
         transport::exchange(&mut devices, exchange, how)?;
+        crate::stats::record_halo_exchange(self.info.name);
         a.stale = false;
         Ok(())
     }

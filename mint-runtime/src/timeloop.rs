@@ -62,9 +62,10 @@ impl TimeLoop {
         (self.request > 1).then_some(self.request)
     }
 
-    /// The launch of `site` ran `steps` fused steps; the first such launch of the loop
+    /// The launch of `site` ran `steps` fused steps (`on_cpu`: one after the other on
+    /// emulated devices, between two halo exchanges); the first such launch of the loop
     /// says how it runs (`MINT_REPORT=1`).
-    pub(crate) fn ran(&mut self, site: &KernelSite, steps: usize) {
+    pub(crate) fn ran(&mut self, site: &KernelSite, steps: usize, on_cpu: bool) {
         self.done = steps;
         let (key, depth) = (site as *const KernelSite as usize, self.request);
         if let Some(d) = self
@@ -74,6 +75,14 @@ impl TimeLoop {
             && let Some(c) = d.fused
         {
             d.said = true;
+            if on_cpu {
+                return say(
+                    site,
+                    &format!(
+                        "{steps} steps between two halo exchanges on each emulated device, one after the other"
+                    ),
+                );
+            }
             say(
                 site,
                 &format!(

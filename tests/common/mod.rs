@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod interp_store;
+
 use mint::Device;
 use ndarray::{ArrayBase, Data, Dimension};
 

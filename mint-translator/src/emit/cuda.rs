@@ -31,6 +31,12 @@ pub enum ParamKind {
     Lo(usize),
     /// Exclusive upper bound of parallel loop `i`.
     Hi(usize),
+    /// Lower bound of parallel loop `i` as the region wrote it, before a decomposition
+    /// clipped [`ParamKind::Lo`] to one device's planes (the same on one device). A
+    /// temporally blocked kernel tells the loop's fixed boundary planes by it.
+    WholeLo(usize),
+    /// Exclusive upper bound of parallel loop `i` before the decomposition clipped it.
+    WholeHi(usize),
     /// Device buffer of one partial reduction value per block.
     Partials,
     /// Device array of 8-byte words holding the packed parameters.
@@ -79,6 +85,14 @@ pub fn lo_name(axis: usize) -> String {
 }
 pub fn hi_name(axis: usize) -> String {
     format!("mint_hi_{}", ["x", "y", "z"][axis])
+}
+/// C names of the bounds of the parallel loop mapped to `axis` before a decomposition
+/// clipped them ([`ParamKind::WholeLo`]).
+pub fn whole_lo_name(axis: usize) -> String {
+    format!("mint_whole_lo_{}", ["x", "y", "z"][axis])
+}
+pub fn whole_hi_name(axis: usize) -> String {
+    format!("mint_whole_hi_{}", ["x", "y", "z"][axis])
 }
 
 /// The C entry-point name of kernel `k`.

@@ -35,6 +35,12 @@
 //! runs the loop's last step unblocked, so that both arrays end as the unblocked loop
 //! leaves them.
 //!
+//! On one of several devices the launch's z range (`mint_lo_z..mint_hi_z`) is the
+//! device's own planes, and the loop's whole range (`mint_whole_lo_z..mint_whole_hi_z`)
+//! tells the fixed boundary planes: steps `1..depth` compute the planes within
+//! `(depth − s) · rz` of the device's own from the `depth · rz` ghost planes its slabs
+//! carry, as they compute a tile's ghost cells (the runtime's deep halos, issue #45 item 4).
+//!
 //! What can be blocked ([`check`]): three parallel loops, no reduction; the step writes
 //! one array, once, at its point, unconditionally, and does not read it; it reads the
 //! other within a distance of its point that the reach analysis bounds (the textbook
@@ -47,7 +53,10 @@ use crate::analyzer::refs::{references, stencil_offset};
 use crate::baseline::config::LaunchConfig;
 use crate::diag::{Diag, DiagResult};
 use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source};
-use crate::emit::cuda::{self, extent_name, flat_ref, has_top_level_continue, hi_name, lo_name};
+use crate::emit::cuda::{
+    self, Param, ParamKind, extent_name, flat_ref, has_top_level_continue, hi_name, lo_name,
+    whole_hi_name, whole_lo_name,
+};
 use crate::ir::*;
 use crate::kir::{Builder, Loop, LoopRole, Stmt, Unroll};
 use crate::target::Target;
@@ -464,7 +473,17 @@ pub(crate) fn lower(
 ) -> KernelSource {
     let entry = cuda::entry_name(k);
     let extents: Vec<bool> = (0..k.arrays.len()).map(|i| i == tp.input).collect();
-    let params = cuda::base_params(k, &extents);
+    let mut params = cuda::base_params(k, &extents);
+    // the z loop's range before a decomposition clipped it to the device's planes: the
+    // fixed boundary planes are those outside it
+    params.push(Param {
+        kind: ParamKind::WholeLo(0),
+        name: whole_lo_name(2),
+    });
+    params.push(Param {
+        kind: ParamKind::WholeHi(0),
+        name: whole_hi_name(2),
+    });
     let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
     let names = cuda::base_names(k, &params, &packed);
     let refs = StepRefs {
@@ -782,8 +801,8 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
         let needed = format!("mint_in && {z} >= mint_zlo{s} && {z} < mint_zhi{s}");
         let in_ranges = format!(
             "mint_in_ranges && {z} >= {} && {z} < {}",
-            lo_name(2),
-            hi_name(2)
+            whole_lo_name(2),
+            whole_hi_name(2)
         );
         let valid = format!("mint_col{s}");
         let idx = axis_exprs(k);

@@ -1,0 +1,192 @@
+//! Deep halos: `k` steps of a blocked time loop between two halo exchanges (issue #45,
+//! item 4), on several GPUs and on emulated devices.
+//!
+//! A kernel in `#[mint::time_loop(block = k)]` gives its region's slabs `k × reach` ghost
+//! planes along the slowest axis (the decomposition's `Layout`). Before the `k` steps the
+//! input's ghost planes are refreshed from their owners, all of them, in one exchange; then
+//! each device computes step `j` of `1..=k` on its own planes widened by `(k − j) × reach`
+//! on each side (within the array and the loop's range), from what it holds: the planes
+//! step `j` reads are its own, its ghost planes, or planes it computed at step `j − 1`. Its
+//! own planes after step `k` are then exactly what one device computes, bit for bit, with
+//! one exchange where step by step needs `k`: the communication-avoiding scheme of
+//! overlapped (ghost-zone) tiling, seed `002_c2277fb7a2a128f7.txt` Sec. 3.2.1, applied to
+//! the slabs as the fused kernel applies it to its x-y tiles.
+//!
+//! - On GPUs the `k` steps are one fused launch per GPU
+//!   ([`mint_translator::optimizer::temporal`]), its z planes the device's own; the
+//!   kernel tells the loop's fixed boundary planes by the loop's whole range
+//!   ([`crate::exec::LaunchCtx::whole`]), and computes the widened planes of steps
+//!   `1..k` itself, as it computes the ghost cells of its tiles.
+//! - On emulated devices (`MINT_DEVICE=cpu:N`) the CPU runs the `k` steps one after the
+//!   other on each device's storage, the two arrays of the swap trading places at every
+//!   step, each step on its widened planes.
+//!
+//! Where this cannot hold (a ring of slabs, owner-computes, `MINT_CHECK`, slabs with
+//! fewer ghost planes than `k × reach`) the loop runs step by step and `MINT_REPORT=1`
+//! says why.
+
+use super::{Split, check_reads};
+use crate::cpu::CpuDev;
+use crate::decomp::{self, Mode, Slabs};
+use crate::error::Result;
+use crate::exec::LaunchCtx;
+use crate::parts::Parts;
+use crate::site::{KernelSite, LaunchArgs};
+use mint_translator::tune::Candidate;
+
+impl Split {
+    /// Whether `depth` steps of a kernel reaching `reach` planes along the slowest axis
+    /// can run between two exchanges of the arrays in `slots`; `Err(why)` otherwise.
+    pub(crate) fn deep_halo(
+        &self,
+        slots: &[usize],
+        depth: usize,
+        reach: usize,
+    ) -> std::result::Result<(), String> {
+        if self.streamed {
+            return Err("a streamed region runs it step by step".into());
+        }
+        let need = depth * reach;
+        if self.ghost < need {
+            return Err(format!(
+                "its slabs have {} ghost plane(s) each side, fewer than the {depth} x {reach} that {depth} steps between two exchanges need",
+                self.ghost
+            ));
+        }
+        if self.gpus.is_some() && check_reads() {
+            return Err("MINT_CHECK checks each step's reads".into());
+        }
+        let ring = slots.iter().any(|&s| {
+            self.slots
+                .get(s)
+                .and_then(|a| a.as_ref())
+                .and_then(|a| a.slabs.as_ref())
+                .is_some_and(|sl| sl.ring)
+        });
+        if ring {
+            return Err("its slabs are a ring (a periodic wrap)".into());
+        }
+        Ok(())
+    }
+
+    /// `depth` fused steps of `site` on every GPU, after refreshing the ghost planes they
+    /// read: [`Candidate`] `c` is the fused launch's configuration. `Ok(false)`, having run
+    /// nothing, where the kernel does not run split (the caller then runs one step).
+    ///
+    /// # Errors
+    /// As [`Split::launch`]; [`crate::Error::Translate`] where the fused kernel does not
+    /// translate for the device.
+    pub(crate) fn launch_fused(
+        &mut self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+        nowait: bool,
+        c: Candidate,
+    ) -> Result<bool> {
+        let plan = self.prepare(site, args.arrays)?;
+        let clip = match plan.mode {
+            Mode::Split { clip } => Some(clip),
+            Mode::Everywhere => None,
+            Mode::Owner => return Ok(false),
+        };
+        let gpus = self.gpus.as_deref().expect("a split over GPUs");
+        let slabs = self.slabs();
+        let arrays = &self.slots;
+        for (i, g) in gpus.iter().enumerate() {
+            let d = self.local.start + i;
+            let slot = |s: usize| {
+                arrays.get(s)?.as_ref().map(|a| match &a.parts {
+                    Parts::Gpu(p) => &p[i],
+                    Parts::Host(_) => unreachable!("a split over GPUs"),
+                })
+            };
+            let bounds = device_bounds(args.bounds, slabs.as_ref(), d, clip);
+            let a = LaunchArgs {
+                bounds: &bounds,
+                ..*args
+            };
+            let (mut events, mut pending) = (Vec::new(), Vec::new());
+            let mut cx = LaunchCtx::quiet(g, &slot, &mut events, &mut pending);
+            cx.whole = Some(args.bounds);
+            crate::exec::launch_as(&mut cx, site, &a, true, Some(c), true)?;
+        }
+        self.finish(&plan, args.arrays);
+        if !nowait {
+            self.synchronize()?;
+        }
+        Ok(true)
+    }
+
+    /// `depth` steps of `site`'s CPU version on every emulated device between two
+    /// exchanges: step `j` on each device's planes widened by `(depth − j) × reach`, the
+    /// kernel's arrays `input` and `output` (its indices) trading places at every step.
+    /// `Ok(false)`, having run nothing, where the kernel does not run split.
+    ///
+    /// # Errors
+    /// As [`Split::run`].
+    pub(crate) fn run_fused(
+        &mut self,
+        site: &'static KernelSite,
+        slots: &[usize],
+        (depth, reach): (usize, usize),
+        (input, output): (usize, usize),
+        mut f: impl FnMut(&CpuDev),
+    ) -> Result<bool> {
+        let plan = self.prepare(site, slots)?;
+        if !matches!(plan.mode, Mode::Split { .. }) {
+            return Ok(false);
+        }
+        let mut order = slots.to_vec();
+        for j in 1..=depth {
+            let widen = (depth - j) * reach;
+            let mut fault = None;
+            for d in self.local.clone() {
+                // within the planes the device holds
+                let held = self.slots[order[output]]
+                    .as_ref()
+                    .expect("checked in prepare")
+                    .held(d);
+                let mut dev = self.dev(site, &plan, &order, d);
+                if let Some(s) = dev.split.as_mut() {
+                    s.owned = (
+                        s.owned.0.saturating_sub(widen).max(held.0),
+                        (s.owned.1 + widen).min(held.1),
+                    );
+                }
+                f(&dev);
+                if let Some(e) = dev.faults.error(site) {
+                    fault = Some(e);
+                    break;
+                }
+            }
+            crate::ranks::agree(
+                || format!("kernel {} ({})", site.name, site.location()),
+                fault.map_or(Ok(()), Err),
+            )?;
+            order.swap(input, output);
+        }
+        self.finish(&plan, slots);
+        // the steps between the first and the last wrote the input too
+        if let Some(a) = self.slots[slots[input]].as_mut().filter(|_| depth > 1) {
+            a.stale = true;
+        }
+        Ok(true)
+    }
+}
+
+/// The bounds of a launch on device `d`: the parallel loops' `bounds`, the outermost
+/// clipped to the iterations writing `d`'s own planes for a split kernel (`clip`: its
+/// written plane's offset from the outermost index), unchanged otherwise.
+pub(super) fn device_bounds(
+    bounds: &[(i64, i64)],
+    slabs: Option<&Slabs>,
+    d: usize,
+    clip: Option<i64>,
+) -> Vec<(i64, i64)> {
+    let mut b = bounds.to_vec();
+    let owned = slabs.map_or((0, 0), |s| s.owned[d]);
+    if let (Some(clip), Some(z)) = (clip, b.first_mut()) {
+        *z = decomp::clip_range(z.0, z.1, owned, clip);
+    }
+    b
+}
