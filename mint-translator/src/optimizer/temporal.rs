@@ -5,7 +5,8 @@
 //! 3.2.1) and of AN5D and EBISU: 2.5-D spatial blocking in x and y, streaming along z,
 //! plus 1-D temporal blocking. Each block loads an xy tile widened by `depth × reach`
 //! ghost cells on each side, one thread per column, and walks its z planes. At every
-//! plane it loads the input plane (step 0), then computes step 1 `lag` planes behind it,
+//! plane it loads the input plane (step 0; where registers allow, from a register loaded
+//! at the previous plane, [`look_ahead`]), then computes step 1 `lag` planes behind it,
 //! step 2 `2·lag` behind, and so on: each step `s < depth` keeps its plane in registers and
 //! in shared memory, and the last step writes device memory, on the tile's inner
 //! `tile − 2·depth·reach` columns and rows only. The ghost cells are computed redundantly
@@ -464,6 +465,16 @@ fn slot_var(dz: i64) -> String {
     }
 }
 
+/// Whether the walk loads the input one plane ahead, into a register per tile row
+/// ([`load_step`]): where the step reads no other array and each thread holds at most 6
+/// step-rows (`depth × rows`). Other arrays' loads and the queues of more step-rows
+/// already take most of a thread's registers, and the extra ones then cost occupancy or
+/// spill (the guide's GPU performance page has the measurements).
+fn look_ahead(k: &Kernel, tp: &TemporalPlan) -> bool {
+    let others = (k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read);
+    !others && tp.depth * tp.rows <= 6
+}
+
 /// The temporally blocked kernel of `k` ([`TemporalPlan`]).
 pub(crate) fn lower(
     k: &Kernel,
@@ -508,6 +519,7 @@ pub(crate) fn lower(
     );
     invariants(&mut b, k, tp);
     queues(&mut b, k, tp);
+    first_load(&mut p, &mut b, k, tp);
     b.for_(l, |b| {
         load_step(&mut p, b, k, tp);
         for s in 1..tp.depth {
@@ -753,32 +765,106 @@ fn plane(p: &CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, lag: i64,
     }
 }
 
-/// Step 0: the input plane into ring 0.
+/// Step 0: the input plane into ring 0. Looking ahead ([`look_ahead`]),
+/// from the register it was loaded into at the previous plane of the walk, and the next
+/// plane's load issued into that register: the load's latency then overlaps the steps that
+/// follow it rather than stalling them. Otherwise loaded here.
 fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
-    let a = &k.arrays[tp.input].name;
-    b.comment("step 0: the input plane");
+    let ahead = look_ahead(k, tp);
+    b.comment(if ahead {
+        "step 0: the input plane, loaded one plane ahead"
+    } else {
+        "step 0: the input plane"
+    });
     b.scope(|b| {
         plane(p, b, k, tp, 0, false);
         let z = p.names.get(k.axis_var(2).unwrap());
-        let idx = axis_exprs(k);
-        let src = flat_ref(p, &p.names.get(a), a, &idx);
-        let cond = format!(
-            "mint_in && {z} >= 0 && {z} < {} && {z} < mint_z1 + {}",
-            extent_name(a, 2),
-            tp.depth * tp.reach[2]
-        );
         let top = queue_ref(tp, 0, i64::from(tp.queue()) - 1);
+        let a = &k.arrays[tp.input].name;
+        let (value, next) = if ahead {
+            (next_ref(tp), load_next(p, k, tp, "mint_p + 1".into()))
+        } else {
+            (flat_ref(p, &p.names.get(a), a, &axis_exprs(k)), Vec::new())
+        };
+        let this = load_cond(k, tp, &z);
         per_row(b, tp, row_consts(p, k, tp, 0), |b| {
             shift(b, tp, 0);
-            b.if_(cond, |b| {
-                b.push(Stmt::assign(top.clone(), src));
+            b.if_(this, |b| {
+                b.push(Stmt::assign(top.clone(), value));
                 b.push(Stmt::assign(
                     "mint_ring0[mint_slot_0][mint_ty][mint_tx]",
                     top,
                 ))
-            })
+            });
+            if !next.is_empty() {
+                b.scope(|b| {
+                    for st in next {
+                        b.push(st);
+                    }
+                });
+            }
         });
     });
+}
+
+/// The registers holding each row's input at the walk's next plane (`mint_next`), and
+/// their first load, of the walk's first plane.
+fn first_load(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
+    if !look_ahead(k, tp) {
+        return;
+    }
+    let ty = k.arrays[tp.input].elem.cuda_name();
+    b.comment("the input at the walk's next plane, one register per row");
+    b.push(Stmt::vars(
+        ty,
+        vec![crate::kir::Var {
+            name: "mint_next".into(),
+            len: Some(tp.rows),
+            init: Some("{}".into()),
+        }],
+    ));
+    let first = load_next(p, k, tp, format!("mint_z0 - {}", tp.depth * tp.reach[2]));
+    b.scope(|b| {
+        per_row(b, tp, row_consts(p, k, tp, 0), |b| {
+            for st in first {
+                b.push(st);
+            }
+        })
+    });
+}
+
+/// `mint_next[row]`.
+fn next_ref(tp: &TemporalPlan) -> String {
+    if tp.rows == 1 {
+        "mint_next[0]".into()
+    } else {
+        "mint_next[mint_r]".into()
+    }
+}
+
+/// The load of the input at plane `plane` of the thread's column (of its current row) into
+/// `mint_next`, where the walk loads that plane: the kernel's `z` bound to `plane` (in a
+/// scope of its own), then the guarded load.
+fn load_next(p: &CPrinter, k: &Kernel, tp: &TemporalPlan, plane: String) -> Vec<Stmt> {
+    let a = &k.arrays[tp.input].name;
+    let z = p.names.get(k.axis_var(2).unwrap());
+    let src = flat_ref(p, &p.names.get(a), a, &axis_exprs(k));
+    let load = Stmt::assign(next_ref(tp), src);
+    vec![
+        Stmt::konst("idx_t", z.clone(), plane),
+        Stmt::if_(load_cond(k, tp, &z), vec![load]),
+    ]
+}
+
+/// Whether the walk loads the input at plane `z` of the thread's column: inside the array,
+/// and not past the block's planes and the reach of its steps.
+fn load_cond(k: &Kernel, tp: &TemporalPlan, z: &str) -> String {
+    let a = &k.arrays[tp.input].name;
+    format!(
+        "mint_in && {z} >= 0 && {z} < {} && {z} < mint_z1 + {}",
+        extent_name(a, 2),
+        tp.depth * tp.reach[2]
+    )
 }
 
 /// `[z, y, x]`: the point's subscripts as the kernel names its indices.
