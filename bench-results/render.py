@@ -268,6 +268,9 @@ def gpu_page(files):
                 "unblocked, compiled without optimizer options." + note + " " + goals, "",
                 table(["kernel", "variant", "prec", "depth", "threads", "shared/block", "ms/step", "GPts/s",
                        "of bound"], rs and rows, right={3, 6, 7, 8}), ""]
+        if name == latest_temporal(files):
+            out += [f"![Heat, GPts/s against the depth of the blocked loop, {d['gpu']}]"
+                    "(../figures/temporal-depth.svg)", ""]
         peer = d.get("temporal_peer", [])
         if peer:
             prun = d["runs"][peer[0]["run"]]
@@ -426,6 +429,68 @@ def svg_convergence(title, series):
     return "\n".join(s) + "\n"
 
 
+def latest_temporal(files):
+    """The name of the newest results file with temporal-blocking rows."""
+    names = [n for n, d in sorted(files, key=lambda f: f[1].get("date", "")) if d.get("temporal")]
+    return names[-1] if names else None
+
+
+def depth_series(d):
+    """Heat's blocked loop by depth ([(label, colour, [(depth, GPts/s)])]) and the per-step bounds
+    ([(label, colour, GPts/s)]) of results file `d`."""
+    series, bounds = [], []
+    for prec, colour in (("f32", "#4a78b5"), ("f64", "#c0504d")):
+        rows = [r for r in d["temporal"] if r["kernel"] == "heat3d-7pt" and r["precision"] == prec
+                and r["variant"].startswith("time_loop")]
+        pts = sorted((r["depth"], r["gpts"]) for r in rows)
+        if pts:
+            series.append((f"heat {prec}", colour, pts))
+            r = rows[0]
+            bounds.append((f"bound {prec}", colour, r["gpts"] / r["of_per_step_bound"]))
+    return series, bounds
+
+
+def svg_depth(title, series, bounds):
+    """GPts/s against the depth: a line per series [(label, colour, [(depth, value)])], dashed lines
+    at the per-step bounds [(label, colour, value)]."""
+    w, h, left, right, top, bottom = 560, 320, 60, 130, 34, 40
+    xs = sorted({x for _, _, pts in series for x, _ in pts})
+    hi = max([v for _, _, pts in series for _, v in pts] + [b for _, _, b in bounds])
+    hi = math.ceil(hi / 100) * 100
+    px = lambda x: left + (x - xs[0]) * (w - left - right) / max(xs[-1] - xs[0], 1)
+    py = lambda v: top + (hi - v) * (h - top - bottom) / hi
+    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
+         f'<rect width="{w}" height="{h}" fill="white"/>',
+         f'<text x="{(w - right + left) / 2}" y="18" text-anchor="middle" font-size="13">{title}</text>']
+    for v in range(0, hi + 1, 100):
+        s.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{w - right}" y2="{py(v):.1f}" stroke="#ddd"/>')
+        s.append(f'<text x="{left - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{v}</text>')
+    for x in xs:
+        s.append(f'<text x="{px(x):.1f}" y="{h - bottom + 16}" text-anchor="middle">{x}</text>')
+    s.append(f'<text x="{(w - right + left) / 2}" y="{h - 6}" text-anchor="middle">depth (steps per launch)</text>')
+    s.append(f'<text x="14" y="{(h - bottom + top) / 2}" transform="rotate(-90 14 {(h - bottom + top) / 2})" '
+             'text-anchor="middle">GPts/s</text>')
+    legend = []
+    for label, colour, v in bounds:
+        s.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{w - right}" y2="{py(v):.1f}" stroke="{colour}" '
+                 'stroke-dasharray="5,4"/>')
+        legend.append((label, colour, "5,4"))
+    for label, colour, pts in series:
+        line = " ".join(f"{px(x):.1f},{py(v):.1f}" for x, v in pts)
+        s.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        for x, v in pts:
+            s.append(f'<circle cx="{px(x):.1f}" cy="{py(v):.1f}" r="3" fill="{colour}"/>')
+        legend.append((label, colour, None))
+    for k, (label, colour, dash) in enumerate(legend):
+        ly = top + 10 + 18 * k
+        d = f' stroke-dasharray="{dash}"' if dash else ""
+        s.append(f'<line x1="{w - right + 12}" y1="{ly}" x2="{w - right + 32}" y2="{ly}" stroke="{colour}" '
+                 f'stroke-width="2"{d}/>')
+        s.append(f'<text x="{w - right + 38}" y="{ly + 4}">{label}</text>')
+    s.append("</svg>")
+    return "\n".join(s) + "\n"
+
+
 def outputs(files):
     """{path: text} of everything this script writes."""
     out = {os.path.join(PERF, "gpu.md"): gpu_page(files), os.path.join(PERF, "cpu.md"): cpu_page(files)}
@@ -437,6 +502,12 @@ def outputs(files):
                      sorted(tune.items(), key=lambda kv: (order(kv[0][0]), kv[0][1]))]
             out[os.path.join(FIGS, f"suite-{prefix}.svg")] = svg_bars(f"tune, fraction of the copy bandwidth, {gpu}",
                                                                       items)
+    latest = latest_temporal(files)
+    for name, d in files:
+        if name == latest:
+            series, bounds = depth_series(d)
+            out[os.path.join(FIGS, "temporal-depth.svg")] = svg_depth(
+                f"Blocked heat, 512³, {d['gpu'].replace('NVIDIA ', '')}, {d['date']}", series, bounds)
     for name, d in files:
         m = d.get("multigrid_history")
         if m:

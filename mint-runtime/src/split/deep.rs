@@ -89,6 +89,27 @@ impl Split {
             Mode::Everywhere => None,
             Mode::Owner => return Ok(false),
         };
+        let launched = self.launch_fused_local(site, args, clip, c);
+        // every rank fails alike, or none does
+        crate::ranks::agree(
+            || format!("kernel {} ({})", site.name, site.location()),
+            launched,
+        )?;
+        self.finish(&plan, args.arrays);
+        if !nowait {
+            self.synchronize()?;
+        }
+        Ok(true)
+    }
+
+    /// [`Split::launch_fused`] on this rank's GPUs: each GPU's launch over its own planes.
+    fn launch_fused_local(
+        &self,
+        site: &'static KernelSite,
+        args: &LaunchArgs,
+        clip: Option<i64>,
+        c: Candidate,
+    ) -> Result<()> {
         let gpus = self.gpus.as_deref().expect("a split over GPUs");
         let slabs = self.slabs();
         let arrays = &self.slots;
@@ -110,11 +131,7 @@ impl Split {
             cx.whole = Some(args.bounds);
             crate::exec::launch_as(&mut cx, site, &a, true, Some(c), true)?;
         }
-        self.finish(&plan, args.arrays);
-        if !nowait {
-            self.synchronize()?;
-        }
-        Ok(true)
+        Ok(())
     }
 
     /// `depth` steps of `site`'s CPU version on every emulated device between two

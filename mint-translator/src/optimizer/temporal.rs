@@ -1074,11 +1074,35 @@ mod tests {
         assert_eq!(t.dynamic_shared_bytes, 3 * 2 * 32 * 64 * 4);
         let s = &t.source;
         assert_eq!(s.matches("__syncthreads()").count(), 1, "{s}");
-        // every step, the load included, walks the thread's two rows
-        assert_eq!(s.matches("mint_r < 2").count(), 4, "{s}");
+        // every step, the load included, walks the thread's two rows, and so does the
+        // walk's first load one plane ahead (3 steps × 2 rows: it looks ahead)
+        assert_eq!(s.matches("mint_r < 2").count(), 5, "{s}");
+        assert!(s.contains("float mint_next[2] = {};"), "{s}");
+        assert!(s.contains("mint_q0[mint_r * 3 + 2] = mint_next[mint_r];"), "{s}");
         assert!(s.contains("mint_ty0 + mint_r * 32"), "{s}");
         // the last step writes the rows whose step-3 value the tile holds: 6 <= ty < 58
         assert!(s.contains("mint_ty >= 6 && mint_ty < 58"), "{s}");
+    }
+
+    #[test]
+    fn the_walk_looks_ahead_only_where_registers_allow() {
+        let ahead = |k: &Kernel, depth: u8, rows: u32| {
+            let mut b = blocked(k, depth, [32, 32 * rows, 64]);
+            b.clauses.chunk = Some([1, rows, 64].map(ClauseValue::Const));
+            let t = crate::translate(&b, &Target::default()).unwrap();
+            t.source.contains("mint_next")
+        };
+        let star = heat(
+            "v[z][y][x] = u[z][y][x] + u[z][y][x-1] + u[z][y][x+1] + u[z][y-1][x] + u[z][y+1][x] + u[z-1][y][x] + u[z+1][y][x];",
+        );
+        assert!(ahead(&star, 3, 2), "3 steps x 2 rows");
+        assert!(ahead(&star, 5, 1), "5 steps x 1 row");
+        assert!(!ahead(&star, 5, 2), "5 steps x 2 rows");
+        // a step that also reads a coefficient array loads in place
+        let coeff = heat(
+            "v[z][y][x] = c[z][y][x] * (u[z][y][x-1] + u[z][y][x+1] + u[z][y-1][x] + u[z][y+1][x] + u[z-1][y][x] + u[z+1][y][x]);",
+        );
+        assert!(!ahead(&coeff, 3, 2), "a coefficient array");
     }
 
     #[test]
