@@ -116,6 +116,55 @@ region!(deep_star, [#[mint::time_loop(block = 3)]], f64, (k: &Array3<f64>), |u, 
             + u[[z, y + 2, x]] + u[[z - 2, y, x]] + u[[z + 2, y, x]]);
 });
 
+// before the loop another kernel writes the coefficient array and the loop's output, on
+// every point: their ghost planes are stale when the loop starts, and the block's widened
+// steps read both (the output at its fixed boundary points)
+macro_rules! after_writes {
+    ($name:ident, [$($tl:tt)*]) => {
+        #[mint::parallel]
+        fn $name(
+            u: &mut Array3<f64>,
+            v: &mut Array3<f64>,
+            c: &mut Array3<f64>,
+            steps: usize,
+        ) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(v, to_device);
+            mint::copy!(c, to_device);
+            #[mint::r#for(nest(all))]
+            for z in 0..nz {
+                for y in 0..ny {
+                    for x in 0..nx {
+                        c[[z, y, x]] = 2.0 * c[[z, y, x]] + 0.001;
+                        v[[z, y, x]] = u[[z, y, x]] + 1.0;
+                    }
+                }
+            }
+            $($tl)*
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for z in 1..nz - 1 {
+                    for y in 1..ny - 1 {
+                        for x in 1..nx - 1 {
+                            v[[z, y, x]] = (1.0 - 6.0 * c[[z, y, x]]) * u[[z, y, x]]
+                                + c[[z, y, x]]
+                                    * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
+                                        + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
+                        }
+                    }
+                }
+                std::mem::swap(u, v);
+            }
+            mint::copy!(u, from_device);
+            mint::copy!(v, from_device);
+            Ok(())
+        }
+    };
+}
+after_writes!(deep_after_writes, [#[mint::time_loop(block = 3)]]);
+after_writes!(plain_after_writes, []);
+
 /// Two buffers of one shape whose values, boundaries included, differ everywhere.
 fn fields<T: From<f32>>(shape: (usize, usize, usize)) -> (Array3<T>, Array3<T>) {
     let f = |s: f32| {
@@ -716,9 +765,9 @@ mod generated_loops {
     /// `cpu:2` and `cpu:3` (each emulated device running the steps in the interpreter on
     /// its views, the block's steps on its planes widened by what the later steps read)
     /// both arrays bitwise equal to the interpreter's step-by-step loop on whole arrays,
-    /// with at most one halo exchange per launch; with a GPU, on `cuda:0,0` bitwise equal
-    /// to the same blocked loop on one GPU. Runs in every `cargo test`
-    /// (`MINT_TIME_FUZZ_CASES` sets the cases, default 60).
+    /// with at least one block fused and at most one halo exchange per launch; with a GPU,
+    /// on `cuda:0,0` bitwise equal to the same blocked loop on one GPU. Runs in every
+    /// `cargo test` (`MINT_TIME_FUZZ_CASES` sets the cases, default 60).
     #[test]
     fn generated_blocked_loops_on_several_devices_equal_one_device() {
         let cases: usize = std::env::var("MINT_TIME_FUZZ_CASES")
@@ -784,6 +833,12 @@ mod generated_loops {
                                     }
                                 }
                                 let exchanges = mint::halo_exchanges(&region) - before;
+                                // more steps than the depth: at least one block fused
+                                if launches >= steps {
+                                    failures.push(format!(
+                                        "{dev:?}: {launches} launches for {steps} steps: no block fused: {what}"
+                                    ));
+                                }
                                 if exchanges as usize > launches {
                                     failures.push(format!(
                                         "{dev:?}: {exchanges} halo exchanges for {launches} launches: {what}"
@@ -898,5 +953,33 @@ fn deep<T>(
             "{at}: {exchanges} halo exchanges for {} launches",
             fused_launches(steps)
         );
+    }
+}
+
+/// A blocked loop on several devices after another kernel wrote its coefficient array and
+/// its output (so that their ghost planes are stale when the loop starts): both arrays
+/// bitwise as the loop step by step on one device.
+#[test]
+fn blocked_loops_after_other_writes_equal_one_device() {
+    let mut pairs = vec![
+        (Device::Cpus(2), Device::Cpu),
+        (Device::Cpus(3), Device::Cpu),
+    ];
+    if let Some(g) = common::gpu() {
+        pairs.push((Device::parse("cuda:0,0").unwrap(), g));
+    }
+    for (many, one) in pairs {
+        for steps in [4, 7] {
+            let (mut a, mut b) = fields::<f64>((31, 13, 15));
+            let mut k = Array3::from_shape_fn((31, 13, 15), |(z, y, x)| {
+                0.01 + ((z * 5 + y * 3 + x) % 7) as f64 * 0.004
+            });
+            let (mut c, mut d, mut l) = (a.clone(), b.clone(), k.clone());
+            mint::with_device(many, || deep_after_writes(&mut a, &mut b, &mut k, steps)).unwrap();
+            mint::with_device(one, || plain_after_writes(&mut c, &mut d, &mut l, steps)).unwrap();
+            let at = format!("{many:?} against {one:?}, {steps} steps");
+            assert!(a == c, "{at}: u differs");
+            assert!(b == d, "{at}: v differs");
+        }
     }
 }

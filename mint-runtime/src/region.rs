@@ -489,7 +489,7 @@ impl Region {
             None => {
                 let how = self.time.config(kernel, slots, u32::MAX).and_then(|c| {
                     let (_, reach) = temporal::check(kernel, usize::from(c.options.time_input))?;
-                    split.deep_halo(slots, depth, reach[2] as usize)?;
+                    split.deep_halo(site, slots, depth, reach[2] as usize)?;
                     Ok(c)
                 });
                 self.time.decide(site, how)
@@ -657,6 +657,9 @@ impl Region {
     /// `std::mem::swap` exchanges. The generated code calls it (issue #45).
     pub fn time_step_begin(&mut self, depth: usize, left: usize, swap: (usize, usize)) {
         self.time.begin(depth, left, swap);
+        if let Some(s) = &mut self.split {
+            s.time_loop = self.time.execution();
+        }
     }
 
     /// After an iteration of a blocked time loop's body: the steps it ran (1, or the
@@ -688,7 +691,7 @@ impl Region {
                         Some(s) => c.and_then(|c| {
                             let input = usize::from(c.options.time_input);
                             let (_, reach) = mint_translator::optimizer::temporal::check(k, input)?;
-                            s.deep_halo(args.arrays, depth, reach[2] as usize)?;
+                            s.deep_halo(site, args.arrays, depth, reach[2] as usize)?;
                             Ok(c)
                         }),
                         None => c,

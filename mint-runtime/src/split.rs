@@ -57,6 +57,9 @@ pub(crate) struct SplitArray {
     pub parts: Parts,
     /// A kernel wrote the array since its ghost planes were last refreshed.
     pub stale: bool,
+    /// Which launches wrote it since then ([`Writers`]): a blocked loop's block skips
+    /// refreshing its output's ghost planes when only the loop's own steps wrote it.
+    pub writers: Writers,
     /// For a replicated array: its bytes as last copied to the devices, which the merge
     /// at `copy!(.., from_device)` compares each device's copy with.
     pub snapshot: Vec<u8>,
@@ -132,6 +135,26 @@ impl SplitArray {
     }
 }
 
+/// Which launches wrote an array since its ghost planes were last refreshed: a kernel site
+/// (its address) in one execution of a time loop (its number, [`Split::time_loop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Writers {
+    None,
+    One(usize, u64),
+    Several,
+}
+
+impl Writers {
+    /// With a write by `(site, time loop)` added.
+    fn and(self, me: (usize, u64)) -> Writers {
+        match self {
+            Writers::None => Writers::One(me.0, me.1),
+            Writers::One(s, l) if (s, l) == me => self,
+            _ => Writers::Several,
+        }
+    }
+}
+
 /// The split state of a region on `devices` devices, of which this process holds
 /// `local` (all of them, unless the region spans MPI ranks, [`crate::ranks`]).
 pub(crate) struct Split {
@@ -145,6 +168,9 @@ pub(crate) struct Split {
     pub gpus: Option<Vec<Arc<Gpu>>>,
     /// Each local GPU's fault record for owner-computes kernels.
     faults: Vec<DeviceArray>,
+    /// The execution of a blocked time loop the region is in (a new number for each), for
+    /// [`Writers`]; set by the region.
+    pub(crate) time_loop: u64,
     pub ghost: usize,
     /// The slowest extent of the distributed arrays: that of the first array of rank
     /// `rank` copied to the devices.
@@ -436,6 +462,7 @@ impl Split {
             local: rank * per_rank..(rank + 1) * per_rank,
             gpus,
             faults: Vec::new(),
+            time_loop: 0,
             ghost: layout.ghost,
             extent: None,
             slots: (0..info.arrays.len()).map(|_| None).collect(),
@@ -546,6 +573,7 @@ impl Split {
             slabs,
             parts: Parts::Host(Vec::new()),
             stale: false,
+            writers: Writers::None,
             snapshot: Vec::new(),
             halo_host: None,
             read_off_slab: false,
@@ -677,6 +705,7 @@ impl Split {
             a.snapshot = host.to_vec();
         }
         a.stale = false;
+        a.writers = Writers::None;
         Ok(())
     }
 
@@ -906,6 +935,7 @@ impl Split {
         transport::exchange(&mut devices, exchange, how)?;
         crate::stats::record_halo_exchange(self.info.name);
         a.stale = false;
+        a.writers = Writers::None;
         Ok(())
     }
 
@@ -1081,12 +1111,16 @@ impl Split {
         }
     }
 
-    fn finish(&mut self, plan: &KernelPlan, slots: &[usize]) {
+    /// After `site` ran: the arrays it wrote are stale, written by it in the current time
+    /// loop ([`Split::time_loop`]).
+    fn finish(&mut self, site: &KernelSite, plan: &KernelPlan, slots: &[usize]) {
+        let me = (site as *const KernelSite as usize, self.time_loop);
         for (i, &slot) in slots.iter().enumerate() {
             if plan.writes[i]
                 && let Some(a) = self.slots[slot].as_mut()
             {
                 a.stale = true;
+                a.writers = a.writers.and(me);
             }
         }
     }
@@ -1129,7 +1163,7 @@ impl Split {
             || format!("kernel {} ({})", site.name, site.location()),
             fault.map_or(Ok(()), Err),
         )?;
-        self.finish(&plan, slots);
+        self.finish(site, &plan, slots);
         // emulated devices exchange the halos the overlap would, right after the kernel
         for slot in self.eager_slots(site, &plan, slots)? {
             self.exchange(slot)?;
@@ -1327,7 +1361,7 @@ impl Split {
         let eager = self.eager_slots(site, plan, args.arrays)?;
         let mut marks: Vec<cudarc::driver::sys::CUevent> = Vec::new();
         let values = self.launch_phases(site, args, plan, &eager, &mut marks)?;
-        self.finish(plan, args.arrays);
+        self.finish(site, plan, args.arrays);
         let exchanged = eager
             .iter()
             .try_for_each(|&slot| self.exchange_overlapped(slot, &marks));

@@ -157,12 +157,12 @@ pub(crate) fn record_transfer(to_device: bool, bytes: usize, seconds: f64) {
     }
 }
 
-/// Counts a launch of `kernel` (its `file:line` from `location`, asked for only on the
-/// kernel's first launch: a launch allocates nothing here).
+/// Halo exchanges per region name.
 static HALOS: Mutex<BTreeMap<&'static str, u64>> = Mutex::new(BTreeMap::new());
 
-/// How many halo exchanges the arrays of region `region` (its function's name) made
-/// since the program started: one per array each time its ghost planes are refreshed
+/// How many halo exchanges the arrays of the regions named `region` (their function's
+/// name; regions of one name in several modules count together) made since the program
+/// started: one per array each time its ghost planes are refreshed
 /// from their owners, on every device at once (several devices only). A blocked time
 /// loop of depth `k` on several devices makes one every `k` steps where step by step
 /// makes one every step (`#[mint::time_loop(block = k)]`).
@@ -183,6 +183,8 @@ pub(crate) fn record_halo_exchange(region: &'static str) {
         .or_insert(0) += 1;
 }
 
+/// Counts a launch of `kernel` (its `file:line` from `location`, asked for only on the
+/// kernel's first launch: a launch allocates nothing here).
 pub(crate) fn record_launch(kernel: &str, location: impl FnOnce() -> String) {
     let mut m = STATS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(e) = m.get_mut(kernel) {

@@ -26,6 +26,10 @@ pub(crate) struct TimeLoop {
     done: usize,
     /// Per kernel site and depth, decided at the loop's first launch of it.
     decided: Vec<Decided>,
+    /// The steps left at the latest iteration, and the number of the loop's execution: a
+    /// new one begins where the steps left do not fall.
+    last_left: usize,
+    execution: u64,
 }
 
 /// How a kernel site's loop runs at one depth.
@@ -45,6 +49,10 @@ impl TimeLoop {
     /// Before an iteration with `left` steps to go: ask for `depth` steps, if more than
     /// `depth` remain (the last step runs alone).
     pub(crate) fn begin(&mut self, depth: usize, left: usize, swap: (usize, usize)) {
+        if self.last_left == 0 || left >= self.last_left {
+            self.execution += 1;
+        }
+        self.last_left = left;
         self.request = if depth > 1 && left > depth { depth } else { 1 };
         self.swap = swap;
         self.done = 1;
@@ -55,6 +63,12 @@ impl TimeLoop {
         let d = self.done.max(1);
         (self.request, self.done) = (0, 1);
         d
+    }
+
+    /// The number of the loop execution the region is in (1 for its first blocked loop's
+    /// first execution; a new number each time a blocked loop starts over).
+    pub(crate) fn execution(&self) -> u64 {
+        self.execution
     }
 
     /// The depth asked for, when above one step.

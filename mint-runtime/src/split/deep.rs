@@ -1,16 +1,19 @@
 //! Deep halos: `k` steps of a blocked time loop between two halo exchanges (issue #45,
 //! item 4), on several GPUs and on emulated devices.
 //!
-//! A kernel in `#[mint::time_loop(block = k)]` gives its region's slabs `k × reach` ghost
-//! planes along the slowest axis (the decomposition's `Layout`). Before the `k` steps the
-//! input's ghost planes are refreshed from their owners, all of them, in one exchange; then
-//! each device computes step `j` of `1..=k` on its own planes widened by `(k − j) × reach`
-//! on each side (within the array and the loop's range), from what it holds: the planes
-//! step `j` reads are its own, its ghost planes, or planes it computed at step `j − 1`. Its
-//! own planes after step `k` are then exactly what one device computes, bit for bit, with
-//! one exchange where step by step needs `k`: the communication-avoiding scheme of
-//! overlapped (ghost-zone) tiling, seed `002_c2277fb7a2a128f7.txt` Sec. 3.2.1, applied to
-//! the slabs as the fused kernel applies it to its x-y tiles.
+//! A kernel in `#[mint::time_loop(block = k)]` gives its region's slabs `k ×` its reach
+//! in ghost planes along the slowest axis (the farthest plane any of its arrays is read
+//! at; the decomposition's `Layout`), whether or not its loop then runs blocked. Before
+//! the `k` steps the ghost planes of the arrays they read are refreshed from their owners
+//! (the input; a coefficient array written since its last exchange; the output, unless
+//! only the loop's own steps wrote it, [`super::Writers`]); then each device computes step
+//! `j` of `1..=k` on its own planes widened by `(k − j) × reach` on each side (within the
+//! array and the loop's range), from what it holds: the planes step `j` reads are its own,
+//! its ghost planes, or planes it computed at step `j − 1`. Its own planes after step `k`
+//! are then exactly what one device computes, bit for bit, with one exchange where step by
+//! step needs `k`: the communication-avoiding scheme of overlapped (ghost-zone) tiling,
+//! seed `002_c2277fb7a2a128f7.txt` Sec. 3.2.1, applied to the slabs as the fused kernel
+//! applies it to its x-y tiles.
 //!
 //! - On GPUs the `k` steps are one fused launch per GPU
 //!   ([`mint_translator::optimizer::temporal`]), its z planes the device's own; the
@@ -21,9 +24,10 @@
 //!   other on each device's storage, the two arrays of the swap trading places at every
 //!   step, each step on its widened planes.
 //!
-//! Where this cannot hold (a ring of slabs, owner-computes, `MINT_CHECK`, slabs with
-//! fewer ghost planes than `k × reach`) the loop runs step by step and `MINT_REPORT=1`
-//! says why.
+//! Where this cannot hold the loop runs step by step: a ring of slabs, `MINT_CHECK=1` on
+//! GPUs, slabs with fewer ghost planes than needed, a streamed region (`MINT_REPORT=1`
+//! says why), and a kernel that does not run split (owner-computes, or on replicated
+//! arrays only on `cpu:N`).
 
 use super::{Split, check_reads};
 use crate::cpu::CpuDev;
@@ -35,10 +39,13 @@ use crate::site::{KernelSite, LaunchArgs};
 use mint_translator::tune::Candidate;
 
 impl Split {
-    /// Whether `depth` steps of a kernel reaching `reach` planes along the slowest axis
-    /// can run between two exchanges of the arrays in `slots`; `Err(why)` otherwise.
+    /// Whether `depth` steps of `site`, whose input reaches `reach` planes along the
+    /// slowest axis, can run between two exchanges of the arrays in `slots`: the slabs
+    /// must hold `depth ×` the farthest plane any of its arrays is read at; `Err(why)`
+    /// otherwise.
     pub(crate) fn deep_halo(
         &self,
+        site: &KernelSite,
         slots: &[usize],
         depth: usize,
         reach: usize,
@@ -46,6 +53,8 @@ impl Split {
         if self.streamed {
             return Err("a streamed region runs it step by step".into());
         }
+        let refs = site.slab_refs().map_err(|e| e.to_string())?;
+        let reach = decomp::region_ghost(std::slice::from_ref(refs), self.layout.rank).max(reach);
         let need = depth * reach;
         if self.ghost < need {
             return Err(format!(
@@ -89,13 +98,15 @@ impl Split {
             Mode::Everywhere => None,
             Mode::Owner => return Ok(false),
         };
+        let output = plan.writes.iter().position(|&w| w).unwrap_or(0);
+        self.refresh(site, args.arrays, output)?;
         let launched = self.launch_fused_local(site, args, clip, c);
         // every rank fails alike, or none does
         crate::ranks::agree(
             || format!("kernel {} ({})", site.name, site.location()),
             launched,
         )?;
-        self.finish(&plan, args.arrays);
+        self.finish(site, &plan, args.arrays);
         if !nowait {
             self.synchronize()?;
         }
@@ -153,6 +164,7 @@ impl Split {
         if !matches!(plan.mode, Mode::Split { .. }) {
             return Ok(false);
         }
+        self.refresh(site, slots, output)?;
         let mut order = slots.to_vec();
         for j in 1..=depth {
             let widen = (depth - j) * reach;
@@ -182,12 +194,37 @@ impl Split {
             )?;
             order.swap(input, output);
         }
-        self.finish(&plan, slots);
+        self.finish(site, &plan, slots);
         // the steps between the first and the last wrote the input too
+        let me = (site as *const KernelSite as usize, self.time_loop);
         if let Some(a) = self.slots[slots[input]].as_mut().filter(|_| depth > 1) {
             a.stale = true;
+            a.writers = a.writers.and(me);
         }
         Ok(true)
+    }
+}
+
+impl Split {
+    /// Before a block of steps of `site` (its kernel's array `output` the one it writes):
+    /// the ghost planes of every array the block reads are current. The steps widened into
+    /// the ghost planes read the other arrays there (coefficients) and, at the points no
+    /// step writes (fixed boundaries), the output; `prepare` refreshed the input. The
+    /// output is left as it is where only this loop's steps wrote it since its last
+    /// exchange: they write the points inside the loop's ranges, which the block writes
+    /// before it reads them.
+    fn refresh(&mut self, site: &'static KernelSite, slots: &[usize], output: usize) -> Result<()> {
+        let me = super::Writers::One(site as *const KernelSite as usize, self.time_loop);
+        for (i, &slot) in slots.iter().enumerate() {
+            let Some(a) = self.slots.get(slot).and_then(|a| a.as_ref()) else {
+                continue;
+            };
+            if a.slabs.is_none() || !a.stale || (i == output && a.writers == me) {
+                continue;
+            }
+            self.exchange(slot)?;
+        }
+        self.join_halos()
     }
 }
 

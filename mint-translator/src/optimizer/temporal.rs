@@ -1078,7 +1078,10 @@ mod tests {
         // walk's first load one plane ahead (3 steps × 2 rows: it looks ahead)
         assert_eq!(s.matches("mint_r < 2").count(), 5, "{s}");
         assert!(s.contains("float mint_next[2] = {};"), "{s}");
-        assert!(s.contains("mint_q0[mint_r * 3 + 2] = mint_next[mint_r];"), "{s}");
+        assert!(
+            s.contains("mint_q0[mint_r * 3 + 2] = mint_next[mint_r];"),
+            "{s}"
+        );
         assert!(s.contains("mint_ty0 + mint_r * 32"), "{s}");
         // the last step writes the rows whose step-3 value the tile holds: 6 <= ty < 58
         assert!(s.contains("mint_ty >= 6 && mint_ty < 58"), "{s}");
