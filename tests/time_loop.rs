@@ -685,36 +685,12 @@ mod generated_loops {
             let steps = depth + 1 + next(6) as usize;
             let c = Case::new(&k, shape, margin, (case, depth as u32));
             let f32 = k.arrays[0].elem == ScalarTy::F32;
-            let value = |a: usize, i: usize| {
-                // the two time levels hold different values everywhere, boundaries too
-                0.5 + 0.3 * a as f64 + ((i * (7 + 5 * a) + 3 * a) % 23) as f64 * 0.01
-            };
-            let n = shape.iter().product::<usize>();
-            let mut want: Vec<Array> = (0..3)
-                .map(|a| Array {
-                    elem: k.arrays[a].elem,
-                    shape: shape.to_vec(),
-                    data: (0..n)
-                        .map(|i| {
-                            if f32 {
-                                Value::F32(value(a, i) as f32)
-                            } else {
-                                Value::F64(value(a, i))
-                            }
-                        })
-                        .collect(),
-                })
-                .collect();
+            let mut want = start(&k, shape);
             interpret(&k, &c, &mut want, steps);
             let what = format!("case {case}, {shape:?}, {steps} steps, depth {depth}:\n{text}");
             macro_rules! go {
                 ($t:ty) => {{
-                    let hosts: [ArrayD<$t>; 3] = std::array::from_fn(|a| {
-                        ArrayD::from_shape_fn(shape.to_vec(), |ix| {
-                            let i = (ix[0] * shape[1] + ix[1]) * shape[2] + ix[2];
-                            value(a, i) as $t
-                        })
-                    });
+                    let hosts = hosts::<$t>(shape);
                     let plain = mint::with_device(gpu, || c.run(&hosts, steps, None));
                     let blocked = mint::with_device(gpu, || c.run(&hosts, steps, Some(depth)));
                     match (plain, blocked) {
@@ -751,6 +727,39 @@ mod generated_loops {
             2 * fused_cases >= cases,
             "only {fused_cases} of {cases} generated loops fused their steps"
         );
+    }
+
+    /// Array `a`'s value at flat index `i` when a generated loop starts: the two time
+    /// levels and the coefficient differ everywhere, boundaries too.
+    fn value(a: usize, i: usize) -> f64 {
+        0.5 + 0.3 * a as f64 + ((i * (7 + 5 * a) + 3 * a) % 23) as f64 * 0.01
+    }
+
+    /// The interpreter's arrays `u`, `v`, `c` of kernel `k` when a generated loop starts.
+    fn start(k: &Kernel, shape: [usize; 3]) -> Vec<Array> {
+        let n = shape.iter().product::<usize>();
+        (0..3)
+            .map(|a| Array {
+                elem: k.arrays[a].elem,
+                shape: shape.to_vec(),
+                data: (0..n)
+                    .map(|i| match k.arrays[a].elem {
+                        ScalarTy::F32 => Value::F32(value(a, i) as f32),
+                        _ => Value::F64(value(a, i)),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The same arrays on the host, as `T`.
+    fn hosts<T: El>(shape: [usize; 3]) -> [ArrayD<T>; 3] {
+        std::array::from_fn(|a| {
+            ArrayD::from_shape_fn(shape.to_vec(), |ix| {
+                let i = (ix[0] * shape[1] + ix[1]) * shape[2] + ix[2];
+                T::from_value(Value::F64(value(a, i)))
+            })
+        })
     }
 
     /// The first of `got`'s elements whose bits differ from `want`'s, if any.
@@ -791,36 +800,13 @@ mod generated_loops {
             let id = 1000 + case;
             let c = Case::new(&k, shape, margin, (id, depth as u32));
             let region = format!("generated_loop_{id}");
-            let n = shape.iter().product::<usize>();
-            let value = |a: usize, i: usize| {
-                0.5 + 0.3 * a as f64 + ((i * (7 + 5 * a) + 3 * a) % 23) as f64 * 0.01
-            };
             let f32 = k.arrays[0].elem == ScalarTy::F32;
-            let mut want: Vec<Array> = (0..3)
-                .map(|a| Array {
-                    elem: k.arrays[a].elem,
-                    shape: shape.to_vec(),
-                    data: (0..n)
-                        .map(|i| {
-                            if f32 {
-                                Value::F32(value(a, i) as f32)
-                            } else {
-                                Value::F64(value(a, i))
-                            }
-                        })
-                        .collect(),
-                })
-                .collect();
+            let mut want = start(&k, shape);
             interpret(&k, &c, &mut want, steps);
             let what = format!("case {case}, {shape:?}, {steps} steps, depth {depth}:\n{text}");
             macro_rules! go {
                 ($t:ty) => {{
-                    let hosts: [ArrayD<$t>; 3] = std::array::from_fn(|a| {
-                        ArrayD::from_shape_fn(shape.to_vec(), |ix| {
-                            let i = (ix[0] * shape[1] + ix[1]) * shape[2] + ix[2];
-                            value(a, i) as $t
-                        })
-                    });
+                    let hosts = hosts::<$t>(shape);
                     for dev in [Device::Cpus(2), Device::Cpus(3)] {
                         let before = mint::halo_exchanges(&region);
                         match mint::with_device(dev, || c.run(&hosts, steps, Some(depth))) {

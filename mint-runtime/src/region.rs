@@ -480,24 +480,20 @@ impl Region {
         site: &'static KernelSite,
         slots: &[usize],
     ) -> Option<((usize, usize), (usize, usize))> {
-        use mint_translator::optimizer::temporal;
         let depth = self.time.requested()?;
         let split = self.split.as_ref()?;
-        let kernel = site.kernel().ok()?;
-        let c = match self.time.decision(site) {
-            Some(c) => c,
+        let f = match self.time.decision(site) {
+            Some(f) => f,
             None => {
-                let how = self.time.config(kernel, slots, u32::MAX).and_then(|c| {
-                    let (_, reach) = temporal::check(kernel, usize::from(c.options.time_input))?;
-                    split.deep_halo(site, slots, depth, reach[2] as usize)?;
-                    Ok(c)
+                let how = site.kernel().map_err(|e| e.to_string()).and_then(|k| {
+                    let f = self.time.config(k, slots, u32::MAX)?;
+                    split.deep_halo(site, slots, depth, f.reach[2] as usize)?;
+                    Ok(f)
                 });
                 self.time.decide(site, how)
             }
         }?;
-        let input = usize::from(c.options.time_input);
-        let (output, reach) = temporal::check(kernel, input).ok()?;
-        Some(((depth, reach[2] as usize), (input, output)))
+        Some(((depth, f.reach[2] as usize), (f.input(), f.output)))
     }
 
     /// [`Region::cpu_run`] for a reduction kernel: `f` returns a device's value; the
@@ -672,8 +668,8 @@ impl Region {
     /// and the step can be blocked here; otherwise `None`, and the report says why.
     fn blocked(&mut self, site: &'static KernelSite, args: &LaunchArgs) -> Option<Candidate> {
         let depth = self.time.requested()?;
-        if let Some(c) = self.time.decision(site) {
-            return c;
+        if let Some(f) = self.time.decision(site) {
+            return f.map(|f| f.c);
         }
         let how = if self.streamer.is_some() {
             Err("a streamed region runs it step by step".to_string())
@@ -685,22 +681,20 @@ impl Region {
                         None => self.gpu(),
                     }
                     .map_or(u32::MAX, |g| g.shared_bytes_optin);
-                    let c = self.time.config(k, args.arrays, shared);
+                    let f = self.time.config(k, args.arrays, shared);
                     match &self.split {
                         // several devices: `depth` steps between two halo exchanges
-                        Some(s) => c.and_then(|c| {
-                            let input = usize::from(c.options.time_input);
-                            let (_, reach) = mint_translator::optimizer::temporal::check(k, input)?;
-                            s.deep_halo(site, args.arrays, depth, reach[2] as usize)?;
-                            Ok(c)
+                        Some(s) => f.and_then(|f| {
+                            s.deep_halo(site, args.arrays, depth, f.reach[2] as usize)?;
+                            Ok(f)
                         }),
-                        None => c,
+                        None => f,
                     }
                 }
                 Err(e) => Err(e.to_string()),
             }
         };
-        self.time.decide(site, how)
+        self.time.decide(site, how).map(|f| f.c)
     }
 
     /// Typed wrapper of [`Region::launch`] for reductions: the reduced value as `T`.

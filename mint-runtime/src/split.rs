@@ -1440,24 +1440,13 @@ impl Split {
         for &phase in phases {
             for (i, g) in gpus.iter().enumerate() {
                 let d = self.local.start + i;
-                let slot = |s: usize| {
-                    arrays.get(s)?.as_ref().map(|a| match &a.parts {
-                        Parts::Gpu(p) => &p[i],
-                        Parts::Host(_) => unreachable!("a split over GPUs"),
-                    })
-                };
+                let slot = |s: usize| gpu_part(arrays, i, s);
                 let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
                 let clip = match plan.mode {
                     Mode::Split { clip } => Some(clip),
                     _ => None,
                 };
-                let clipped = |planes: (usize, usize)| {
-                    let mut b = args.bounds.to_vec();
-                    if let (Some(clip), Some(z)) = (clip, b.first_mut()) {
-                        *z = decomp::clip_range(z.0, z.1, planes, clip);
-                    }
-                    b
-                };
+                let clipped = |planes: (usize, usize)| clip_bounds(args.bounds, planes, clip);
                 let owner_args = self.owner_args(i, (owner, check), &distributed, slabs.as_ref());
                 let (mut events, mut pending) = (Vec::new(), Vec::new());
                 let mut cx = LaunchCtx::quiet(g, &slot, &mut events, &mut pending);
@@ -1619,6 +1608,29 @@ impl Split {
 }
 
 static GHOST_OVERRIDE: std::sync::Mutex<Option<usize>> = std::sync::Mutex::new(None);
+
+/// Region slot `s`'s storage on local GPU `i` (a split over GPUs).
+fn gpu_part(arrays: &[Option<SplitArray>], i: usize, s: usize) -> Option<&DeviceArray> {
+    arrays.get(s)?.as_ref().map(|a| match &a.parts {
+        Parts::Gpu(p) => &p[i],
+        Parts::Host(_) => unreachable!("a split over GPUs"),
+    })
+}
+
+/// A launch's loop `bounds` for a device holding `planes`: the outermost clipped to the
+/// iterations writing those planes for a split kernel (`clip`: its written plane's offset
+/// from the outermost index), unchanged otherwise.
+fn clip_bounds(
+    bounds: &[(i64, i64)],
+    planes: (usize, usize),
+    clip: Option<i64>,
+) -> Vec<(i64, i64)> {
+    let mut b = bounds.to_vec();
+    if let (Some(clip), Some(z)) = (clip, b.first_mut()) {
+        *z = decomp::clip_range(z.0, z.1, planes, clip);
+    }
+    b
+}
 
 /// Gives every region decomposed from now on `ghost` ghost planes, whatever its kernels
 /// reach (`None`: what they reach). For tests of the checks that catch a decomposition

@@ -32,6 +32,23 @@ pub(crate) struct TimeLoop {
     execution: u64,
 }
 
+/// A step that can be blocked: the fused launch's configuration, and what
+/// [`mint_translator::optimizer::temporal::check`] found (the kernel's array each step
+/// writes, and the input's reach along x, y, z), kept with the decision.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fused {
+    pub c: Candidate,
+    pub output: usize,
+    pub reach: [u32; 3],
+}
+
+impl Fused {
+    /// The kernel's array each step reads.
+    pub(crate) fn input(&self) -> usize {
+        usize::from(self.c.options.time_input)
+    }
+}
+
 /// How a kernel site's loop runs at one depth.
 #[derive(Debug)]
 struct Decided {
@@ -39,7 +56,7 @@ struct Decided {
     site: usize,
     depth: usize,
     /// The fused launch's configuration, or `None`: step by step.
-    fused: Option<Candidate>,
+    fused: Option<Fused>,
     /// Whether `MINT_REPORT=1` has said so: at once for step by step, after the first
     /// fused launch for a fused one (whose kernel may still turn out not to translate).
     said: bool,
@@ -86,7 +103,7 @@ impl TimeLoop {
             .decided
             .iter_mut()
             .find(|d| d.site == key && d.depth == depth && !d.said)
-            && let Some(c) = d.fused
+            && let Some(Fused { c, .. }) = d.fused
         {
             d.said = true;
             if on_cpu {
@@ -119,7 +136,7 @@ impl TimeLoop {
         kernel: &Kernel,
         slots: &[usize],
         shared_bytes: u32,
-    ) -> Result<Candidate, String> {
+    ) -> Result<Fused, String> {
         let depth = self.request;
         if depth.is_multiple_of(2) {
             return Err(format!("block = {depth} is even; the depth is odd"));
@@ -142,7 +159,7 @@ impl TimeLoop {
         let ty = by
             .checked_mul(rows)
             .ok_or_else(|| format!("MINT_TIME_TILE: {by} threads × {rows} rows overflow"))?;
-        Ok(Candidate {
+        let c = Candidate {
             options: OptOptions {
                 time_block: depth as u8,
                 time_input: input as u8,
@@ -151,11 +168,12 @@ impl TimeLoop {
             },
             tile: [bx, ty, oz],
             chunk: [1, rows, oz],
-        })
+        };
+        Ok(Fused { c, output, reach })
     }
 
     /// What was decided for `site` at the requested depth, if it was.
-    pub(crate) fn decision(&self, site: &KernelSite) -> Option<Option<Candidate>> {
+    pub(crate) fn decision(&self, site: &KernelSite) -> Option<Option<Fused>> {
         let key = site as *const KernelSite as usize;
         self.decided
             .iter()
@@ -169,8 +187,8 @@ impl TimeLoop {
     pub(crate) fn decide(
         &mut self,
         site: &KernelSite,
-        how: Result<Candidate, String>,
-    ) -> Option<Candidate> {
+        how: Result<Fused, String>,
+    ) -> Option<Fused> {
         let key = site as *const KernelSite as usize;
         if let Err(why) = &how {
             say(site, &format!("runs step by step: {why}"));

@@ -29,12 +29,11 @@
 //! says why), and a kernel that does not run split (owner-computes, or on replicated
 //! arrays only on `cpu:N`).
 
-use super::{Split, check_reads};
+use super::{Split, check_reads, clip_bounds, gpu_part};
 use crate::cpu::CpuDev;
-use crate::decomp::{self, Mode, Slabs};
+use crate::decomp::{self, Mode};
 use crate::error::Result;
 use crate::exec::LaunchCtx;
-use crate::parts::Parts;
 use crate::site::{KernelSite, LaunchArgs};
 use mint_translator::tune::Candidate;
 
@@ -126,13 +125,9 @@ impl Split {
         let arrays = &self.slots;
         for (i, g) in gpus.iter().enumerate() {
             let d = self.local.start + i;
-            let slot = |s: usize| {
-                arrays.get(s)?.as_ref().map(|a| match &a.parts {
-                    Parts::Gpu(p) => &p[i],
-                    Parts::Host(_) => unreachable!("a split over GPUs"),
-                })
-            };
-            let bounds = device_bounds(args.bounds, slabs.as_ref(), d, clip);
+            let slot = |s: usize| gpu_part(arrays, i, s);
+            let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
+            let bounds = clip_bounds(args.bounds, owned, clip);
             let a = LaunchArgs {
                 bounds: &bounds,
                 ..*args
@@ -203,9 +198,7 @@ impl Split {
         }
         Ok(true)
     }
-}
 
-impl Split {
     /// Before a block of steps of `site` (its kernel's array `output` the one it writes):
     /// the ghost planes of every array the block reads are current. The steps widened into
     /// the ghost planes read the other arrays there (coefficients) and, at the points no
@@ -226,21 +219,4 @@ impl Split {
         }
         self.join_halos()
     }
-}
-
-/// The bounds of a launch on device `d`: the parallel loops' `bounds`, the outermost
-/// clipped to the iterations writing `d`'s own planes for a split kernel (`clip`: its
-/// written plane's offset from the outermost index), unchanged otherwise.
-pub(super) fn device_bounds(
-    bounds: &[(i64, i64)],
-    slabs: Option<&Slabs>,
-    d: usize,
-    clip: Option<i64>,
-) -> Vec<(i64, i64)> {
-    let mut b = bounds.to_vec();
-    let owned = slabs.map_or((0, 0), |s| s.owned[d]);
-    if let (Some(clip), Some(z)) = (clip, b.first_mut()) {
-        *z = decomp::clip_range(z.0, z.1, owned, clip);
-    }
-    b
 }
