@@ -441,7 +441,7 @@ def depth_series(d):
     series, bounds = [], []
     for prec, colour in (("f32", "#4a78b5"), ("f64", "#c0504d")):
         rows = [r for r in d["temporal"] if r["kernel"] == "heat3d-7pt" and r["precision"] == prec
-                and r["variant"].startswith("time_loop")]
+                and r["variant"].startswith("time_loop") and "auto" not in r["variant"]]
         pts = sorted((r["depth"], r["gpts"]) for r in rows)
         if pts:
             series.append((f"heat {prec}", colour, pts))

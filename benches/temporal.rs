@@ -8,7 +8,9 @@
 //! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, Poisson
 //! 19-point (Table 6.3) in f32 and f64, and the radius-4 star in f32: the autotuned
 //! step-by-step kernel (`mint_kernels`, level `tune`) and the blocked loop (depths 1, 3,
-//! 5 and 7 for heat; 1 and 3 for the others). Prints the median of `reps` runs of `steps`
+//! 5 and 7 for heat; 1 and 3 for the others; `block = auto` with `tune` for heat and
+//! Poisson, whose warm-up run tunes the kernel at depth 1 and then chooses the depth; its
+//! row's depth reads 0). Prints the median of `reps` runs of `steps`
 //! steps: device ms per step (CUDA events around each launch), GPts/s (interior points ×
 //! steps / s) and the multiple of the per-step copy bound (copy GB/s ÷ the words each
 //! point reads and writes: 2 for heat and the star, 3 for Poisson's `u`, `b` and `u'`).
@@ -23,8 +25,8 @@ use mint_kernels::{Level, heat3d};
 use ndarray::Array3;
 
 macro_rules! blocked {
-    ($name:ident, $t:ty, $k:literal) => {
-        #[mint::parallel]
+    ($name:ident, $t:ty, $k:tt $(, $opt:ident)?) => {
+        #[mint::parallel($($opt)?)]
         fn $name(u: &mut Array3<$t>, unew: &mut Array3<$t>, steps: usize) -> mint::Result<()> {
             let (nz, ny, nx) = u.dim();
             mint::copy!(u, to_device);
@@ -55,8 +57,8 @@ macro_rules! blocked {
 }
 
 macro_rules! poisson {
-    ($name:ident, $t:ty, $k:literal) => {
-        #[mint::parallel]
+    ($name:ident, $t:ty, $k:tt $(, $opt:ident)?) => {
+        #[mint::parallel($($opt)?)]
         #[allow(clippy::too_many_arguments)]
         fn $name(
             u: &mut Array3<$t>,
@@ -108,7 +110,7 @@ macro_rules! poisson {
 }
 
 macro_rules! star4 {
-    ($name:ident, $t:ty, $k:literal) => {
+    ($name:ident, $t:ty, $k:tt) => {
         #[mint::parallel(unroll)]
         fn $name(u: &mut Array3<$t>, unew: &mut Array3<$t>, steps: usize) -> mint::Result<()> {
             let (nz, ny, nx) = u.dim();
@@ -146,6 +148,8 @@ poisson!(poisson32_k1, f32, 1);
 poisson!(poisson32_k3, f32, 3);
 poisson!(poisson64_k1, f64, 1);
 poisson!(poisson64_k3, f64, 3);
+poisson!(poisson32_auto, f32, auto, tune);
+poisson!(poisson64_auto, f64, auto, tune);
 star4!(star32_k1, f32, 1);
 star4!(star32_k3, f32, 3);
 
@@ -156,6 +160,8 @@ blocked!(heat32_k7, f32, 7);
 blocked!(heat64_k1, f64, 1);
 blocked!(heat64_k3, f64, 3);
 blocked!(heat64_k5, f64, 5);
+blocked!(heat32_auto, f32, auto, tune);
+blocked!(heat64_auto, f64, auto, tune);
 
 struct Row {
     name: String,
@@ -208,7 +214,8 @@ struct Kernel<'a, T> {
 }
 
 /// The rows of one kernel: the autotuned step-by-step kernel `tuned`, then the blocked
-/// loop at each depth of `blocked` (depth 1 first: the reference). Each blocked depth is
+/// loop at each depth of `blocked` (depth 1 first: the reference; depth 0 is
+/// `block = auto`, whose warm-up run tunes it). Each blocked depth is
 /// checked bitwise against depth 1 over 7 steps, and its row says so where it differs, so
 /// that a fast wrong kernel cannot pass unnoticed.
 fn rows<T: Clone + PartialEq>(
@@ -230,8 +237,13 @@ fn rows<T: Clone + PartialEq>(
         let s = time(reps, |st| run(f, st).map(drop), steps);
         let same = run(f, 7).expect("run") == reference;
         let name = format!(
-            "{} time_loop{}",
+            "{} time_loop{}{}",
             k.name,
+            if depth == 0 {
+                " (block = auto, tune)"
+            } else {
+                ""
+            },
             if same {
                 ""
             } else {
@@ -256,11 +268,12 @@ fn heat_rows(rs: (usize, usize), u32_: &Array3<f32>, u64_: &Array3<f64>, add: &m
     let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
         heat3d::f32::run(opts, u, v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
     };
-    let depths: [(u32, Steps<f32>); 4] = [
+    let depths: [(u32, Steps<f32>); 5] = [
         (1, &heat32_k1),
         (3, &heat32_k3),
         (5, &heat32_k5),
         (7, &heat32_k7),
+        (0, &heat32_auto),
     ];
     rows(rs, &k, &tuned, &depths, add);
     let k = Kernel {
@@ -274,7 +287,12 @@ fn heat_rows(rs: (usize, usize), u32_: &Array3<f32>, u64_: &Array3<f64>, add: &m
     let tuned = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| {
         heat3d::f64::run(opts, u, v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
     };
-    let depths: [(u32, Steps<f64>); 3] = [(1, &heat64_k1), (3, &heat64_k3), (5, &heat64_k5)];
+    let depths: [(u32, Steps<f64>); 4] = [
+        (1, &heat64_k1),
+        (3, &heat64_k3),
+        (5, &heat64_k5),
+        (0, &heat64_auto),
+    ];
     rows(rs, &k, &tuned, &depths, add);
 }
 
@@ -298,7 +316,8 @@ fn poisson_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
     };
     let k1 = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| poisson64_k1(u, v, &b64, c0, c1, st);
     let k3 = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| poisson64_k3(u, v, &b64, c0, c1, st);
-    rows(rs, &k, &tuned, &[(1, &k1), (3, &k3)], add);
+    let ka = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| poisson64_auto(u, v, &b64, c0, c1, st);
+    rows(rs, &k, &tuned, &[(1, &k1), (3, &k3), (0, &ka)], add);
     let u32_ = u64_.mapv(|v| v as f32);
     let b32 = b64.mapv(|v| v as f32);
     let (c0, c1) = (c0 as f32, c1 as f32);
@@ -315,7 +334,8 @@ fn poisson_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
     };
     let k1 = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| poisson32_k1(u, v, &b32, c0, c1, st);
     let k3 = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| poisson32_k3(u, v, &b32, c0, c1, st);
-    rows(rs, &k, &tuned, &[(1, &k1), (3, &k3)], add);
+    let ka = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| poisson32_auto(u, v, &b32, c0, c1, st);
+    rows(rs, &k, &tuned, &[(1, &k1), (3, &k3), (0, &ka)], add);
 }
 
 /// The radius-4 star (Farstad 2021) in f32, depths 1 and 3.

@@ -231,9 +231,9 @@ pub mod __rt {
     pub use mint_runtime::cpu;
     pub use mint_runtime::mint_translator::ir::ScalarTy;
     pub use mint_runtime::{
-        ArrayInfo, DeviceFnSite, Element, HostArray, HostArrayMut, KernelSite, LaunchArgs, RedOp,
-        Region, RegionInfo, ScalarValue, SiteRef, StreamSpec, bounds, clause, inventory, or_panic,
-        scalar,
+        AUTO_DEEPEST, ArrayInfo, AutoDepth, DeviceFnSite, Element, HostArray, HostArrayMut,
+        KernelSite, LaunchArgs, RedOp, Region, RegionInfo, ScalarValue, SiteRef, StreamSpec,
+        bounds, clause, inventory, or_panic, scalar,
     };
     pub use mint_runtime::{
         clause_values, compile_only, nvrtc_available, override_ghost_planes, register_site,

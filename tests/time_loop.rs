@@ -5,7 +5,9 @@
 //! planes, clamped faces, a coefficient array, a radius-2 star; arrays of odd shapes
 //! whose two ping-pong buffers hold different boundary values; step counts that are not
 //! multiples of the depth. A kernel that reads both time levels (a leapfrog) is not
-//! blocked and still gives the same result. Generated steps run as time loops on the GPU
+//! blocked and still gives the same result. A `block = auto` loop, which runs its steps at
+//! several depths while it tunes, equals the step-by-step loop too. Generated steps run as
+//! time loops on the GPU
 //! are checked against the same loop step by step and against the interpreter
 //! (`generated_loops`).
 
@@ -49,6 +51,12 @@ macro_rules! pair {
         region!($plain, [], $($rest)*);
     };
 }
+
+region!(heat_auto, [#[mint::time_loop(block = auto)]], f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
+        + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
+            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
+});
 
 // 3-D heat, fixed boundary planes (thesis Table 3.1)
 pair!(heat_b, heat_p, f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
@@ -226,6 +234,36 @@ where
             }
         }
     }
+}
+
+/// `block = auto`: on a GPU the loop's first launches time depths 1, 3 and 5, then it
+/// keeps one; the steps run at several depths in one loop still give the step-by-step
+/// loop's arrays bit for bit, on every device. On a GPU the tuning fuses steps (fewer
+/// launches than steps over the runs); on the CPU the loop runs step by step.
+#[test]
+fn an_auto_block_equals_step_by_step() {
+    let (mut gpu_steps, mut gpu_launches) = (0, 0);
+    for d in devices() {
+        for (shape, steps) in [((13, 11, 17), 7), ((37, 29, 33), 60), ((70, 40, 36), 45)] {
+            let (mut a, mut b) = fields::<f64>(shape);
+            let (mut c, mut e) = (a.clone(), b.clone());
+            let n = launches("heat_auto", || {
+                mint::with_device(d, || heat_auto(&mut a, &mut b, steps)).unwrap()
+            }) as usize;
+            mint::with_device(d, || heat_p(&mut c, &mut e, steps)).unwrap();
+            assert!(
+                a == c && b == e,
+                "block = auto on {d:?}, {shape:?}, {steps} steps differs from step by step"
+            );
+            if let Device::Cuda(_) = d {
+                (gpu_steps, gpu_launches) = (gpu_steps + steps, gpu_launches + n);
+            }
+        }
+    }
+    assert!(
+        gpu_launches < gpu_steps || gpu_steps == 0,
+        "block = auto fused no steps on the GPU: {gpu_launches} launches for {gpu_steps} steps"
+    );
 }
 
 fn devices() -> Vec<Device> {

@@ -74,7 +74,9 @@ pub struct RegionGen {
     undefined: HashSet<String>,
     /// The depth of the `#[mint::time_loop(block = k)]` whose body is being generated
     /// (1 outside one): its kernel's site says so, for the decomposition's ghost width.
-    time_block: u32,
+    /// The depth a kernel's site is given (`KernelSite::in_time_loop`): `1u32` outside a
+    /// blocked loop.
+    time_block: TokenStream,
 }
 
 /// The type parameters of `g` bounded by `Real` (`T: mint::Real`, `T: Real`, or in a
@@ -265,10 +267,12 @@ impl RegionGen {
     }
 
     /// `#[mint::time_loop(block = k)]`: the loop's body once per launch, which runs `k`
-    /// steps where the runtime can fuse them and one otherwise (`crate::timeloop`).
+    /// steps where the runtime can fuse them and one otherwise (`crate::timeloop`); with
+    /// `block = auto`, a `static AutoDepth` per loop and the runtime's `_auto` calls,
+    /// which choose `k` by timing.
     fn time_loop(&mut self, f: ExprForLoop, attr: &syn::Attribute) -> Option<Stmt> {
         let k = match crate::timeloop::depth(attr) {
-            Ok(k) => k as usize,
+            Ok(k) => k,
             Err(e) => {
                 self.errors.push(e);
                 return None;
@@ -282,18 +286,37 @@ impl RegionGen {
             }
         };
         let (a, b) = self.swap_of(&swap)?;
-        self.time_block = k as u32;
+        self.time_block = match k {
+            Some(k) => quote!(#k),
+            None => quote!(__mint_crate::__rt::AUTO_DEEPEST),
+        };
         let body = self.stmts(f.body.stmts.clone());
-        self.time_block = 1;
+        self.time_block = quote!(1u32);
         let range = &f.expr;
+        let (begin, end, tuner) = match k {
+            Some(k) => {
+                let k = k as usize;
+                (
+                    quote!(__mint_region.time_step_begin(#k, __mint_tl_left, (#a, #b))),
+                    quote!(__mint_region.time_step_end()),
+                    quote!(),
+                )
+            }
+            None => (
+                self.try_(quote!(__mint_region.time_step_begin_auto(&__MINT_TL_AUTO, __mint_tl_left, (#a, #b)))),
+                self.try_(quote!(__mint_region.time_step_end_auto(&__MINT_TL_AUTO))),
+                quote!(static __MINT_TL_AUTO: __mint_crate::__rt::AutoDepth = __mint_crate::__rt::AutoDepth::new();),
+            ),
+        };
         Some(parse_quote! {
             {
+                #tuner
                 let __mint_tl_range = #range;
                 let mut __mint_tl_left: usize = ::core::iter::ExactSizeIterator::len(&__mint_tl_range);
                 while __mint_tl_left > 0 {
-                    __mint_region.time_step_begin(#k, __mint_tl_left, (#a, #b));
+                    #begin;
                     #(#body)*
-                    __mint_tl_left -= __mint_region.time_step_end();
+                    __mint_tl_left -= #end;
                 }
             }
         })
@@ -1087,7 +1110,7 @@ impl RegionGen {
             .map(|a| self.slot(&a.name).expect("checked"))
             .collect();
         let name = &k.name;
-        let time_block = self.time_block;
+        let time_block = &self.time_block;
         let line = spans.first().map(|s| location(*s).1).unwrap_or(0);
         let calls = self.calls.iter().map(|(n, p)| {
             let dev = quote_spanned!(p.span()=> #p::__MINT_DEVICE_FN);
@@ -1580,7 +1603,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         other_generics,
         swaps: Vec::new(),
         undefined: HashSet::new(),
-        time_block: 1,
+        time_block: quote!(1u32),
     };
     let stream = stream.map(|(slabs, outputs, errs)| {
         g.errors.extend(errs);

@@ -13,13 +13,14 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprForLoop, Stmt};
 
-const USAGE: &str = "`#[mint::time_loop(block = k)]` takes the number of steps fused per launch, an odd number: `block = 3`";
+const USAGE: &str = "`#[mint::time_loop(block = k)]` takes the number of steps fused per launch, an odd number (`block = 3`), or `block = auto`";
 
-/// The depth `k` of `#[mint::time_loop(block = k)]`.
+/// The depth of `#[mint::time_loop(block = k)]`: `Some(k)`, or `None` for `block = auto`
+/// (the runtime times the depths and keeps the fastest).
 ///
 /// # Errors
-/// Missing or other arguments, a depth of 0 or an even one, `auto`.
-pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<u32> {
+/// Missing or other arguments, a depth of 0 or an even one.
+pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Option<u32>> {
     let syn::Meta::List(l) = &attr.meta else {
         return Err(syn::Error::new(attr.span(), USAGE));
     };
@@ -32,10 +33,7 @@ pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<u32> {
     if let Expr::Path(p) = v
         && p.path.is_ident("auto")
     {
-        return Err(syn::Error::new(
-            v.span(),
-            "`block = auto` (the autotuner picks the depth) is not available yet; give a depth, e.g. `block = 3`",
-        ));
+        return Ok(None);
     }
     let Expr::Lit(syn::ExprLit {
         lit: syn::Lit::Int(i),
@@ -63,7 +61,7 @@ pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<u32> {
             ),
         ));
     }
-    Ok(k)
+    Ok(Some(k))
 }
 
 /// Checks the loop's shape: a range, an index the body does not use, and a body of one

@@ -56,7 +56,7 @@ pub use mint_translator;
 pub use mint_translator::Target;
 pub use mint_translator::ir::RedOp;
 pub use raw::{RawArg, RawArray, RawKernel};
-pub use region::{Region, set_sync_each_launch, sync_each_launch};
+pub use region::{AutoDepth, Region, set_sync_each_launch, sync_each_launch};
 pub use site::{
     ArrayInfo, DeviceFnSite, KernelAttrs, KernelSite, LaunchArgs, RegionInfo, SiteRef, StreamSpec,
     clause_values, kernel_sites, register_site,
@@ -68,6 +68,8 @@ pub use stats::{
     KernelStats, TransferStats, halo_exchanges, kernel_stat, kernel_stats, reset_kernel_stats,
     set_timing, transfer_stats,
 };
+/// The ghost-plane multiple of a `block = auto` loop's kernel: its deepest candidate.
+pub use timeloop::auto::DEEPEST as AUTO_DEEPEST;
 
 /// A kernel scalar argument of exactly type `T` (the macros use the type they inferred,
 /// so a wrong inference is a compile error, not a wrong answer).

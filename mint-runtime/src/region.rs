@@ -14,6 +14,8 @@ use crate::split::Split;
 use crate::stats;
 use crate::stream::{HostRef, Streamer};
 use crate::timeloop::TimeLoop;
+pub use crate::timeloop::auto::AutoDepth;
+use crate::timeloop::auto::Pending as AutoLaunch;
 use cudarc::driver::{result as drv, sys};
 use mint_translator::ir::RedOp;
 use mint_translator::tune::Candidate;
@@ -100,6 +102,10 @@ pub struct Region {
     cpu_on_device: Vec<bool>,
     /// The blocked time loop the region is in (`#[mint::time_loop]`).
     time: TimeLoop,
+    /// The launch of a `block = auto` loop in flight, and the kernel site its loop
+    /// launches (for the report).
+    auto_launch: Option<AutoLaunch>,
+    time_site: Option<&'static KernelSite>,
 }
 
 impl std::fmt::Debug for Region {
@@ -190,6 +196,8 @@ impl Region {
             slots: (0..info.arrays.len()).map(|_| None).collect(),
             cpu_on_device: vec![false; info.arrays.len()],
             time: TimeLoop::default(),
+            auto_launch: None,
+            time_site: None,
             outstanding: false,
             unwaited: Vec::new(),
             launched: Vec::new(),
@@ -553,6 +561,9 @@ impl Region {
         args: &LaunchArgs,
         nowait: bool,
     ) -> Result<Option<ScalarValue>> {
+        if self.auto_launch.is_some() {
+            self.time_site = Some(site);
+        }
         let blocked = self.blocked(site, args);
         if let Some(st) = &mut self.streamer {
             st.record_launch(self.info, site, args)?;
@@ -662,6 +673,68 @@ impl Region {
     /// depth of a fused launch).
     pub fn time_step_end(&mut self) -> usize {
         self.time.end()
+    }
+
+    /// `#[mint::time_loop(block = auto)]`, before an iteration of the loop's body: as
+    /// [`Region::time_step_begin`] at the depth `auto` gives, which times the loop's first
+    /// launches at each depth and keeps the fastest (`crate::timeloop::auto`); on the CPU
+    /// backend, one step. The generated code calls it.
+    ///
+    /// # Errors
+    /// A fault of an earlier kernel, found while waiting for the device before a timed
+    /// launch.
+    pub fn time_step_begin_auto(
+        &mut self,
+        auto: &'static AutoDepth,
+        left: usize,
+        swap: (usize, usize),
+    ) -> Result<()> {
+        if self.is_cpu() {
+            self.time_step_begin(1, left, swap);
+            self.auto_launch = None;
+            return Ok(());
+        }
+        let (depth, timed) = auto.next();
+        self.time_step_begin(depth, left, swap);
+        // the loop's last step runs alone: not a launch at `depth`
+        if depth > 1 && left <= depth {
+            self.auto_launch = None;
+            return Ok(());
+        }
+        let start = if timed {
+            self.wait()?;
+            Some(std::time::Instant::now())
+        } else {
+            None
+        };
+        self.auto_launch = Some(AutoLaunch { depth, start });
+        Ok(())
+    }
+
+    /// After an iteration of a `block = auto` loop's body: as [`Region::time_step_end`],
+    /// and the launch's time goes to `auto` (the host waits for the device first when it
+    /// was timed).
+    ///
+    /// # Errors
+    /// A fault of the iteration's kernel, found while waiting.
+    pub fn time_step_end_auto(&mut self, auto: &'static AutoDepth) -> Result<usize> {
+        let steps = self.time.end();
+        let Some(AutoLaunch { depth, start }) = self.auto_launch.take() else {
+            return Ok(steps);
+        };
+        let secs = match start {
+            Some(t0) => {
+                self.wait()?;
+                Some(t0.elapsed().as_secs_f64())
+            }
+            None => None,
+        };
+        if let Some(line) = auto.record(depth, steps, secs)
+            && let Some(site) = self.time_site
+        {
+            crate::timeloop::say(site, &line);
+        }
+        Ok(steps)
     }
 
     /// The configuration of a fused launch of `site`, when the time loop asks for one

@@ -10,6 +10,8 @@
 //! at the loop's first launch of it and kept; `MINT_REPORT=1` says then which it is and
 //! why.
 
+pub mod auto;
+
 use crate::site::KernelSite;
 use crate::stats;
 use mint_translator::ir::{Kernel, OptOptions};
@@ -208,7 +210,7 @@ impl TimeLoop {
 }
 
 /// `mint report: time loop of <kernel> at <file:line>: <what>` under `MINT_REPORT=1`.
-fn say(site: &KernelSite, what: &str) {
+pub(crate) fn say(site: &KernelSite, what: &str) {
     if stats::report_enabled() {
         eprintln!(
             "mint report: time loop of {} at {}: {what}",
