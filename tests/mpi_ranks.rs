@@ -125,6 +125,11 @@ const CASES: &[Case] = &[
         reference: Reference::OneDevice,
     },
     Case {
+        name: "auto_time_loop",
+        run: auto_case,
+        reference: Reference::OneDevice,
+    },
+    Case {
         name: "reductions",
         run: reductions,
         reference: Reference::SameDevices,
@@ -262,6 +267,46 @@ fn blocked_case() -> Vec<u64> {
     });
     let mut v = u.mapv(|a| 1.0 - a);
     blocked_heat(&mut u, &mut v, 11).unwrap();
+    bits(u.iter().chain(v.iter()).copied())
+}
+
+/// The same heat in a `block = auto` loop, 45 steps: across ranks it runs step by step (each
+/// rank's timings could choose another depth than its neighbours').
+#[mint::parallel]
+fn auto_heat(u: &mut Array3<f64>, v: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    #[mint::time_loop(block = auto)]
+    for _ in 0..steps {
+        #[mint::r#for(nest(all))]
+        for z in 1..nz - 1 {
+            for y in 1..ny - 1 {
+                for x in 1..nx - 1 {
+                    v[[z, y, x]] = 0.4 * u[[z, y, x]]
+                        + 0.1
+                            * (u[[z - 1, y, x]]
+                                + u[[z + 1, y, x]]
+                                + u[[z, y - 1, x]]
+                                + u[[z, y + 1, x]]
+                                + u[[z, y, x - 1]]
+                                + u[[z, y, x + 1]]);
+                }
+            }
+        }
+        std::mem::swap(u, v);
+    }
+    mint::copy!(u, from_device);
+    mint::copy!(v, from_device);
+    Ok(())
+}
+
+fn auto_case() -> Vec<u64> {
+    let mut u = Array3::from_shape_fn((41, 9, 11), |(z, y, x)| {
+        ((z * 63 + y * 9 + x) % 17) as f64 * 0.25
+    });
+    let mut v = u.mapv(|a| a * 0.5);
+    auto_heat(&mut u, &mut v, 45).unwrap();
     bits(u.iter().chain(v.iter()).copied())
 }
 

@@ -678,7 +678,8 @@ impl Region {
     /// `#[mint::time_loop(block = auto)]`, before an iteration of the loop's body: as
     /// [`Region::time_step_begin`] at the depth `auto` gives, which times the loop's first
     /// launches at each depth and keeps the fastest (`crate::timeloop::auto`); on the CPU
-    /// backend, one step. The generated code calls it.
+    /// backend, and in a region split over MPI ranks, one step. The generated code calls
+    /// it.
     ///
     /// # Errors
     /// A fault of an earlier kernel, found while waiting for the device before a timed
@@ -689,7 +690,8 @@ impl Region {
         left: usize,
         swap: (usize, usize),
     ) -> Result<()> {
-        if self.is_cpu() {
+        // the ranks of a split region would time different depths and choose apart
+        if self.is_cpu() || (self.split.is_some() && crate::ranks::size() > 1) {
             self.time_step_begin(1, left, swap);
             self.auto_launch = None;
             return Ok(());

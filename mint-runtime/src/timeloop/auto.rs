@@ -7,7 +7,9 @@
 //! split. A depth at which the step cannot be fused is passed over. The depth with the
 //! least time per step is kept for the rest of the process: later executions of the
 //! loop, in this region or another, run at it without timing. `MINT_REPORT=1` prints
-//! the choice and each depth's time per step.
+//! the choice and each depth's time per step. A region split over MPI ranks runs the loop
+//! step by step: each rank would time its own launches and could choose another depth
+//! than its neighbours, whose exchanges must match its own (`block = k` blocks there).
 //!
 //! Every depth gives the same bits (a fused launch equals the steps one by one), so the
 //! tuning runs on the user's arrays and the loop's result does not depend on it. On the
