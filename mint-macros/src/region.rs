@@ -72,10 +72,9 @@ pub struct RegionGen {
     /// order the region's statements are generated: a kernel reading one is a compile
     /// error.
     undefined: HashSet<String>,
-    /// The depth of the `#[mint::time_loop(block = k)]` whose body is being generated
-    /// (1 outside one): its kernel's site says so, for the decomposition's ghost width.
-    /// The depth a kernel's site is given (`KernelSite::in_time_loop`): `1u32` outside a
-    /// blocked loop.
+    /// The depth of the `#[mint::time_loop]` whose body is being generated, as the tokens
+    /// its kernel's site is given (`KernelSite::in_time_loop`, for the decomposition's
+    /// ghost width): `k`, `AUTO_DEEPEST` for `block = auto`, `1u32` outside one.
     time_block: TokenStream,
 }
 
