@@ -230,84 +230,66 @@ fn periodic_case() -> Vec<u64> {
     bits(u.iter().copied())
 }
 
-/// 3-D heat in a time loop blocked 3 deep (issue #45): the ranks' slabs carry 3 ghost
-/// planes and exchange them once per 3 steps; fused launches on GPUs.
-#[mint::parallel]
-fn blocked_heat(u: &mut Array3<f64>, v: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
-    let (nz, ny, nx) = u.dim();
-    mint::copy!(u, to_device);
-    mint::copy!(v, to_device);
-    #[mint::time_loop(block = 3)]
-    for _ in 0..steps {
-        #[mint::r#for(nest(all))]
-        for z in 1..nz - 1 {
-            for y in 1..ny - 1 {
-                for x in 1..nx - 1 {
-                    v[[z, y, x]] = 0.4 * u[[z, y, x]]
-                        + 0.1
-                            * (u[[z - 1, y, x]]
-                                + u[[z + 1, y, x]]
-                                + u[[z, y - 1, x]]
-                                + u[[z, y + 1, x]]
-                                + u[[z, y, x - 1]]
-                                + u[[z, y, x + 1]]);
+/// 3-D heat in a time loop blocked `$depth` deep (issue #45).
+macro_rules! heat_loop {
+    ($name:ident, $depth:tt) => {
+        #[mint::parallel]
+        fn $name(u: &mut Array3<f64>, v: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(v, to_device);
+            #[mint::time_loop(block = $depth)]
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for z in 1..nz - 1 {
+                    for y in 1..ny - 1 {
+                        for x in 1..nx - 1 {
+                            v[[z, y, x]] = 0.4 * u[[z, y, x]]
+                                + 0.1
+                                    * (u[[z - 1, y, x]]
+                                        + u[[z + 1, y, x]]
+                                        + u[[z, y - 1, x]]
+                                        + u[[z, y + 1, x]]
+                                        + u[[z, y, x - 1]]
+                                        + u[[z, y, x + 1]]);
+                        }
+                    }
                 }
+                std::mem::swap(u, v);
             }
+            mint::copy!(u, from_device);
+            mint::copy!(v, from_device);
+            Ok(())
         }
-        std::mem::swap(u, v);
-    }
-    mint::copy!(u, from_device);
-    mint::copy!(v, from_device);
-    Ok(())
+    };
 }
 
-fn blocked_case() -> Vec<u64> {
-    let mut u = Array3::from_shape_fn((23, 9, 11), |(z, y, x)| {
+// The ranks' slabs carry 3 ghost planes and exchange them once per 3 steps; fused
+// launches on GPUs.
+heat_loop!(blocked_heat, 3);
+// `block = auto`: across ranks it runs step by step (each rank's timings could choose
+// another depth than its neighbours').
+heat_loop!(auto_heat, auto);
+
+type HeatLoop = fn(&mut Array3<f64>, &mut Array3<f64>, usize) -> mint::Result<()>;
+
+/// `steps` steps of `run` from a field of `nz` planes; both arrays' bits.
+fn heat_loop_case(run: HeatLoop, nz: usize, steps: usize) -> Vec<u64> {
+    let mut u = Array3::from_shape_fn((nz, 9, 11), |(z, y, x)| {
         ((z * 63 + y * 9 + x) % 17) as f64 * 0.25
     });
     let mut v = u.mapv(|a| 1.0 - a);
-    blocked_heat(&mut u, &mut v, 11).unwrap();
+    run(&mut u, &mut v, steps).unwrap();
     bits(u.iter().chain(v.iter()).copied())
 }
 
-/// The same heat in a `block = auto` loop, 45 steps: across ranks it runs step by step (each
-/// rank's timings could choose another depth than its neighbours').
-#[mint::parallel]
-fn auto_heat(u: &mut Array3<f64>, v: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
-    let (nz, ny, nx) = u.dim();
-    mint::copy!(u, to_device);
-    mint::copy!(v, to_device);
-    #[mint::time_loop(block = auto)]
-    for _ in 0..steps {
-        #[mint::r#for(nest(all))]
-        for z in 1..nz - 1 {
-            for y in 1..ny - 1 {
-                for x in 1..nx - 1 {
-                    v[[z, y, x]] = 0.4 * u[[z, y, x]]
-                        + 0.1
-                            * (u[[z - 1, y, x]]
-                                + u[[z + 1, y, x]]
-                                + u[[z, y - 1, x]]
-                                + u[[z, y + 1, x]]
-                                + u[[z, y, x - 1]]
-                                + u[[z, y, x + 1]]);
-                }
-            }
-        }
-        std::mem::swap(u, v);
-    }
-    mint::copy!(u, from_device);
-    mint::copy!(v, from_device);
-    Ok(())
+fn blocked_case() -> Vec<u64> {
+    heat_loop_case(blocked_heat, 23, 11)
 }
 
+/// 45 steps: enough, on one GPU, for `auto` to tune and run on.
 fn auto_case() -> Vec<u64> {
-    let mut u = Array3::from_shape_fn((41, 9, 11), |(z, y, x)| {
-        ((z * 63 + y * 9 + x) % 17) as f64 * 0.25
-    });
-    let mut v = u.mapv(|a| a * 0.5);
-    auto_heat(&mut u, &mut v, 45).unwrap();
-    bits(u.iter().chain(v.iter()).copied())
+    heat_loop_case(auto_heat, 41, 45)
 }
 
 /// The Aliev-Panfilov model on 63 × 63 points until t = 5: its iterations, E and R.
