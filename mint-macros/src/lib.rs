@@ -20,6 +20,7 @@ mod mutate;
 mod region;
 #[cfg(test)]
 mod roundtrip;
+mod rowbase;
 mod stream;
 mod timeloop;
 

@@ -616,7 +616,7 @@ impl RegionGen {
                 })
             }
         };
-        let fast_shadows = self.fast_shadows(&k);
+        let fast_shadows = self.fast_shadows(&k, &fast_body, &vars[..vars.len() - 1]);
         let locals: HashSet<String> = k
             .arrays
             .iter()
@@ -1190,8 +1190,10 @@ impl RegionGen {
     }
 
     /// The shadows of the kernel's arrays by their unchecked views (`__mint_fast_<i>`), as
-    /// [`RegionGen::array_code`]'s by the checked ones.
-    fn fast_shadows(&self, k: &Kernel) -> Vec<TokenStream> {
+    /// [`RegionGen::array_code`]'s by the checked ones, each addressed from the row of the
+    /// enclosing loops `outer` that `body`'s subscripts follow ([`crate::rowbase`]).
+    fn fast_shadows(&self, k: &Kernel, body: &syn::Block, outer: &[Ident]) -> Vec<TokenStream> {
+        let names: Vec<String> = outer.iter().map(|v| v.to_string()).collect();
         k.arrays
             .iter()
             .enumerate()
@@ -1201,10 +1203,26 @@ impl RegionGen {
                     Some(_) => path_local(i),
                     None => self.ident(&a.name),
                 };
-                if a.written {
-                    quote!(#[allow(unused_mut)] let mut #local = #f;)
+                let base = crate::rowbase::bases(body, &local.to_string(), a.ndim.into(), &names)
+                    .into_iter()
+                    .map(|v| match v {
+                        Some(i) => {
+                            let v = &outer[i];
+                            quote!(#v as isize)
+                        }
+                        None => quote!(0isize),
+                    });
+                // an array whose number of dimensions the macro does not see (a field of a
+                // type bound at launch) keeps the view addressed from its start
+                let view = if a.ndim == 0 {
+                    quote!(#f)
                 } else {
-                    quote!(let #local = #f;)
+                    quote!(#f.row([#(#base),*]))
+                };
+                if a.written {
+                    quote!(#[allow(unused_mut)] let mut #local = #view;)
+                } else {
+                    quote!(let #local = #view;)
                 }
             })
             .collect()

@@ -387,6 +387,106 @@ impl<T, const N: usize> FastView<'_, T, N> {
     }
 }
 
+impl<'a, T, const N: usize> FastView<'a, T, N> {
+    /// The view addressed from index `base` (`[z, y, x]` order, one per axis; the
+    /// generated code passes the enclosing loops' indices, so `u[[z - 1, y, x]]` is the
+    /// row's address minus a stride): the same elements, with each access's offset
+    /// computed from the row rather than from the array's start, which the compiler folds
+    /// to one address per row and constant distances. `base` need not be inside the view.
+    #[inline(always)]
+    pub fn row(self, base: [isize; N]) -> FastRow<'a, T, N> {
+        let mut off = -self.lo0 * self.strides[0];
+        for (&b, &s) in base.iter().zip(&self.strides) {
+            off = off.wrapping_add(b.wrapping_mul(s));
+        }
+        FastRow {
+            ptr: self.ptr.wrapping_offset(off),
+            base,
+            strides: self.strides,
+            #[cfg(debug_assertions)]
+            held: self.held,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+/// A [`FastView`] addressed from a base index ([`FastView::row`]): the view the rows of
+/// the innermost loop index. Same contract as [`FastView`]: only for the accesses
+/// [`Guard::span`] proves inside the array.
+pub struct FastRow<'a, T, const N: usize> {
+    /// Where the element at `base` is (or would be: it may lie outside the view).
+    ptr: *mut T,
+    base: [isize; N],
+    strides: [isize; N],
+    #[cfg(debug_assertions)]
+    held: ([usize; N], [usize; N]),
+    _borrow: PhantomData<&'a T>,
+}
+
+impl<T, const N: usize> Clone for FastRow<'_, T, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, const N: usize> Copy for FastRow<'_, T, N> {}
+
+impl<T, const N: usize> FastRow<'_, T, N> {
+    /// # Safety
+    /// As [`FastView::at`].
+    #[inline(always)]
+    unsafe fn at(&self, i: [usize; N]) -> *mut T {
+        #[cfg(debug_assertions)]
+        {
+            let (lo, hi) = self.held;
+            let inside = (0..N).all(|d| lo[d] <= i[d] && i[d] < hi[d]);
+            assert!(
+                inside,
+                "mint: an unchecked access at {i:?} is outside the view's {lo:?}..{hi:?}: \
+                 a bug in Mint's reach analysis (mint_translator::analyzer::reach), please report it"
+            );
+        }
+        // the last axis has unit stride
+        let mut off = (i[N - 1] as isize).wrapping_sub(self.base[N - 1]);
+        for ((&i, &b), &s) in i.iter().zip(&self.base).zip(&self.strides).take(N - 1) {
+            off = off.wrapping_add((i as isize).wrapping_sub(b).wrapping_mul(s));
+        }
+        // wrapping: `ptr` itself may be outside the allocation, the element is not
+        self.ptr.wrapping_offset(off)
+    }
+}
+
+impl<T: Element, const N: usize> Index<[usize; N]> for FastRow<'_, T, N> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, i: [usize; N]) -> &T {
+        // SAFETY: as for `FastView`'s `index`.
+        unsafe { &*self.at(i) }
+    }
+}
+
+impl<T: Element, const N: usize> IndexMut<[usize; N]> for FastRow<'_, T, N> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: [usize; N]) -> &mut T {
+        // SAFETY: as for `FastView`'s `index_mut`.
+        unsafe { &mut *self.at(i) }
+    }
+}
+
+impl<T: Element> Index<usize> for FastRow<'_, T, 1> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        &self[[i]]
+    }
+}
+
+impl<T: Element> IndexMut<usize> for FastRow<'_, T, 1> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self[[i]]
+    }
+}
+
 impl<T: Element, const N: usize> Index<[usize; N]> for FastView<'_, T, N> {
     type Output = T;
     #[inline(always)]
