@@ -58,6 +58,47 @@ region!(heat_auto, [#[mint::time_loop(block = auto)]], f64, (), |u, unew, z, y, 
             + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
 });
 
+// `#[mint::time_loop]` with no `block`: step by step for a kernel not tuned, as
+// `block = auto` for a tuned one
+region!(heat_default, [#[mint::time_loop]], f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
+        + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
+            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
+});
+
+#[mint::parallel(tune)]
+fn heat_default_tuned(
+    u: &mut Array3<f64>,
+    unew: &mut Array3<f64>,
+    steps: usize,
+) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(unew, to_device);
+    #[mint::time_loop]
+    for _ in 0..steps {
+        #[mint::r#for(nest(all))]
+        for z in 1..nz - 1 {
+            for y in 1..ny - 1 {
+                for x in 1..nx - 1 {
+                    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
+                        + 0.1
+                            * (u[[z, y, x - 1]]
+                                + u[[z, y, x + 1]]
+                                + u[[z, y - 1, x]]
+                                + u[[z, y + 1, x]]
+                                + u[[z - 1, y, x]]
+                                + u[[z + 1, y, x]]);
+                }
+            }
+        }
+        std::mem::swap(u, unew);
+    }
+    mint::copy!(u, from_device);
+    mint::copy!(unew, from_device);
+    Ok(())
+}
+
 // 3-D heat, fixed boundary planes (thesis Table 3.1)
 pair!(heat_b, heat_p, f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
     unew[[z, y, x]] = 0.4 * u[[z, y, x]]
@@ -264,6 +305,44 @@ fn an_auto_block_equals_step_by_step() {
         gpu_launches < gpu_steps || gpu_steps == 0,
         "block = auto fused no steps on the GPU: {gpu_launches} launches for {gpu_steps} steps"
     );
+}
+
+#[test]
+fn a_loop_without_block_is_auto_only_when_tuned() {
+    for d in devices() {
+        let (shape, steps) = ((37, 29, 33), 60);
+        let (a0, b0) = fields::<f64>(shape);
+        let (mut c, mut e) = (a0.clone(), b0.clone());
+        mint::with_device(d, || heat_p(&mut c, &mut e, steps)).unwrap();
+        let (mut a, mut b) = (a0.clone(), b0.clone());
+        let plain = launches("heat_default", || {
+            mint::with_device(d, || heat_default(&mut a, &mut b, steps)).unwrap()
+        }) as usize;
+        assert!(
+            a == c && b == e,
+            "#[mint::time_loop] on {d:?} differs from step by step"
+        );
+        let (mut a, mut b) = (a0.clone(), b0.clone());
+        let tuned = launches("heat_default_tuned", || {
+            mint::with_device(d, || heat_default_tuned(&mut a, &mut b, steps)).unwrap()
+        }) as usize;
+        assert!(
+            a == c && b == e,
+            "#[mint::time_loop] with `tune` on {d:?} differs from step by step"
+        );
+        // on one GPU: the untuned loop launches once per step, the tuned one tries the
+        // fused depths (3 and 5) in its first 36 steps
+        if let Device::Cuda(_) = d {
+            assert_eq!(
+                plain, steps,
+                "#[mint::time_loop] without `tune` fused steps"
+            );
+            assert!(
+                tuned < steps,
+                "#[mint::time_loop] with `tune` fused no steps: {tuned} launches"
+            );
+        }
+    }
 }
 
 fn devices() -> Vec<Device> {

@@ -268,7 +268,8 @@ impl RegionGen {
     /// `#[mint::time_loop(block = k)]`: the loop's body once per launch, which runs `k`
     /// steps where the runtime can fuse them and one otherwise (`crate::timeloop`); with
     /// `block = auto`, a `static AutoDepth` per loop and the runtime's `_auto` calls,
-    /// which choose `k` by timing.
+    /// which choose `k` by timing; with no `block`, the same, timed only where the
+    /// kernel is tuned (`AutoDepth::under_tune`).
     fn time_loop(&mut self, f: ExprForLoop, attr: &syn::Attribute) -> Option<Stmt> {
         let k = match crate::timeloop::depth(attr) {
             Ok(k) => k,
@@ -285,15 +286,16 @@ impl RegionGen {
             }
         };
         let (a, b) = self.swap_of(&swap)?;
+        use crate::timeloop::Depth;
         self.time_block = match k {
-            Some(k) => quote!(#k),
-            None => quote!(__mint_crate::__rt::AUTO_DEEPEST),
+            Depth::Fixed(k) => quote!(#k),
+            Depth::Auto | Depth::Default => quote!(__mint_crate::__rt::AUTO_DEEPEST),
         };
         let body = self.stmts(f.body.stmts.clone());
         self.time_block = quote!(1u32);
         let range = &f.expr;
         let (begin, end, tuner) = match k {
-            Some(k) => {
+            Depth::Fixed(k) => {
                 let k = k as usize;
                 (
                     quote!(__mint_region.time_step_begin(#k, __mint_tl_left, (#a, #b))),
@@ -301,10 +303,14 @@ impl RegionGen {
                     quote!(),
                 )
             }
-            None => (
+            Depth::Auto | Depth::Default => (
                 self.try_(quote!(__mint_region.time_step_begin_auto(&__MINT_TL_AUTO, __mint_tl_left, (#a, #b)))),
                 self.try_(quote!(__mint_region.time_step_end_auto(&__MINT_TL_AUTO))),
-                quote!(static __MINT_TL_AUTO: __mint_crate::__rt::AutoDepth = __mint_crate::__rt::AutoDepth::new();),
+                if k == Depth::Auto {
+                    quote!(static __MINT_TL_AUTO: __mint_crate::__rt::AutoDepth = __mint_crate::__rt::AutoDepth::new();)
+                } else {
+                    quote!(static __MINT_TL_AUTO: __mint_crate::__rt::AutoDepth = __mint_crate::__rt::AutoDepth::under_tune();)
+                },
             ),
         };
         Some(parse_quote! {

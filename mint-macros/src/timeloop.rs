@@ -13,16 +13,31 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprForLoop, Stmt};
 
-const USAGE: &str = "`#[mint::time_loop(block = k)]` takes the number of steps fused per launch, an odd number (`block = 3`), or `block = auto`";
+const USAGE: &str = "`#[mint::time_loop(block = k)]` takes the number of steps fused per launch, an odd number (`block = 3`), or `block = auto`; `#[mint::time_loop]` alone is `block = auto` for a tuned kernel (`tune`) and step by step otherwise";
 
-/// The depth of `#[mint::time_loop(block = k)]`: `Some(k)`, or `None` for `block = auto`
-/// (the runtime times the depths and keeps the fastest).
+/// The depth a `#[mint::time_loop]` asks for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Depth {
+    /// `block = k`.
+    Fixed(u32),
+    /// `block = auto`: the runtime times the depths and keeps the fastest.
+    Auto,
+    /// No `block` given: `Auto` where the loop's kernel is tuned (`tune`, or
+    /// `MINT_TUNE=1`), one step per launch otherwise; the runtime decides at the first
+    /// launch, as the autotuner does.
+    Default,
+}
+
+/// The depth of `#[mint::time_loop(block = k)]` (or of `#[mint::time_loop]` alone).
 ///
 /// # Errors
-/// Missing or other arguments, a depth of 0 or an even one.
-pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Option<u32>> {
-    let syn::Meta::List(l) = &attr.meta else {
-        return Err(syn::Error::new(attr.span(), USAGE));
+/// Other arguments, a depth of 0 or an even one.
+pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Depth> {
+    let l = match &attr.meta {
+        syn::Meta::Path(_) => return Ok(Depth::Default),
+        syn::Meta::List(l) if l.tokens.is_empty() => return Ok(Depth::Default),
+        syn::Meta::List(l) => l,
+        syn::Meta::NameValue(_) => return Err(syn::Error::new(attr.span(), USAGE)),
     };
     let nv: syn::MetaNameValue =
         syn::parse2(l.tokens.clone()).map_err(|_| syn::Error::new(l.tokens.span(), USAGE))?;
@@ -33,7 +48,7 @@ pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Option<u32>> {
     if let Expr::Path(p) = v
         && p.path.is_ident("auto")
     {
-        return Ok(None);
+        return Ok(Depth::Auto);
     }
     let Expr::Lit(syn::ExprLit {
         lit: syn::Lit::Int(i),
@@ -61,7 +76,7 @@ pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Option<u32>> {
             ),
         ));
     }
-    Ok(Some(k))
+    Ok(Depth::Fixed(k))
 }
 
 /// Checks the loop's shape: a range, an index the body does not use, and a body of one

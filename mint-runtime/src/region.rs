@@ -724,6 +724,12 @@ impl Region {
         let Some(AutoLaunch { depth, start }) = self.auto_launch.take() else {
             return Ok(steps);
         };
+        // a loop written without `block` times the depths only for a tuned kernel
+        if let Some(site) = self.time_site
+            && let Some(line) = auto.settle(crate::tune::wanted(site))
+        {
+            crate::timeloop::say(site, &line);
+        }
         let secs = match start {
             Some(t0) => {
                 self.wait()?;

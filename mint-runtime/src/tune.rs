@@ -406,7 +406,7 @@ impl Sig {
 }
 
 /// Whether `site` is tuned in this process (`MINT_TUNE` and its `tune` option).
-fn wanted(site: &KernelSite) -> bool {
+pub(crate) fn wanted(site: &KernelSite) -> bool {
     match mode() {
         Mode::Off => false,
         Mode::All => true,

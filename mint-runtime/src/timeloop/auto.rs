@@ -29,10 +29,13 @@ pub const DEEPEST: u32 = 5;
 /// Timed launches per depth, after the untimed first one.
 pub const TIMED: usize = 3;
 
-/// The tuning state of one `block = auto` loop (a `static` the macro writes per loop).
+/// The tuning state of one `block = auto` loop (a `static` the macro writes per loop), or
+/// of a `#[mint::time_loop]` with no `block` ([`AutoDepth::under_tune`]).
 #[derive(Debug)]
 pub struct AutoDepth {
     state: Mutex<State>,
+    /// Written without `block`: tuned only where the loop's kernel is.
+    under_tune: bool,
 }
 
 #[derive(Debug, Default)]
@@ -55,8 +58,12 @@ impl Default for AutoDepth {
 }
 
 impl AutoDepth {
-    /// Nothing tried yet.
+    /// Nothing tried yet: `block = auto`.
     pub const fn new() -> AutoDepth {
+        Self::with(false)
+    }
+
+    const fn with(under_tune: bool) -> AutoDepth {
         AutoDepth {
             state: Mutex::new(State {
                 trying: 0,
@@ -66,7 +73,32 @@ impl AutoDepth {
                 per_step: Vec::new(),
                 chosen: None,
             }),
+            under_tune,
         }
+    }
+
+    /// `#[mint::time_loop]` with no `block`: `block = auto` where the loop's kernel is
+    /// tuned (its `tune` option, or `MINT_TUNE=1`; not with `MINT_TUNE=0`), one step per
+    /// launch otherwise. Which, [`AutoDepth::settle`] decides after the first launch,
+    /// which runs one step either way.
+    pub const fn under_tune() -> AutoDepth {
+        Self::with(true)
+    }
+
+    /// After a launch of the loop's kernel, `tuned` saying whether it is tuned: a loop
+    /// written without `block` whose kernel is not is settled at one step per launch, and
+    /// the report line saying so is returned (once).
+    pub(crate) fn settle(&self, tuned: bool) -> Option<String> {
+        let mut s = self.state();
+        if !self.under_tune || tuned || s.chosen.is_some() {
+            return None;
+        }
+        s.chosen = Some(1);
+        Some(
+            "no `block` given and the kernel is not tuned: one step per launch (`tune`, \
+             `MINT_TUNE=1` or `block = auto` times the depths; `block = k` fixes one)"
+                .to_string(),
+        )
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -182,6 +214,25 @@ mod tests {
         assert_eq!(tune(&[(1, Some(1.0)), (3, Some(1.2)), (5, Some(1.1))]), 1);
         assert_eq!(tune(&[(1, Some(1.0)), (3, None), (5, Some(0.9))]), 5);
         assert_eq!(tune(&[(1, Some(1.0)), (3, None), (5, None)]), 1);
+    }
+
+    #[test]
+    fn no_block_is_auto_only_for_a_tuned_kernel() {
+        // not tuned: settled at one step after the first launch, reported once
+        let a = AutoDepth::under_tune();
+        assert_eq!(a.next(), (1, false));
+        assert!(a.settle(false).is_some());
+        assert!(a.settle(false).is_none());
+        assert_eq!((a.chosen(), a.next()), (Some(1), (1, false)));
+        // tuned: the same timing as `block = auto`
+        let a = AutoDepth::under_tune();
+        assert!(a.settle(true).is_none());
+        a.record(1, 1, None);
+        assert_eq!((a.chosen(), a.next()), (None, (1, true)));
+        // `block = auto` is never settled by the kernel's options
+        let a = AutoDepth::new();
+        assert!(a.settle(false).is_none());
+        assert_eq!(a.chosen(), None);
     }
 
     #[test]
