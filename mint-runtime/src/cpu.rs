@@ -447,8 +447,13 @@ impl<T, const N: usize> FastRow<'_, T, N> {
         }
         // the last axis has unit stride
         let mut off = (i[N - 1] as isize).wrapping_sub(self.base[N - 1]);
-        for ((&i, &b), &s) in i.iter().zip(&self.base).zip(&self.strides).take(N - 1) {
-            off = off.wrapping_add((i as isize).wrapping_sub(b).wrapping_mul(s));
+        #[allow(clippy::needless_range_loop)]
+        for d in 0..N - 1 {
+            off = off.wrapping_add(
+                (i[d] as isize)
+                    .wrapping_sub(self.base[d])
+                    .wrapping_mul(self.strides[d]),
+            );
         }
         // wrapping: `ptr` itself may be outside the allocation, the element is not
         self.ptr.wrapping_offset(off)
@@ -1335,6 +1340,38 @@ mod tests {
         let mut w = dev.view_mut::<3, _>(0, &mut a);
         w[[1, 1, 1]] = -1.0;
         assert_eq!(a[[1, 1, 1]], -1.0);
+    }
+
+    #[test]
+    fn a_row_view_reads_what_ndarray_reads_from_any_base() {
+        let a =
+            Array3::<f64>::from_shape_fn((4, 5, 12), |(z, y, x)| (1000 * z + 10 * y + x) as f64);
+        let dev = CpuDev::host();
+        let v = dev.view::<3, _>(0, &a);
+        let f = v.fast();
+        let (nz, ny, nx) = a.dim();
+        // the bases the macro chooses ([z, y, 0]) and others: outside the array, negative
+        for base in [[0, 0, 0], [2, 3, 0], [3, 4, 0], [-2, 7, 5], [40, -9, 100]] {
+            let r = f.row(base);
+            for z in 0..nz {
+                for y in 0..ny {
+                    for x in 0..nx {
+                        assert_eq!(
+                            r[[z, y, x]],
+                            a[[z, y, x]],
+                            "base {base:?} at {:?}",
+                            [z, y, x]
+                        );
+                    }
+                }
+            }
+        }
+        // one axis: a table read `c[i]`
+        let c: Vec<f32> = (0..7).map(|i| i as f32 * 0.5).collect();
+        let dev = CpuDev::host();
+        let v = dev.view::<1, _>(0, &c);
+        let r = v.fast().row([0]);
+        assert!((0..7).all(|i| r[i] == c[i]));
     }
 
     #[test]
