@@ -17,10 +17,11 @@ use mint::Device;
 use ndarray::Array3;
 
 /// A region running `steps` steps of one kernel and the swap, its time loop under the
-/// attributes `$tl` (the directive, or none).
+/// attributes `$tl` (the directive, or none); `region!(tuned ..)`: with `tune`.
 macro_rules! region {
-    ($name:ident, [$($tl:tt)*], $t:ty, ($($p:ident: $pt:ty),*), |$u:ident, $unew:ident, $z:ident, $y:ident, $x:ident, $nz:ident, $ny:ident, $nx:ident| [$zl:expr, $zh:expr; $yl:expr, $yh:expr; $xl:expr, $xh:expr] $body:block) => {
-        #[mint::parallel]
+    (tuned $($rest:tt)*) => { region!(@ [(tune)] $($rest)*); };
+    (@ [$($par:tt)*] $name:ident, [$($tl:tt)*], $t:ty, ($($p:ident: $pt:ty),*), |$u:ident, $unew:ident, $z:ident, $y:ident, $x:ident, $nz:ident, $ny:ident, $nx:ident| [$zl:expr, $zh:expr; $yl:expr, $yh:expr; $xl:expr, $xh:expr] $body:block) => {
+        #[mint::parallel $($par)*]
         fn $name($u: &mut Array3<$t>, $unew: &mut Array3<$t>, $($p: $pt,)* steps: usize) -> mint::Result<()> {
             let ($nz, $ny, $nx) = $u.dim();
             mint::copy!($u, to_device);
@@ -41,6 +42,7 @@ macro_rules! region {
             Ok(())
         }
     };
+    ($($rest:tt)*) => { region!(@ [] $($rest)*); };
 }
 
 /// The same region twice: `$blocked` with `#[mint::time_loop(block = 3)]`, `$plain`
@@ -52,59 +54,28 @@ macro_rules! pair {
     };
 }
 
-region!(heat_auto, [#[mint::time_loop(block = auto)]], f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
-    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
-        + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
-            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
-});
+/// 3-D heat in `f64` (thesis Table 3.1) under the time loop attributes `$tl`.
+macro_rules! heat {
+    ($($pre:ident)* : $name:ident, [$($tl:tt)*]) => {
+        region!($($pre)* $name, [$($tl)*], f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+            unew[[z, y, x]] = 0.4 * u[[z, y, x]]
+                + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
+                    + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
+        });
+    };
+}
+
+heat!(: heat_auto, [#[mint::time_loop(block = auto)]]);
 
 // `#[mint::time_loop]` with no `block`: step by step for a kernel not tuned, as
 // `block = auto` for a tuned one
-region!(heat_default, [#[mint::time_loop]], f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
-    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
-        + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
-            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
-});
+heat!(: heat_default, [#[mint::time_loop]]);
 
-#[mint::parallel(tune)]
-fn heat_default_tuned(
-    u: &mut Array3<f64>,
-    unew: &mut Array3<f64>,
-    steps: usize,
-) -> mint::Result<()> {
-    let (nz, ny, nx) = u.dim();
-    mint::copy!(u, to_device);
-    mint::copy!(unew, to_device);
-    #[mint::time_loop]
-    for _ in 0..steps {
-        #[mint::r#for(nest(all))]
-        for z in 1..nz - 1 {
-            for y in 1..ny - 1 {
-                for x in 1..nx - 1 {
-                    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
-                        + 0.1
-                            * (u[[z, y, x - 1]]
-                                + u[[z, y, x + 1]]
-                                + u[[z, y - 1, x]]
-                                + u[[z, y + 1, x]]
-                                + u[[z - 1, y, x]]
-                                + u[[z + 1, y, x]]);
-                }
-            }
-        }
-        std::mem::swap(u, unew);
-    }
-    mint::copy!(u, from_device);
-    mint::copy!(unew, from_device);
-    Ok(())
-}
+heat!(tuned: heat_default_tuned, [#[mint::time_loop]]);
 
-// 3-D heat, fixed boundary planes (thesis Table 3.1)
-pair!(heat_b, heat_p, f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
-    unew[[z, y, x]] = 0.4 * u[[z, y, x]]
-        + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]
-            + u[[z, y + 1, x]] + u[[z - 1, y, x]] + u[[z + 1, y, x]]);
-});
+// 3-D heat, fixed boundary planes, blocked and step by step
+heat!(: heat_b, [#[mint::time_loop(block = 3)]]);
+heat!(: heat_p, []);
 pair!(heat32_b, heat32_p, f32, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
     unew[[z, y, x]] = 0.4 * u[[z, y, x]]
         + 0.1 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]]

@@ -1,7 +1,7 @@
 //! Where the CPU backend's unchecked rows address each array from.
 //!
 //! On the rows `mint_runtime::cpu::Guard` proves inside every array, each array is read
-//! through a `FastRow`: the unchecked view addressed from a base index rather than from
+//! through a `FastView` addressed from a base index (`FastView::row`) rather than from
 //! the array's start. With the base `[z, y, 0]`, `u[[z - 1, y, x]]` is the row's address
 //! minus one plane, a distance the compiler sees as constant along the row, so each row
 //! computes one address per array and the loads' distances follow. Any base gives the

@@ -322,7 +322,13 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
             ptr: self
                 .ptr
                 .wrapping_offset(self.lo0 as isize * self.strides[0]),
-            lo0: self.lo0 as isize,
+            base: {
+                let mut b = [0; N];
+                if N > 0 {
+                    b[0] = self.lo0 as isize;
+                }
+                b
+            },
             strides: self.strides,
             #[cfg(debug_assertions)]
             held: {
@@ -340,10 +346,15 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
 /// A [`CpuView`] without checks, for the iterations the kernel's reaches prove inside the
 /// array (and inside the planes an emulated device holds): the innermost loop of such rows
 /// is straight-line code the compiler vectorizes. Its last axis has unit stride.
+///
+/// Every access is computed from a base index ([`FastView::row`]): the generated code
+/// addresses each view from the enclosing loops' indices, so that `u[[z - 1, y, x]]` is the
+/// row's address minus a plane, a distance the compiler sees as constant along the row.
 pub struct FastView<'a, T, const N: usize> {
-    /// The element at index `[lo0, 0, ..]`.
+    /// Where the element at `base` is (or would be: after [`FastView::row`] it may lie
+    /// outside the view).
     ptr: *mut T,
-    lo0: isize,
+    base: [isize; N],
     strides: [isize; N],
     /// The indices the view holds, `lo..hi` per axis: with debug assertions, every
     /// access checks that the reach analysis was right (a violation is a bug in Mint).
@@ -363,6 +374,22 @@ unsafe impl<T: Send, const N: usize> Send for FastView<'_, T, N> {}
 unsafe impl<T: Sync, const N: usize> Sync for FastView<'_, T, N> {}
 
 impl<T, const N: usize> FastView<'_, T, N> {
+    /// The view addressed from index `base` (`[z, y, x]` order, one per axis): the same
+    /// elements, each access's offset computed from `base` rather than from the array's
+    /// start. `base` need not be inside the view.
+    #[inline(always)]
+    pub fn row(self, base: [isize; N]) -> Self {
+        let mut off = 0isize;
+        for ((&b, &o), &s) in base.iter().zip(&self.base).zip(&self.strides) {
+            off = off.wrapping_add(b.wrapping_sub(o).wrapping_mul(s));
+        }
+        FastView {
+            ptr: self.ptr.wrapping_offset(off),
+            base,
+            ..self
+        }
+    }
+
     /// # Safety
     /// `i` is inside the view's array (what [`Guard::span`] proves of its rows).
     #[inline(always)]
@@ -377,75 +404,8 @@ impl<T, const N: usize> FastView<'_, T, N> {
                  a bug in Mint's reach analysis (mint_translator::analyzer::reach), please report it"
             );
         }
-        let mut off = i[N - 1] as isize - self.lo0 * self.strides[0];
-        for (&i, &s) in i.iter().zip(&self.strides).take(N - 1) {
-            off += i as isize * s;
-        }
-        // SAFETY: in bounds of the array's allocation (the caller's contract); an
-        // in-bounds offset lets the compiler see the rows' strides and vectorize
-        unsafe { self.ptr.offset(off) }
-    }
-}
-
-impl<'a, T, const N: usize> FastView<'a, T, N> {
-    /// The view addressed from index `base` (`[z, y, x]` order, one per axis; the
-    /// generated code passes the enclosing loops' indices, so `u[[z - 1, y, x]]` is the
-    /// row's address minus a stride): the same elements, with each access's offset
-    /// computed from the row rather than from the array's start, which the compiler folds
-    /// to one address per row and constant distances. `base` need not be inside the view.
-    #[inline(always)]
-    pub fn row(self, base: [isize; N]) -> FastRow<'a, T, N> {
-        let mut off = -self.lo0 * self.strides[0];
-        for (&b, &s) in base.iter().zip(&self.strides) {
-            off = off.wrapping_add(b.wrapping_mul(s));
-        }
-        FastRow {
-            ptr: self.ptr.wrapping_offset(off),
-            base,
-            strides: self.strides,
-            #[cfg(debug_assertions)]
-            held: self.held,
-            _borrow: PhantomData,
-        }
-    }
-}
-
-/// A [`FastView`] addressed from a base index ([`FastView::row`]): the view the rows of
-/// the innermost loop index. Same contract as [`FastView`]: only for the accesses
-/// [`Guard::span`] proves inside the array.
-pub struct FastRow<'a, T, const N: usize> {
-    /// Where the element at `base` is (or would be: it may lie outside the view).
-    ptr: *mut T,
-    base: [isize; N],
-    strides: [isize; N],
-    #[cfg(debug_assertions)]
-    held: ([usize; N], [usize; N]),
-    _borrow: PhantomData<&'a T>,
-}
-
-impl<T, const N: usize> Clone for FastRow<'_, T, N> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T, const N: usize> Copy for FastRow<'_, T, N> {}
-
-impl<T, const N: usize> FastRow<'_, T, N> {
-    /// # Safety
-    /// As [`FastView::at`].
-    #[inline(always)]
-    unsafe fn at(&self, i: [usize; N]) -> *mut T {
-        #[cfg(debug_assertions)]
-        {
-            let (lo, hi) = self.held;
-            let inside = (0..N).all(|d| lo[d] <= i[d] && i[d] < hi[d]);
-            assert!(
-                inside,
-                "mint: an unchecked access at {i:?} is outside the view's {lo:?}..{hi:?}: \
-                 a bug in Mint's reach analysis (mint_translator::analyzer::reach), please report it"
-            );
-        }
-        // the last axis has unit stride
+        // the last axis has unit stride. An index loop: written with iterators (`zip`,
+        // `take`) it kept the radius-4 star's rows from vectorizing (Decision log)
         let mut off = (i[N - 1] as isize).wrapping_sub(self.base[N - 1]);
         #[allow(clippy::needless_range_loop)]
         for d in 0..N - 1 {
@@ -455,40 +415,8 @@ impl<T, const N: usize> FastRow<'_, T, N> {
                     .wrapping_mul(self.strides[d]),
             );
         }
-        // wrapping: `ptr` itself may be outside the allocation, the element is not
+        // wrapping: `ptr` may be outside the allocation, the element is not
         self.ptr.wrapping_offset(off)
-    }
-}
-
-impl<T: Element, const N: usize> Index<[usize; N]> for FastRow<'_, T, N> {
-    type Output = T;
-    #[inline(always)]
-    fn index(&self, i: [usize; N]) -> &T {
-        // SAFETY: as for `FastView`'s `index`.
-        unsafe { &*self.at(i) }
-    }
-}
-
-impl<T: Element, const N: usize> IndexMut<[usize; N]> for FastRow<'_, T, N> {
-    #[inline(always)]
-    fn index_mut(&mut self, i: [usize; N]) -> &mut T {
-        // SAFETY: as for `FastView`'s `index_mut`.
-        unsafe { &mut *self.at(i) }
-    }
-}
-
-impl<T: Element> Index<usize> for FastRow<'_, T, 1> {
-    type Output = T;
-    #[inline(always)]
-    fn index(&self, i: usize) -> &T {
-        &self[[i]]
-    }
-}
-
-impl<T: Element> IndexMut<usize> for FastRow<'_, T, 1> {
-    #[inline(always)]
-    fn index_mut(&mut self, i: usize) -> &mut T {
-        &mut self[[i]]
     }
 }
 
@@ -1352,16 +1280,18 @@ mod tests {
         let (nz, ny, nx) = a.dim();
         // the bases the macro chooses ([z, y, 0]) and others: outside the array, negative
         for base in [[0, 0, 0], [2, 3, 0], [3, 4, 0], [-2, 7, 5], [40, -9, 100]] {
-            let r = f.row(base);
-            for z in 0..nz {
-                for y in 0..ny {
-                    for x in 0..nx {
-                        assert_eq!(
-                            r[[z, y, x]],
-                            a[[z, y, x]],
-                            "base {base:?} at {:?}",
-                            [z, y, x]
-                        );
+            // from the array's start, and rebased from another base
+            for r in [f.row(base), f.row([9, -3, 2]).row(base)] {
+                for z in 0..nz {
+                    for y in 0..ny {
+                        for x in 0..nx {
+                            assert_eq!(
+                                r[[z, y, x]],
+                                a[[z, y, x]],
+                                "base {base:?} at {:?}",
+                                [z, y, x]
+                            );
+                        }
                     }
                 }
             }

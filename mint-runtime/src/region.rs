@@ -726,7 +726,7 @@ impl Region {
         };
         // a loop written without `block` times the depths only for a tuned kernel
         if let Some(site) = self.time_site
-            && let Some(line) = auto.settle(crate::tune::wanted(site))
+            && let Some(line) = auto.settle(|| crate::tune::wanted(site))
         {
             crate::timeloop::say(site, &line);
         }

@@ -85,12 +85,15 @@ impl AutoDepth {
         Self::with(true)
     }
 
-    /// After a launch of the loop's kernel, `tuned` saying whether it is tuned: a loop
-    /// written without `block` whose kernel is not is settled at one step per launch, and
-    /// the report line saying so is returned (once).
-    pub(crate) fn settle(&self, tuned: bool) -> Option<String> {
+    /// After a launch of the loop's kernel, `tuned` saying whether it is tuned (asked only
+    /// while the depth is open): a loop written without `block` whose kernel is not is
+    /// settled at one step per launch, and the report line saying so is returned (once).
+    pub(crate) fn settle(&self, tuned: impl FnOnce() -> bool) -> Option<String> {
+        if !self.under_tune {
+            return None;
+        }
         let mut s = self.state();
-        if !self.under_tune || tuned || s.chosen.is_some() {
+        if s.chosen.is_some() || tuned() {
             return None;
         }
         s.chosen = Some(1);
@@ -221,17 +224,17 @@ mod tests {
         // not tuned: settled at one step after the first launch, reported once
         let a = AutoDepth::under_tune();
         assert_eq!(a.next(), (1, false));
-        assert!(a.settle(false).is_some());
-        assert!(a.settle(false).is_none());
+        assert!(a.settle(|| false).is_some());
+        assert!(a.settle(|| false).is_none());
         assert_eq!((a.chosen(), a.next()), (Some(1), (1, false)));
         // tuned: the same timing as `block = auto`
         let a = AutoDepth::under_tune();
-        assert!(a.settle(true).is_none());
+        assert!(a.settle(|| true).is_none());
         a.record(1, 1, None);
         assert_eq!((a.chosen(), a.next()), (None, (1, true)));
         // `block = auto` is never settled by the kernel's options
         let a = AutoDepth::new();
-        assert!(a.settle(false).is_none());
+        assert!(a.settle(|| false).is_none());
         assert_eq!(a.chosen(), None);
     }
 
