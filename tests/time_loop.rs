@@ -313,6 +313,25 @@ fn a_loop_without_block_is_auto_only_when_tuned() {
                 "#[mint::time_loop] with `tune` fused no steps: {tuned} launches"
             );
         }
+        // split, the slabs carry the ghost planes of the deepest depth `auto` tries (5, the
+        // guide's "Time loops") only where the loop may block (reach 1; MINT_TUNE decides
+        // for both kernels where it is set)
+        if let Device::Cpus(_) = d {
+            use mint::tune::{Mode, mode};
+            for (region, tuned) in [("heat_default", false), ("heat_default_tuned", true)] {
+                let blocks = match mode() {
+                    Mode::All => true,
+                    Mode::Off => false,
+                    _ => tuned,
+                };
+                let ghost = mint::decomposition(region).unwrap().ghost;
+                assert_eq!(
+                    ghost,
+                    if blocks { 5 } else { 1 },
+                    "{region} on {d:?}: ghost planes of a loop without `block`"
+                );
+            }
+        }
     }
 }
 

@@ -72,9 +72,10 @@ pub struct RegionGen {
     /// order the region's statements are generated: a kernel reading one is a compile
     /// error.
     undefined: HashSet<String>,
-    /// The depth of the `#[mint::time_loop]` whose body is being generated, as the tokens
-    /// its kernel's site is given (`KernelSite::in_time_loop`, for the decomposition's
-    /// ghost width): `k`, `AUTO_DEEPEST` for `block = auto`, `1u32` outside one.
+    /// The depth of the `#[mint::time_loop]` whose body is being generated, as the call
+    /// its kernel's site is given for the decomposition's ghost width:
+    /// `.in_time_loop(k)`, `.in_time_loop(AUTO_DEEPEST)` for `block = auto`,
+    /// `.in_default_time_loop(AUTO_DEEPEST)` without `block`, nothing outside a loop.
     time_block: TokenStream,
 }
 
@@ -288,11 +289,12 @@ impl RegionGen {
         let (a, b) = self.swap_of(&swap)?;
         use crate::timeloop::Depth;
         self.time_block = match k {
-            Depth::Fixed(k) => quote!(#k),
-            Depth::Auto | Depth::Default => quote!(__mint_crate::__rt::AUTO_DEEPEST),
+            Depth::Fixed(k) => quote!(.in_time_loop(#k)),
+            Depth::Auto => quote!(.in_time_loop(__mint_crate::__rt::AUTO_DEEPEST)),
+            Depth::Default => quote!(.in_default_time_loop(__mint_crate::__rt::AUTO_DEEPEST)),
         };
         let body = self.stmts(f.body.stmts.clone());
-        self.time_block = quote!(1u32);
+        self.time_block = quote!();
         let range = &f.expr;
         let (begin, end, tuner) = match k {
             Depth::Fixed(k) => {
@@ -1125,7 +1127,7 @@ impl RegionGen {
             static __MINT_KERNEL: __mint_crate::__rt::KernelSite =
                 __mint_crate::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json, &[#(#calls),*])
                     .in_region(&__MINT_REGION, &[#(#slots),*])
-                    .in_time_loop(#time_block);
+                    #time_block;
             __mint_crate::__rt::inventory::submit! { __mint_crate::__rt::SiteRef(&__MINT_KERNEL) }
         }
     }
@@ -1367,13 +1369,16 @@ fn cpu_rows(
         let (__mint_lo, __mint_hi) = #clip::bounds(&#rl);
         let __mint_rows = __mint_guard.row_span(&[#(#outer as i64),*], (__mint_lo, __mint_hi));
         let __mint_span = #lifted_span;
-        for (__mint_part, (__mint_a, __mint_b)) in [
+        let __mint_parts = [
             (0u8, (__mint_lo, __mint_rows.0)),
             (1, (__mint_rows.0, __mint_span.0)),
             (2, __mint_span),
             (1, (__mint_span.1, __mint_rows.1)),
             (0, (__mint_rows.1, __mint_hi)),
-        ] {
+        ];
+        // a row that is all one unchecked span (most rows) runs that part alone
+        let __mint_whole = usize::from(__mint_span == (__mint_lo, __mint_hi));
+        for &(__mint_part, (__mint_a, __mint_b)) in &__mint_parts[2 * __mint_whole..5 - 2 * __mint_whole] {
             if __mint_a >= __mint_b {
                 continue;
             }
@@ -1626,7 +1631,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         other_generics,
         swaps: Vec::new(),
         undefined: HashSet::new(),
-        time_block: quote!(1u32),
+        time_block: quote!(),
     };
     let stream = stream.map(|(slabs, outputs, errs)| {
         g.errors.extend(errs);

@@ -58,6 +58,9 @@ pub struct KernelSite {
     /// decomposition gives its slabs `k ×` the kernel's reach in ghost planes, so that
     /// `k` steps run between two halo exchanges ([`crate::split`]).
     pub time_block: u32,
+    /// The loop was written without `block`: it runs `time_block` deep only where the
+    /// kernel is tuned, one step per launch otherwise ([`KernelSite::ghost_depth`]).
+    pub time_block_if_tuned: bool,
 }
 
 /// The reach of every reference of a kernel as the CPU backend's [`crate::cpu::Guard`]
@@ -215,6 +218,7 @@ impl KernelSite {
                 crate::wide::WideChoice::new(),
             ],
             time_block: 1,
+            time_block_if_tuned: false,
         }
     }
 
@@ -223,6 +227,27 @@ impl KernelSite {
     pub const fn in_time_loop(mut self, depth: u32) -> KernelSite {
         self.time_block = depth;
         self
+    }
+
+    /// The same site, in a `#[mint::time_loop]` written without `block`: up to `depth`
+    /// steps deep where the kernel is tuned, one step per launch otherwise.
+    pub const fn in_default_time_loop(mut self, depth: u32) -> KernelSite {
+        self.time_block = depth;
+        self.time_block_if_tuned = true;
+        self
+    }
+
+    /// The most steps the kernel's time loop runs between two halo exchanges, whose
+    /// reach times this a decomposition's slabs carry in ghost planes: its `block`, or
+    /// for a loop written without one, [`crate::AUTO_DEEPEST`] where the kernel is tuned
+    /// (`tune`, `MINT_TUNE=1`) and 1 where it is not, as the loop decides
+    /// (`AutoDepth::settle` asks the same question).
+    pub fn ghost_depth(&self) -> usize {
+        if self.time_block_if_tuned && !crate::tune::wanted(self) {
+            1
+        } else {
+            self.time_block.max(1) as usize
+        }
     }
 
     /// The same site, belonging to `region`, its arrays in region slots `slots` (the

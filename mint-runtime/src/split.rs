@@ -279,7 +279,7 @@ impl Layout {
                 }
             }
             refs.push(r.clone());
-            blocks.push(site.time_block.max(1) as usize);
+            blocks.push(site.ghost_depth());
         }
         // Arrays that swap places (`std::mem::swap(u, unew)`) trade their storage, so
         // they are stored alike: what one is (written, read beyond any ghost width, a
