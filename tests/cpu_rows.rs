@@ -79,6 +79,45 @@ fn clamped(
     Ok(())
 }
 
+/// The clamped step with every face written as an `if`, as C codes write it, and a factor
+/// that differs at one column `k` (a face of the row that need not be at its end): the rows
+/// at the `z` and `y` faces run the body with the `x` faces decided between them, and as
+/// written at them.
+#[mint::parallel]
+fn clamped_if(
+    u: &mut Array3<f64>,
+    v: &mut Array3<f64>,
+    m: [usize; 3],
+    k: usize,
+) -> mint::Result<()> {
+    let (mz, my, mx) = (m[0], m[1], m[2]);
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    #[mint::r#for(nest(all), tile(8, 4, 2))]
+    for z in 0..mz {
+        for y in 0..my {
+            for x in 0..mx {
+                let b = if z == 0 { z } else { z - 1 };
+                let t = if z == mz - 1 { z } else { z + 1 };
+                let s = if y == 0 { y } else { y - 1 };
+                let n = if y == my - 1 { y } else { y + 1 };
+                let w = if x == 0 { x } else { x - 1 };
+                let e = if x == mx - 1 { x } else { x + 1 };
+                let f = if x == k { C1 * 2.0 } else { C1 };
+                v[[z, y, x]] = C0 * u[[z, y, x]]
+                    + f * (u[[b, y, x]]
+                        + u[[t, y, x]]
+                        + u[[z, s, x]]
+                        + u[[z, n, x]]
+                        + u[[z, y, w]]
+                        + u[[z, y, e]]);
+            }
+        }
+    }
+    mint::copy!(v, from_device);
+    Ok(())
+}
+
 fn on_cpu() {
     // SAFETY: set before any region runs, and every test of this binary sets the same
     unsafe { std::env::set_var("MINT_DEVICE", "cpu") };
@@ -99,6 +138,33 @@ fn clamped_faces_run_unchecked_and_match_the_serial_loops() {
         clamped(&mut u, &mut v, [nz, ny, nx], 3).expect("a clamped kernel runs");
         let bits = |a: &Array3<f64>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert!(bits(&u) == bits(&want), "{nz}x{ny}x{nx}");
+    }
+}
+
+#[test]
+fn rows_at_a_face_match_the_serial_loops() {
+    on_cpu();
+    for (nz, ny, nx) in [(9, 7, 13), (4, 5, 40), (3, 3, 2), (2, 1, 1), (5, 4, 3)] {
+        let u0 = field(nz, ny, nx);
+        let mut want = Array3::zeros(u0.dim());
+        for ((z, y, x), w) in want.indexed_iter_mut() {
+            let (b, t) = (z.max(1) - 1, (z + 1).min(nz - 1));
+            let (s, n) = (y.max(1) - 1, (y + 1).min(ny - 1));
+            let (l, r) = (x.max(1) - 1, (x + 1).min(nx - 1));
+            let f = if x == nx / 2 { C1 * 2.0 } else { C1 };
+            *w = C0 * u0[[z, y, x]]
+                + f * (u0[[b, y, x]]
+                    + u0[[t, y, x]]
+                    + u0[[z, s, x]]
+                    + u0[[z, n, x]]
+                    + u0[[z, y, l]]
+                    + u0[[z, y, r]]);
+        }
+        let mut u = u0.clone();
+        let mut v = Array3::zeros(u.dim());
+        clamped_if(&mut u, &mut v, [nz, ny, nx], nx / 2).expect("a clamped kernel runs");
+        let bits = |a: &Array3<f64>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert!(bits(&v) == bits(&want), "{nz}x{ny}x{nx}");
     }
 }
 

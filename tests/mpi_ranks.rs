@@ -130,6 +130,11 @@ const CASES: &[Case] = &[
         reference: Reference::OneDevice,
     },
     Case {
+        name: "default_time_loop",
+        run: default_case,
+        reference: Reference::OneDevice,
+    },
+    Case {
         name: "reductions",
         run: reductions,
         reference: Reference::SameDevices,
@@ -230,15 +235,21 @@ fn periodic_case() -> Vec<u64> {
     bits(u.iter().copied())
 }
 
-/// 3-D heat in a time loop blocked `$depth` deep (issue #45).
+/// 3-D heat in a time loop blocked `$depth` deep (issue #45), or written without `block`.
 macro_rules! heat_loop {
     ($name:ident, $depth:tt) => {
+        heat_loop!(@ $name, [(block = $depth)]);
+    };
+    ($name:ident) => {
+        heat_loop!(@ $name, []);
+    };
+    (@ $name:ident, [$($args:tt)*]) => {
         #[mint::parallel]
         fn $name(u: &mut Array3<f64>, v: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
             let (nz, ny, nx) = u.dim();
             mint::copy!(u, to_device);
             mint::copy!(v, to_device);
-            #[mint::time_loop(block = $depth)]
+            #[mint::time_loop $($args)*]
             for _ in 0..steps {
                 #[mint::r#for(nest(all))]
                 for z in 1..nz - 1 {
@@ -270,6 +281,8 @@ heat_loop!(blocked_heat, 3);
 // `block = auto`: across ranks it runs step by step (each rank's timings could choose
 // another depth than its neighbours').
 heat_loop!(auto_heat, auto);
+// No `block`, and the kernel is not tuned: one step per launch, one step's ghost planes.
+heat_loop!(default_heat);
 
 type HeatLoop = fn(&mut Array3<f64>, &mut Array3<f64>, usize) -> mint::Result<()>;
 
@@ -290,6 +303,18 @@ fn blocked_case() -> Vec<u64> {
 /// 45 steps: enough, on one GPU, for `auto` to tune and run on.
 fn auto_case() -> Vec<u64> {
     heat_loop_case(auto_heat, 41, 45)
+}
+
+/// Split over the ranks, the slabs of a loop without `block` whose kernel is not tuned
+/// carry one step's ghost planes (heat's reach, 1), unless `MINT_TUNE=1` tunes it.
+fn default_case() -> Vec<u64> {
+    let out = heat_loop_case(default_heat, 23, 11);
+    if let Ok(d) = mint::decomposition("default_heat")
+        && !matches!(mint::tune::mode(), mint::tune::Mode::All)
+    {
+        assert_eq!(d.ghost, 1, "default_heat: ghost planes of an untuned loop");
+    }
+    out
 }
 
 /// The Aliev-Panfilov model on 63 × 63 points until t = 5: its iterations, E and R.

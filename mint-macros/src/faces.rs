@@ -533,7 +533,9 @@ pub(crate) fn row_faces(
         x,
         outer,
         bound: &bound.0,
+        only_x: false,
         faces: Vec::new(),
+        values: Vec::new(),
         keys: HashSet::new(),
     };
     let mut b = body.clone();
@@ -541,11 +543,42 @@ pub(crate) fn row_faces(
     (!s.faces.is_empty()).then_some((s.faces, b))
 }
 
+/// As [`row_faces`], for the innermost index `x` only: the values `e` (as `i64`
+/// expressions) of its faces `x == e`, and `body` with those conditions replaced by their
+/// value at any other `x`; the conditions on outer indices stay, and being the same along
+/// the row they no longer keep the compiler from vectorizing it. `None` when `x` has no
+/// face. A row at an outer face (a clamped stencil's first plane) runs the specialized
+/// body between its `x` faces.
+pub(crate) fn x_faces(
+    body: &syn::Block,
+    x: &str,
+    outer: &[String],
+) -> Option<(Vec<Expr>, syn::Block)> {
+    let mut bound = Bindings::default();
+    bound.visit_block(body);
+    let mut s = RowFaces {
+        x,
+        outer,
+        bound: &bound.0,
+        only_x: true,
+        faces: Vec::new(),
+        values: Vec::new(),
+        keys: HashSet::new(),
+    };
+    let mut b = body.clone();
+    s.visit_block_mut(&mut b);
+    (!s.values.is_empty()).then_some((s.values, b))
+}
+
 struct RowFaces<'a> {
     x: &'a str,
     outer: &'a [String],
     bound: &'a HashMap<String, (usize, bool)>,
+    /// Replace only the conditions on `x`.
+    only_x: bool,
     faces: Vec<Expr>,
+    /// The values of `x`'s faces.
+    values: Vec<Expr>,
     keys: HashSet<String>,
 }
 
@@ -615,7 +648,15 @@ impl VisitMut for RowFaces<'_> {
                 (None, Some(v)) => self.invariant(&b.left).map(|e| (v, e)),
                 (None, None) => None,
             };
-            if let Some((v, face)) = face {
+            if let Some((v, face)) = face
+                && (v.is_none() || !self.only_x)
+            {
+                if v.is_none() {
+                    let key = quote::ToTokens::to_token_stream(&face).to_string();
+                    if self.keys.insert(format!("value {key}")) {
+                        self.values.push(face.clone());
+                    }
+                }
                 let test = self.away(v, face);
                 let key = quote::ToTokens::to_token_stream(&test).to_string();
                 if self.keys.insert(key) {

@@ -1343,12 +1343,12 @@ fn cpu_rows(
         // a row at a face runs the body as written, where there is one: inside the span of
         // the lifted body it reads inside the arrays too
         Some((faces, away)) => {
-            let other = as_written.unwrap_or(fast_body);
+            let other = at_outer_face(last, &part, as_written.unwrap_or(fast_body), &outer_names);
             quote! {
                 if #(#faces)&&* {
                     for #last in #part #away
                 } else {
-                    for #last in #part #other
+                    #other
                 }
             }
         }
@@ -1394,6 +1394,53 @@ fn cpu_rows(
     }
     let (v1, r1) = (&vars[1], format_ident!("__mint_range_1"));
     quote!(for #v1 in #r1.clone() { #row })
+}
+
+/// The loop of the innermost index `last` over `part` (the points `__mint_a..__mint_b`)
+/// with the body `b`, where a row at an outer face (a clamped stencil's first plane) runs
+/// it. Where the innermost index has faces (`x == 0`, `x == nx - 1`), the points between
+/// them run the body with those selects decided ([`crate::faces::x_faces`]), which
+/// vectorizes (the outer faces' selects are the same along the row), and the points at
+/// them the body as written. Each body is printed once.
+fn at_outer_face(
+    last: &Ident,
+    part: &TokenStream,
+    b: &syn::Block,
+    outer: &[String],
+) -> TokenStream {
+    let Some((values, between)) = crate::faces::x_faces(b, &last.to_string(), outer) else {
+        return quote!(for #last in #part #b);
+    };
+    quote! {
+        let __mint_faces = [#(#values),*];
+        let __mint_on = |__mint_x: i64| __mint_faces.contains(&__mint_x);
+        // the part's points, less the faces at its ends
+        let (mut __mint_c, mut __mint_d) = (__mint_a, __mint_b);
+        while __mint_c < __mint_d && __mint_on(__mint_c) {
+            __mint_c += 1;
+        }
+        while __mint_c < __mint_d && __mint_on(__mint_d - 1) {
+            __mint_d -= 1;
+        }
+        if __mint_faces.iter().any(|&f| __mint_c <= f && f < __mint_d) {
+            (__mint_c, __mint_d) = (__mint_b, __mint_b);
+        }
+        let (__mint_outer_a, __mint_outer_b) = (__mint_a, __mint_b);
+        for (__mint_between, (__mint_a, __mint_b)) in [
+            (false, (__mint_outer_a, __mint_c)),
+            (true, (__mint_c, __mint_d)),
+            (false, (__mint_d, __mint_outer_b)),
+        ] {
+            if __mint_a >= __mint_b {
+                continue;
+            }
+            if __mint_between {
+                for #last in #part #between
+            } else {
+                for #last in #part #b
+            }
+        }
+    }
 }
 
 /// The rows of one outer index, chosen per plane by `cpu::run_wide`: compiled for
