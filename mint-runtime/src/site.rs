@@ -59,7 +59,7 @@ pub struct KernelSite {
     /// `k` steps run between two halo exchanges ([`crate::split`]).
     pub time_block: u32,
     /// The loop was written without `block`: it runs `time_block` deep only where the
-    /// kernel is tuned, one step per launch otherwise ([`KernelSite::ghost_depth`]).
+    /// kernel is tuned, one step per launch otherwise (`split::ghost_depth`).
     pub time_block_if_tuned: bool,
 }
 
@@ -235,19 +235,6 @@ impl KernelSite {
         self.time_block = depth;
         self.time_block_if_tuned = true;
         self
-    }
-
-    /// The most steps the kernel's time loop runs between two halo exchanges, whose
-    /// reach times this a decomposition's slabs carry in ghost planes: its `block`, or
-    /// for a loop written without one, [`crate::AUTO_DEEPEST`] where the kernel is tuned
-    /// (`tune`, `MINT_TUNE=1`) and 1 where it is not, as the loop decides
-    /// (`AutoDepth::settle` asks the same question).
-    pub fn ghost_depth(&self) -> usize {
-        if self.time_block_if_tuned && !crate::tune::wanted(self) {
-            1
-        } else {
-            self.time_block.max(1) as usize
-        }
     }
 
     /// The same site, belonging to `region`, its arrays in region slots `slots` (the

@@ -279,7 +279,7 @@ impl Layout {
                 }
             }
             refs.push(r.clone());
-            blocks.push(site.ghost_depth());
+            blocks.push(ghost_depth(site));
         }
         // Arrays that swap places (`std::mem::swap(u, unew)`) trade their storage, so
         // they are stored alike: what one is (written, read beyond any ghost width, a
@@ -1723,5 +1723,17 @@ fn report_replicated(info: &'static RegionInfo, name: &str, why: &str) {
             "mint report: decomposition of {}: `{name}` replicated on every device: {why}",
             info.name
         );
+    }
+}
+
+/// The most steps `site`'s time loop runs between two halo exchanges, whose reach times
+/// this the slabs carry in ghost planes: its `block`, or for a loop written without one,
+/// [`crate::AUTO_DEEPEST`] where the kernel is tuned (`tune`, `MINT_TUNE=1`) and 1 where it
+/// is not, as the loop decides (`AutoDepth::settle` asks the same question).
+fn ghost_depth(site: &KernelSite) -> usize {
+    if site.time_block_if_tuned && !crate::tune::wanted(site) {
+        1
+    } else {
+        site.time_block.max(1) as usize
     }
 }
