@@ -116,6 +116,11 @@ pub struct BatchCounts {
 /// The launches a region recorded and has not submitted yet, and its kept graphs.
 pub(crate) struct Batch {
     stream: sys::CUstream,
+    /// The stream graphs are captured on, made at the first capture: a stream of the
+    /// batch's own, non-blocking, so that the device's stream, which regions running on
+    /// other threads share, is never in capture (an operation another thread put on it
+    /// meanwhile would fail, and invalidate the capture).
+    capture_on: Option<sys::CUstream>,
     recs: Vec<Rec>,
     last: Option<Instant>,
     graphs: VecDeque<Graph>,
@@ -169,6 +174,7 @@ impl Batch {
     fn new(stream: sys::CUstream) -> Batch {
         Batch {
             stream,
+            capture_on: None,
             recs: Vec::with_capacity(BATCH),
             last: None,
             graphs: VecDeque::new(),
@@ -270,9 +276,17 @@ impl Batch {
         Ok(false)
     }
 
-    /// Captures `recs` into a graph and instantiates it.
-    fn capture(&self, recs: &[Rec]) -> Result<sys::CUgraphExec> {
-        let stream = self.stream;
+    /// Captures `recs` into a graph, on the batch's capture stream, and instantiates it.
+    fn capture(&mut self, recs: &[Rec]) -> Result<sys::CUgraphExec> {
+        let stream = match self.capture_on {
+            Some(s) => s,
+            None => {
+                let s = drv::stream::create(drv::stream::StreamKind::NonBlocking)
+                    .map_err(|e| Error::driver("cuStreamCreate", e))?;
+                self.capture_on = Some(s);
+                s
+            }
+        };
         unsafe {
             drv::stream::begin_capture(
                 stream,
@@ -299,6 +313,11 @@ impl Drop for Batch {
         for g in self.graphs.drain(..) {
             unsafe {
                 let _ = sys::cuGraphExecDestroy(g.exec);
+            }
+        }
+        if let Some(s) = self.capture_on.take() {
+            unsafe {
+                let _ = drv::stream::destroy(s);
             }
         }
     }
