@@ -527,19 +527,7 @@ pub(crate) fn row_faces(
     x: &str,
     outer: &[String],
 ) -> Option<(Vec<Expr>, syn::Block)> {
-    let mut bound = Bindings::default();
-    bound.visit_block(body);
-    let mut s = RowFaces {
-        x,
-        outer,
-        bound: &bound.0,
-        only_x: false,
-        faces: Vec::new(),
-        values: Vec::new(),
-        keys: HashSet::new(),
-    };
-    let mut b = body.clone();
-    s.visit_block_mut(&mut b);
+    let (s, b) = specialize(body, x, outer, false);
     (!s.faces.is_empty()).then_some((s.faces, b))
 }
 
@@ -554,20 +542,39 @@ pub(crate) fn x_faces(
     x: &str,
     outer: &[String],
 ) -> Option<(Vec<Expr>, syn::Block)> {
+    let (s, b) = specialize(body, x, outer, true);
+    (!s.values.is_empty()).then_some((s.values, b))
+}
+
+/// `body` with its face conditions replaced (those on `x` only, where `only_x`), and
+/// what was found.
+fn specialize<'a>(
+    body: &syn::Block,
+    x: &'a str,
+    outer: &'a [String],
+    only_x: bool,
+) -> (Found, syn::Block) {
     let mut bound = Bindings::default();
     bound.visit_block(body);
     let mut s = RowFaces {
         x,
         outer,
         bound: &bound.0,
-        only_x: true,
-        faces: Vec::new(),
-        values: Vec::new(),
+        only_x,
+        found: Found::default(),
         keys: HashSet::new(),
     };
     let mut b = body.clone();
     s.visit_block_mut(&mut b);
-    (!s.values.is_empty()).then_some((s.values, b))
+    (s.found, b)
+}
+
+/// The faces [`specialize`] found: the tests that a row is away from each, and the values
+/// of the innermost index's.
+#[derive(Default)]
+struct Found {
+    faces: Vec<Expr>,
+    values: Vec<Expr>,
 }
 
 struct RowFaces<'a> {
@@ -576,9 +583,7 @@ struct RowFaces<'a> {
     bound: &'a HashMap<String, (usize, bool)>,
     /// Replace only the conditions on `x`.
     only_x: bool,
-    faces: Vec<Expr>,
-    /// The values of `x`'s faces.
-    values: Vec<Expr>,
+    found: Found,
     keys: HashSet<String>,
 }
 
@@ -654,13 +659,13 @@ impl VisitMut for RowFaces<'_> {
                 if v.is_none() {
                     let key = quote::ToTokens::to_token_stream(&face).to_string();
                     if self.keys.insert(format!("value {key}")) {
-                        self.values.push(face.clone());
+                        self.found.values.push(face.clone());
                     }
                 }
                 let test = self.away(v, face);
                 let key = quote::ToTokens::to_token_stream(&test).to_string();
                 if self.keys.insert(key) {
-                    self.faces.push(test);
+                    self.found.faces.push(test);
                 }
                 let away = matches!(b.op, syn::BinOp::Ne(_));
                 *e = parse_quote!(#away);
