@@ -624,7 +624,7 @@ impl RegionGen {
                 })
             }
         };
-        let fast_shadows = self.fast_shadows(&k, &fast_body, &vars[..vars.len() - 1]);
+        let (fast_rows, fast_shadows) = self.fast_shadows(&k, &fast_body, &vars[..vars.len() - 1]);
         let locals: HashSet<String> = k
             .arrays
             .iter()
@@ -645,10 +645,18 @@ impl RegionGen {
         } else {
             quote!(__mint_view_0.elem_bytes())
         };
+        let by_value = self.by_value(&k, &captures);
         let inner = wide_rows(
             vars.len(),
             elem_bytes,
-            cpu_rows(&vars, innermost, &fast_shadows, &lifted, as_written),
+            &by_value,
+            cpu_rows(
+                &vars,
+                innermost,
+                (&fast_rows, &fast_shadows),
+                &lifted,
+                as_written,
+            ),
         );
         let (v0, r0) = (&vars[0], &ranges[0]);
         let views = {
@@ -687,6 +695,7 @@ impl RegionGen {
                     __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &__mint_crate::__rt::cpu::CpuDev| {
                         #views
                         __mint_dev.par_for(#r0, |#v0| {
+                            #by_value
                             #(#shadows)*
                             #inner
                         });
@@ -718,6 +727,7 @@ impl RegionGen {
                         let __mint_identity = __mint_crate::__rt::cpu::identity_like(&#var, #op);
                         #views
                         __mint_dev.par_reduce(#r0, #op, |#v0| {
+                            #by_value
                             #(#shadows)*
                             #[allow(unused_mut)]
                             let mut #var: #ty = __mint_identity;
@@ -1200,7 +1210,15 @@ impl RegionGen {
     /// The shadows of the kernel's arrays by their unchecked views (`__mint_fast_<i>`), as
     /// [`RegionGen::array_code`]'s by the checked ones, each addressed from the row of the
     /// enclosing loops `outer` that `body`'s subscripts follow ([`crate::rowbase`]).
-    fn fast_shadows(&self, k: &Kernel, body: &syn::Block, outer: &[Ident]) -> Vec<TokenStream> {
+    /// Returned in two halves: each view addressed from its row once (`__mint_row_<i>`,
+    /// before a row's parts), and the shadows that rebind the arrays to those (in each
+    /// unchecked part), so that a row of several parts computes its rows' addresses once.
+    fn fast_shadows(
+        &self,
+        k: &Kernel,
+        body: &syn::Block,
+        outer: &[Ident],
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let names: Vec<String> = outer.iter().map(|v| v.to_string()).collect();
         k.arrays
             .iter()
@@ -1227,13 +1245,15 @@ impl RegionGen {
                 } else {
                     quote!(#f.row([#(#base),*]))
                 };
-                if a.written {
-                    quote!(#[allow(unused_mut)] let mut #local = #view;)
+                let row = format_ident!("__mint_row_{}", i);
+                let shadow = if a.written {
+                    quote!(#[allow(unused_mut)] let mut #local = #row;)
                 } else {
-                    quote!(let #local = #view;)
-                }
+                    quote!(let #local = #row;)
+                };
+                (quote!(let #row = #view;), shadow)
             })
-            .collect()
+            .unzip()
     }
 
     /// `mint::__rt::scalar::<T>(x)` for each of the kernel's host scalars: rustc checks
@@ -1271,6 +1291,37 @@ impl RegionGen {
                 }
             })
             .collect()
+    }
+
+    /// Copies into the closure each thread runs of what it reads through its captures:
+    /// the kernel's scalars of a known type that are the function's variables (not a
+    /// `const`, which a `let` would take for a pattern; not the reduction's variable; not
+    /// those captured from an expression), the guard and the unchecked views. Read through the closure's references, the compiler
+    /// cannot tell them from the arrays' elements, so it reloads them after each store and
+    /// adds them to the vectorized rows' run-time overlap checks.
+    fn by_value(&self, k: &Kernel, captures: &[Capture]) -> TokenStream {
+        let scalars = k
+            .scalars
+            .iter()
+            .filter(|s| {
+                s.ty.is_some()
+                    && self.env.get(&s.name).is_some()
+                    && k.reduction.as_ref().is_none_or(|r| r.var != s.name)
+                    && !captures.iter().any(|c| c.name == s.name)
+            })
+            .map(|s| {
+                self.idents
+                    .get(&s.name)
+                    .cloned()
+                    .unwrap_or_else(|| Ident::new(&s.name, Span::call_site()))
+            });
+        let fasts = (0..k.arrays.len()).map(|i| format_ident!("__mint_fast_{}", i));
+        quote! {
+            #(#[allow(unused_variables)] let #scalars = #scalars;)*
+            #(#[allow(unused_variables)] let #fasts = #fasts;)*
+            #[allow(unused_variables)]
+            let __mint_guard = __mint_guard;
+        }
     }
 
     /// For a kernel whose types are bound at launch, the CPU backend records the types
@@ -1318,7 +1369,7 @@ impl RegionGen {
 fn cpu_rows(
     vars: &[Ident],
     innermost: TokenStream,
-    fast_shadows: &[TokenStream],
+    (fast_rows, fast_shadows): (&[TokenStream], &[TokenStream]),
     fast_body: &syn::Block,
     as_written: Option<&syn::Block>,
 ) -> TokenStream {
@@ -1378,6 +1429,7 @@ fn cpu_rows(
         ];
         // a row that is all one unchecked span (most rows) runs that part alone
         let __mint_whole = usize::from(__mint_span == (__mint_lo, __mint_hi));
+        #(#fast_rows)*
         for &(__mint_part, (__mint_a, __mint_b)) in &__mint_parts[2 * __mint_whole..5 - 2 * __mint_whole] {
             if __mint_a >= __mint_b {
                 continue;
@@ -1450,13 +1502,20 @@ fn at_outer_face(
 /// only, it is compiled twice, with their target features (left a call, it would be
 /// compiled for the baseline, and the wide copies would be the baseline's). One parallel
 /// loop has no row to vectorize and runs `inner` once. `elem_bytes`: the first array's
-/// element size, which keys the choice.
-fn wide_rows(depth: usize, elem_bytes: TokenStream, inner: TokenStream) -> TokenStream {
+/// element size, which keys the choice. `by_value` ([`RegionGen::by_value`]) starts the
+/// closure: the target-feature functions are not inlined into their caller, so what the
+/// closure reads through its captures would otherwise reach the rows through a pointer.
+fn wide_rows(
+    depth: usize,
+    elem_bytes: TokenStream,
+    by_value: &TokenStream,
+    inner: TokenStream,
+) -> TokenStream {
     if depth < 2 {
         return inner;
     }
     quote! {
-        if __mint_crate::__rt::cpu::run_wide(&__MINT_KERNEL, #elem_bytes, #[inline(always)] || { #inner }).is_none() {
+        if __mint_crate::__rt::cpu::run_wide(&__MINT_KERNEL, #elem_bytes, #[inline(always)] || { #by_value #inner }).is_none() {
             #inner
         }
     }
