@@ -1,7 +1,7 @@
 //! Fuzzing the decomposition (issue #41): generated kernels whose subscripts are clamped,
 //! `min`/`max`, mirrored and periodic along every axis, some through `let`-bound index
 //! locals (`mint_testing::generate::boundary_case`), run as a region of two steps
-//! (the kernel, `swap(a0, out)`, the kernel again) through the runtime's decomposition:
+//! (the kernel and `swap(a0, out)`, twice) through the runtime's decomposition:
 //!
 //! - on 2 and 3 emulated devices (`cpu:2`, `cpu:3`), each device running the kernel in the
 //!   interpreter on its own views of the slabs, ghost planes and replicas, exactly as the
@@ -13,6 +13,13 @@
 //! writes, through the swap) has a slowest subscript no ghost width bounds, be refused with
 //! [`mint::Error::Unsplittable`]. Any other error (an access outside the planes a device
 //! holds, an index out of bounds) is a failure.
+//!
+//! The same cases also run as blocked time loops (issue #45): 4 to 7 steps of the kernel
+//! and the swap under `#[mint::time_loop(block = 3 or 5)]`'s calls into the runtime, on one
+//! CPU and on `cpu:2` and `cpu:3` (a block of steps between two halo exchanges) bitwise
+//! equal to the interpreter's steps, and with a GPU on `cuda`, where blockable kernels
+//! run fused, and `cuda:0,0`, bitwise equal to the GPU's steps one by one. Each test
+//! fails if no case ran in blocks.
 //!
 //! `MINT_DECOMP_FUZZ_CASES` sets the number of cases (default 1000), `MINT_DECOMP_FUZZ_SEED`
 //! the first seed (default 1).
@@ -44,14 +51,12 @@ fn cases() -> (u64, u64) {
 use common::interp_store::{DevStore, El};
 use common::leak;
 
-/// The interpreter's reference: the kernel, the swap of `a0` and `out`, the kernel.
-fn reference(k: &Kernel, c: &Case) -> Result<Vec<Array>, String> {
+/// The interpreter's reference: `steps` times the kernel, each followed by the swap of
+/// `a0` and `out`.
+fn reference(k: &Kernel, c: &Case, steps: usize) -> Result<Vec<Array>, String> {
     let mut arrays = c.arrays.clone();
     let last = arrays.len() - 1;
-    for step in 0..2 {
-        if step == 1 {
-            arrays.swap(0, last);
-        }
+    for _ in 0..steps {
         interp::run(
             k,
             interp::Launch {
@@ -61,14 +66,29 @@ fn reference(k: &Kernel, c: &Case) -> Result<Vec<Array>, String> {
                 reduction: None,
             },
         )?;
+        arrays.swap(0, last);
     }
-    arrays.swap(0, last);
-    arrays.swap(0, last);
     Ok(arrays)
 }
 
+/// How a case runs: `steps` times the kernel, each followed by the swap, and, with
+/// `depth`, as `#[mint::time_loop(block = depth)]` runs such a body (the runtime fuses
+/// `depth` steps into one launch where it can).
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    steps: usize,
+    depth: Option<usize>,
+}
+
+impl Run {
+    const TWO_STEPS: Run = Run {
+        steps: 2,
+        depth: None,
+    };
+}
+
 /// The region of case `c` (its kernel `k`, type-checked) on the current device.
-fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case) -> mint::Result<Vec<Array>> {
+fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case, run: Run) -> mint::Result<Vec<Array>> {
     let n = k.arrays.len();
     let infos: Vec<ArrayInfo> = k
         .arrays
@@ -89,7 +109,8 @@ fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case) -> mint::Result<Vec<Ar
     let slots: &'static [usize] = leak((0..n).collect::<Vec<_>>().into_boxed_slice());
     let site: &'static KernelSite = leak(Box::new(
         common::site_of(k, "decomp_fuzz", "tests/decomp_fuzz.rs", c.seed as u32)
-            .in_region(info, slots),
+            .in_region(info, slots)
+            .in_time_loop(run.depth.unwrap_or(1) as u32),
     ));
     mint::__rt::register_site(site);
     let mut hosts: Vec<ArrayD<T>> = c
@@ -113,9 +134,10 @@ fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case) -> mint::Result<Vec<Ar
         .map(|v| ScalarValue::of(v.as_f64() as usize))
         .collect();
     let elem = k.arrays[0].elem;
-    for step in 0..2 {
-        if step == 1 {
-            region.swap(0, n - 1);
+    let mut left = run.steps;
+    while left > 0 {
+        if let Some(d) = run.depth {
+            region.time_step_begin(d, left, (0, n - 1));
         }
         if region.is_cpu() {
             let (hosts, c) = (&mut hosts, &c);
@@ -147,10 +169,15 @@ fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case) -> mint::Result<Vec<Ar
                 false,
             )?;
         }
+        // `std::mem::swap(a0, out)`: the host arrays and the region's slots, as the macro
+        // swaps them
+        region.swap(0, n - 1);
+        hosts.swap(0, n - 1);
+        left -= match run.depth {
+            Some(_) => region.time_step_end(),
+            None => 1,
+        };
     }
-    // the swap again, so that the slots hold what the reference's arrays hold
-    region.swap(0, n - 1);
-    region.swap(0, n - 1);
     let mut out = c.arrays.clone();
     for (i, h) in hosts.iter_mut().enumerate() {
         region.copy_from_device(i, h, None)?;
@@ -160,14 +187,14 @@ fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case) -> mint::Result<Vec<Ar
     Ok(out)
 }
 
-fn run_case(k: &Kernel, c: &Case, dev: Device) -> mint::Result<Vec<Array>> {
+fn run_case(k: &Kernel, c: &Case, dev: Device, run: Run) -> mint::Result<Vec<Array>> {
     mint::with_device(dev, || match (k.arrays[0].elem, c.shape.len()) {
-        (ScalarTy::F64, 2) => run_typed::<f64, 2>(k, c),
-        (ScalarTy::F64, _) => run_typed::<f64, 3>(k, c),
-        (ScalarTy::F32, 2) => run_typed::<f32, 2>(k, c),
-        (ScalarTy::F32, _) => run_typed::<f32, 3>(k, c),
-        (_, 2) => run_typed::<i32, 2>(k, c),
-        (_, _) => run_typed::<i32, 3>(k, c),
+        (ScalarTy::F64, 2) => run_typed::<f64, 2>(k, c, run),
+        (ScalarTy::F64, _) => run_typed::<f64, 3>(k, c, run),
+        (ScalarTy::F32, 2) => run_typed::<f32, 2>(k, c, run),
+        (ScalarTy::F32, _) => run_typed::<f32, 3>(k, c, run),
+        (_, 2) => run_typed::<i32, 2>(k, c, run),
+        (_, _) => run_typed::<i32, 3>(k, c, run),
     })
 }
 
@@ -187,22 +214,31 @@ fn bits(arrays: &[Array]) -> Vec<Vec<u64>> {
         .collect()
 }
 
-/// What went wrong with case `seed` on `splits` against `single`, if anything; whether it
-/// was refused.
-fn check(seed: u64, single: Device, splits: &[Device]) -> (Option<String>, bool) {
+/// What went wrong with case `seed` run as `run` on each of `splits`, against `single`
+/// running it step by step (the interpreter for `Device::Cpu`), if anything; whether it was
+/// refused; and whether some device ran steps in blocks: fewer launches than steps (a
+/// GPU that fused them) or fewer halo exchanges than steps (a split region exchanging
+/// once per block).
+fn check(seed: u64, single: Device, splits: &[Device], run: Run) -> (Option<String>, bool, bool) {
     let c = generate::boundary_case(seed);
     let mut k = c.kernel.clone();
-    let text =
-        || mint_translator::emit::rust::region(&c.kernel, "bcase", &c.bounds, c.tile, c.chunk);
+    let text = || {
+        format!(
+            "{run:?}\n{}",
+            mint_translator::emit::rust::region(&c.kernel, "bcase", &c.bounds, c.tile, c.chunk)
+        )
+    };
     if let Err(d) = mint_translator::check(&mut k) {
         return (
             Some(format!("seed {seed}: type check: {d:?}\n{}", text())),
             false,
+            false,
         );
     }
+    let plain = Run { depth: None, ..run };
     let want = match single {
-        Device::Cpu => reference(&k, &c).map_err(|e| e.to_string()),
-        d => run_case(&k, &c, d).map_err(|e| e.to_string()),
+        Device::Cpu => reference(&k, &c, run.steps).map_err(|e| e.to_string()),
+        d => run_case(&k, &c, d, plain).map_err(|e| e.to_string()),
     };
     let want = match want {
         Ok(w) => bits(&w),
@@ -210,12 +246,25 @@ fn check(seed: u64, single: Device, splits: &[Device]) -> (Option<String>, bool)
             return (
                 Some(format!("seed {seed}: on {single:?}: {e}\n{}", text())),
                 false,
+                false,
             );
         }
     };
-    let mut refused = false;
+    let (mut refused, mut blocked) = (false, false);
+    let region = format!("bcase_{seed}");
+    let counts = || {
+        (
+            mint::kernel_stat(&k.name).map_or(0, |s| s.launches),
+            mint::halo_exchanges(&region),
+        )
+    };
     for &d in splits {
-        match run_case(&k, &c, d) {
+        let before = counts();
+        let got = run_case(&k, &c, d, run);
+        let (launches, exchanges) = (counts().0 - before.0, counts().1 - before.1);
+        let steps = run.steps as u64;
+        blocked |= (0 < launches && launches < steps) || (0 < exchanges && exchanges < steps);
+        match got {
             Ok(got) if bits(&got) == want => {}
             Ok(_) => {
                 return (
@@ -224,6 +273,7 @@ fn check(seed: u64, single: Device, splits: &[Device]) -> (Option<String>, bool)
                         text()
                     )),
                     false,
+                    false,
                 );
             }
             Err(mint::Error::Unsplittable { .. }) if c.unbounded_slowest => refused = true,
@@ -231,21 +281,29 @@ fn check(seed: u64, single: Device, splits: &[Device]) -> (Option<String>, bool)
                 return (
                     Some(format!("seed {seed}: on {d:?}: {e}\n{}", text())),
                     false,
+                    false,
                 );
             }
         }
     }
-    (None, refused)
+    (None, refused, blocked)
 }
 
-fn fuzz(single: Device, splits: &[Device], parallel: bool) {
+/// The cases' checks (`check`) for every seed; the number of cases some device ran in
+/// blocks of steps.
+fn fuzz(
+    single: Device,
+    splits: &[Device],
+    parallel: bool,
+    run: impl Fn(u64) -> Run + Sync,
+) -> usize {
     let (first, n) = cases();
     let seeds: Vec<u64> = (first..first + n).collect();
-    let run = |&seed: &u64| check(seed, single, splits);
-    let results: Vec<(Option<String>, bool)> = if parallel {
-        seeds.par_iter().map(run).collect()
+    let go = |&seed: &u64| check(seed, single, splits, run(seed));
+    let results: Vec<(Option<String>, bool, bool)> = if parallel {
+        seeds.par_iter().map(go).collect()
     } else {
-        seeds.iter().map(run).collect()
+        seeds.iter().map(go).collect()
     };
     let failures: Vec<&String> = results.iter().filter_map(|r| r.0.as_ref()).collect();
     let refused = results.iter().filter(|r| r.1).count();
@@ -255,21 +313,65 @@ fn fuzz(single: Device, splits: &[Device], parallel: bool) {
         failures.len(),
         failures[0]
     );
+    let fused = results.iter().filter(|r| r.2).count();
     eprintln!(
-        "{n} decomposition cases on {splits:?}: {} equal {single:?} bitwise, {refused} refused (an unbounded slowest subscript of a written array)",
+        "{n} decomposition cases on {splits:?}: {} equal {single:?} bitwise, {refused} refused (an unbounded slowest subscript of a written array), {fused} run in blocks of steps",
         n as usize - refused
     );
+    fused
+}
+
+/// A time loop of 4 to 7 steps at depth 3 or 5, by seed.
+fn time_loop(seed: u64) -> Run {
+    Run {
+        steps: 4 + (seed % 4) as usize,
+        depth: Some([3, 5][(seed / 4 % 2) as usize]),
+    }
 }
 
 #[test]
 fn generated_boundary_kernels_split_bitwise_or_are_refused_on_the_cpu() {
-    fuzz(Device::Cpu, &[Device::Cpus(2), Device::Cpus(3)], true);
+    fuzz(
+        Device::Cpu,
+        &[Device::Cpus(2), Device::Cpus(3)],
+        true,
+        |_| Run::TWO_STEPS,
+    );
 }
 
 #[test]
 fn generated_boundary_kernels_split_bitwise_or_are_refused_on_the_gpu() {
     let Some(gpu) = common::gpu() else { return };
-    fuzz(gpu, &common::gpu_splits(), false);
+    fuzz(gpu, &common::gpu_splits(), false, |_| Run::TWO_STEPS);
+}
+
+/// Blocked time loops (issue #45) of the generated kernels: on one CPU and on `cpu:2`
+/// and `cpu:3`, where a block of steps runs between two halo exchanges on slabs with
+/// `depth × reach` ghost planes, bitwise equal to the interpreter's steps one by one.
+#[test]
+fn generated_time_loops_equal_the_steps_one_by_one_on_the_cpu() {
+    let blocked = fuzz(
+        Device::Cpu,
+        &[Device::Cpu, Device::Cpus(2), Device::Cpus(3)],
+        true,
+        time_loop,
+    );
+    assert!(
+        blocked > 0,
+        "no generated time loop exchanged once per block"
+    );
+}
+
+/// The same loops on a GPU, where the steps of a kernel that can be blocked run fused,
+/// several per launch, and on `cuda:0,0`: bitwise equal to the GPU's steps one by one.
+/// Some cases must fuse, or the test would check nothing of the fused kernels.
+#[test]
+fn generated_time_loops_equal_the_steps_one_by_one_on_the_gpu() {
+    let Some(gpu) = common::gpu() else { return };
+    let mut splits = vec![gpu];
+    splits.extend(common::gpu_splits());
+    let blocked = fuzz(gpu, &splits, false, time_loop);
+    assert!(blocked > 0, "no generated time loop was fused on {gpu:?}");
 }
 
 #[test]
