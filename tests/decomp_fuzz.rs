@@ -313,12 +313,12 @@ fn fuzz(
         failures.len(),
         failures[0]
     );
-    let fused = results.iter().filter(|r| r.2).count();
+    let blocked = results.iter().filter(|r| r.2).count();
     eprintln!(
-        "{n} decomposition cases on {splits:?}: {} equal {single:?} bitwise, {refused} refused (an unbounded slowest subscript of a written array), {fused} run in blocks of steps",
+        "{n} decomposition cases on {splits:?}: {} equal {single:?} bitwise, {refused} refused (an unbounded slowest subscript of a written array), {blocked} run in blocks of steps",
         n as usize - refused
     );
-    fused
+    blocked
 }
 
 /// A time loop of 4 to 7 steps at depth 3 or 5, by seed.

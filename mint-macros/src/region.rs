@@ -1296,9 +1296,11 @@ impl RegionGen {
     /// Copies into the closure each thread runs of what it reads through its captures:
     /// the kernel's scalars of a known type that are the function's variables (not a
     /// `const`, which a `let` would take for a pattern; not the reduction's variable; not
-    /// those captured from an expression), the guard and the unchecked views. Read through the closure's references, the compiler
-    /// cannot tell them from the arrays' elements, so it reloads them after each store and
-    /// adds them to the vectorized rows' run-time overlap checks.
+    /// those captured from an expression), the guard and the unchecked views. Read through
+    /// the closure's references, the compiler cannot tell them from the arrays' elements,
+    /// so it reloads them after each store and adds them to the vectorized rows' run-time
+    /// overlap checks. Printed at the top of the per-index closure (for the baseline rows
+    /// and kernels of one loop) and again in the wide rows' closure ([`wide_rows`]).
     fn by_value(&self, k: &Kernel, captures: &[Capture]) -> TokenStream {
         let scalars = k
             .scalars
