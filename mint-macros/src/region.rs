@@ -645,7 +645,7 @@ impl RegionGen {
         } else {
             quote!(__mint_view_0.elem_bytes())
         };
-        let by_value = self.by_value(&k, &captures);
+        let by_value = self.by_value(&k, &captures, vars.len() >= 2);
         let inner = wide_rows(
             vars.len(),
             elem_bytes,
@@ -676,6 +676,14 @@ impl RegionGen {
                 let id = format_ident!("__mint_range_{}", i + 1);
                 quote!(#[allow(unused_variables)] let #id = #r;)
             });
+            let table = (vars.len() >= 2).then(|| {
+                let (outer, rl) = (vars.len() - 1, format_ident!("__mint_range_{}", vars.len() - 1));
+                let lifted = as_written.is_some();
+                quote! {
+                    #[allow(unused_variables)]
+                    let __mint_table = __mint_guard.row_table(#outer, __mint_crate::__rt::cpu::ClipRange::bounds(&#rl), #lifted);
+                }
+            });
             quote! {
                 #(#views)*
                 #[allow(unused_variables)]
@@ -684,6 +692,7 @@ impl RegionGen {
                 let __mint_guard = __mint_dev.guard(&__MINT_KERNEL, &[#(#bounds),*], &[#(#scalars),*]);
                 #(#fasts)*
                 #(#inner_ranges)*
+                #table
             }
         };
         let note = self.note_types(&k, &scalars);
@@ -1296,12 +1305,13 @@ impl RegionGen {
     /// Copies into the closure each thread runs of what it reads through its captures:
     /// the kernel's scalars of a known type that are the function's variables (not a
     /// `const`, which a `let` would take for a pattern; not the reduction's variable; not
-    /// those captured from an expression), the guard and the unchecked views. Read through
+    /// those captured from an expression), the guard, the unchecked views and, for a kernel
+    /// with rows (`rows`), the table of their parts. Read through
     /// the closure's references, the compiler cannot tell them from the arrays' elements,
     /// so it reloads them after each store and adds them to the vectorized rows' run-time
     /// overlap checks. Printed at the top of the per-index closure (for the baseline rows
     /// and kernels of one loop) and again in the wide rows' closure ([`wide_rows`]).
-    fn by_value(&self, k: &Kernel, captures: &[Capture]) -> TokenStream {
+    fn by_value(&self, k: &Kernel, captures: &[Capture], rows: bool) -> TokenStream {
         let scalars = k
             .scalars
             .iter()
@@ -1318,11 +1328,14 @@ impl RegionGen {
                     .unwrap_or_else(|| Ident::new(&s.name, Span::call_site()))
             });
         let fasts = (0..k.arrays.len()).map(|i| format_ident!("__mint_fast_{}", i));
+        let table =
+            rows.then(|| quote!(#[allow(unused_variables)] let __mint_table = __mint_table;));
         quote! {
             #(#[allow(unused_variables)] let #scalars = #scalars;)*
             #(#[allow(unused_variables)] let #fasts = #fasts;)*
             #[allow(unused_variables)]
             let __mint_guard = __mint_guard;
+            #table
         }
     }
 
@@ -1363,9 +1376,11 @@ impl RegionGen {
 /// The loops inside the outermost parallel loop of a kernel's CPU version: with two or
 /// three parallel loops, each row of the innermost runs in order as up to five parts:
 /// checked (the `innermost` body on the checked views), the body as written on the
-/// unchecked views (`as_written`, where lifting changed it: the part
-/// `__mint_guard.row_span` proves inside every array), the lifted body (`fast_body`,
-/// the part `__mint_guard.span` proves), the body as written, checked. With one parallel
+/// unchecked views (`as_written`, where lifting changed it: the part the guard's `rows`
+/// bounds prove inside every array), the lifted body (`fast_body`, the part its `lifted`
+/// bounds prove), the body as written, checked. The parts of each kind of row are the
+/// local `__mint_table` (`cpu::Guard::row_table`, once per launch), and the row's kind
+/// is `__mint_guard.row_kind` of its outer indices. With one parallel
 /// loop, the checked body. The inner ranges are the locals `__mint_range_1`,
 /// `__mint_range_2`; `fast_shadows` bind the arrays to their unchecked views.
 fn cpu_rows(
@@ -1406,40 +1421,26 @@ fn cpu_rows(
             }
         }
     };
-    let (lifted_span, written_arm) = match as_written {
-        Some(b) => (
-            quote! {{
-                let s = __mint_guard.span(&[#(#outer as i64),*], __mint_rows);
-                if s.0 < s.1 { s } else { (__mint_rows.1, __mint_rows.1) }
-            }},
-            quote!(1 => { #(#fast_shadows)* for #last in #part #b }),
-        ),
-        None => (quote!(__mint_rows), quote!()),
+    let written_arm = match as_written {
+        Some(b) => quote!(1 => { #(#fast_shadows)* for #last in #part #b }),
+        None => quote!(),
     };
-    // the row's five parts in order, each body printed once (a body printed twice can
-    // cost a long stencil its vectorization: the radius-4 star in f64 ran at 0.54x)
+    // the row's parts in order (the table's, `row_table`, computed once per launch), each
+    // body printed once (a body printed twice can cost a long stencil its vectorization:
+    // the radius-4 star in f64 ran at 0.54x)
     let row = quote! {
-        let (__mint_lo, __mint_hi) = #clip::bounds(&#rl);
-        let __mint_rows = __mint_guard.row_span(&[#(#outer as i64),*], (__mint_lo, __mint_hi));
-        let __mint_span = #lifted_span;
-        let __mint_parts = [
-            (0u8, (__mint_lo, __mint_rows.0)),
-            (1, (__mint_rows.0, __mint_span.0)),
-            (2, __mint_span),
-            (1, (__mint_span.1, __mint_rows.1)),
-            (0, (__mint_rows.1, __mint_hi)),
-        ];
-        // a row that is all one unchecked span (most rows) runs that part alone
-        let __mint_whole = usize::from(__mint_span == (__mint_lo, __mint_hi));
+        let __mint_parts = &__mint_table[__mint_guard.row_kind(&[#(#outer as i64),*])];
         #(#fast_rows)*
-        for &(__mint_part, (__mint_a, __mint_b)) in &__mint_parts[2 * __mint_whole..5 - 2 * __mint_whole] {
-            if __mint_a >= __mint_b {
-                continue;
-            }
+        for &(__mint_part, (__mint_a, __mint_b)) in __mint_parts.as_slice() {
             match __mint_part {
                 0 => for #last in #part #innermost,
                 #written_arm
-                _ => { #(#fast_shadows)* #fast_row }
+                _ => {
+                    #[allow(unused_variables)]
+                    let __mint_span = (__mint_a, __mint_b);
+                    #(#fast_shadows)*
+                    #fast_row
+                }
             }
         }
     };

@@ -313,7 +313,7 @@ impl<'a, T: Element, const N: usize> CpuView<'a, T, N> {
         b
     }
 
-    /// The view without checks, for the rows [`Guard::span`] proves inside
+    /// The view without checks, for the rows [`Guard::row_table`] proves inside
     /// [`CpuView::bounds`]; only used where `bounds().fast`.
     #[inline(always)]
     pub fn fast(&self) -> FastView<'a, T, N> {
@@ -391,7 +391,7 @@ impl<T, const N: usize> FastView<'_, T, N> {
     }
 
     /// # Safety
-    /// `i` is inside the view's array (what [`Guard::span`] proves of its rows).
+    /// `i` is inside the view's array (what [`Guard::row_table`] proves of its rows).
     #[inline(always)]
     unsafe fn at(&self, i: [usize; N]) -> *mut T {
         #[cfg(debug_assertions)]
@@ -425,7 +425,7 @@ impl<T: Element, const N: usize> Index<[usize; N]> for FastView<'_, T, N> {
     #[inline(always)]
     fn index(&self, i: [usize; N]) -> &T {
         // SAFETY: the generated code uses a fast view only for iterations whose every
-        // access [`Guard::span`] proved inside the view's bounds.
+        // access [`Guard::row_table`] proved inside the view's bounds.
         unsafe { &*self.at(i) }
     }
 }
@@ -466,7 +466,7 @@ pub struct ViewBounds {
 /// Where a kernel's CPU version may run without checks: per parallel loop (outermost
 /// first), the indices `lo..hi` for which every reference of the kernel, at its reach
 /// ([`mint_translator::analyzer::reach`]), stays inside its view's bounds. The generated
-/// code checks this once per row of the innermost loop ([`Guard::span`]) and runs the
+/// code checks this once per row of the innermost loop ([`Guard::row_kind`]) and runs the
 /// row's middle on [`FastView`]s, its ends (and rows outside) on the checked views, so
 /// every error the checked views would find is still found.
 ///
@@ -483,6 +483,35 @@ pub struct Guard {
     lifted: [(i64, i64); 3],
 }
 
+/// The parts of a row of the innermost loop that run in different ways ([`Guard::row_table`]):
+/// up to five, each `(how, (a, b))` for the indices `a..b`, in order along the row.
+#[derive(Clone, Copy, Debug)]
+pub struct RowParts {
+    len: usize,
+    parts: [(u8, (i64, i64)); 5],
+}
+
+impl RowParts {
+    /// The non-empty ones of `parts`, in their order.
+    fn new(parts: [(u8, (i64, i64)); 5]) -> RowParts {
+        let mut r = RowParts {
+            len: 0,
+            parts: [(0, (0, 0)); 5],
+        };
+        for p in parts.into_iter().filter(|p| p.1.0 < p.1.1) {
+            r.parts[r.len] = p;
+            r.len += 1;
+        }
+        r
+    }
+
+    /// The parts, in order along the row.
+    #[inline(always)]
+    pub fn as_slice(&self) -> &[(u8, (i64, i64))] {
+        &self.parts[..self.len]
+    }
+}
+
 impl Guard {
     /// No unchecked rows.
     pub const OFF: Guard = Guard {
@@ -491,39 +520,55 @@ impl Guard {
         lifted: [(0, 0); 3],
     };
 
-    /// The part `a..b` of the innermost loop's `lo..hi` that runs unchecked with the
-    /// selects of the innermost loop lifted ([`Guard`]), given the indices `outer` of
-    /// the enclosing parallel loops (outermost first); empty (`b <= a`) when none does.
-    #[inline(always)]
-    pub fn span(&self, outer: &[i64], range: (i64, i64)) -> (i64, i64) {
-        Self::clip(self.on, &self.lifted, outer, range)
+    /// The parts of a row of the innermost loop's `range` (`lo..hi`), for each kind of
+    /// row ([`Guard::row_kind`]), computed once per launch: in order along the row, the
+    /// non-empty ones of checked (0), the body as written unchecked (1: the part the
+    /// `rows` bounds prove inside every array, less the lifted span), the lifted body
+    /// unchecked (2: the part the `lifted` bounds prove), as written (1), checked (0).
+    /// `outer`: the number of enclosing parallel loops; `lifted`: whether the kernel has
+    /// a lifted body (without one, the unchecked part is all lifted, 2).
+    pub fn row_table(&self, outer: usize, range: (i64, i64), lifted: bool) -> [RowParts; 3] {
+        let (lo, hi) = range;
+        let clip = |(a, b): (i64, i64), (lo, hi): (i64, i64)| {
+            let a = a.max(lo);
+            (a, b.min(hi).max(a))
+        };
+        [0, 1, 2].map(|kind| {
+            let rows = if kind >= 1 {
+                clip(self.rows[outer], range)
+            } else {
+                (lo, lo)
+            };
+            let span = match (lifted, kind) {
+                (false, _) => rows,
+                (true, 2) => Some(clip(self.lifted[outer], rows))
+                    .filter(|s| s.0 < s.1)
+                    .unwrap_or((rows.1, rows.1)),
+                (true, _) => (rows.1, rows.1),
+            };
+            RowParts::new([
+                (0, (lo, rows.0)),
+                (1, (rows.0, span.0)),
+                (2, span),
+                (1, (span.1, rows.1)),
+                (0, (rows.1, hi)),
+            ])
+        })
     }
 
-    /// The part `a..b` of the innermost loop's `lo..hi` that runs unchecked with the body
-    /// as written; it contains [`Guard::span`]'s.
+    /// Which of [`Guard::row_table`]'s parts the row at the enclosing parallel loops'
+    /// indices `outer` (outermost first) runs: 0 where the `rows` bounds exclude it (all
+    /// checked), 1 where only the lifted body's exclude it, 2 where neither does.
     #[inline(always)]
-    pub fn row_span(&self, outer: &[i64], range: (i64, i64)) -> (i64, i64) {
-        Self::clip(self.on, &self.rows, outer, range)
-    }
-
-    #[inline(always)]
-    fn clip(
-        on: bool,
-        allowed: &[(i64, i64); 3],
-        outer: &[i64],
-        (lo, hi): (i64, i64),
-    ) -> (i64, i64) {
-        let n = outer.len();
-        let mut ok = on;
-        for (d, &v) in outer.iter().enumerate() {
-            ok &= allowed[d].0 <= v && v < allowed[d].1;
-        }
-        if !ok {
-            return (lo, lo);
-        }
-        let (a, b) = allowed[n];
-        let a = a.max(lo);
-        (a, b.min(hi).max(a))
+    pub fn row_kind(&self, outer: &[i64]) -> usize {
+        let inside = |allowed: &[(i64, i64); 3]| {
+            let mut ok = self.on;
+            for (d, &v) in outer.iter().enumerate() {
+                ok &= allowed[d].0 <= v && v < allowed[d].1;
+            }
+            ok
+        };
+        usize::from(inside(&self.rows)) + usize::from(inside(&self.lifted))
     }
 
     /// The guard of a kernel whose references are `plan` over views of `bounds` (in the
@@ -1268,6 +1313,49 @@ mod tests {
         let mut w = dev.view_mut::<3, _>(0, &mut a);
         w[[1, 1, 1]] = -1.0;
         assert_eq!(a[[1, 1, 1]], -1.0);
+    }
+
+    /// Each point of a row gets the part its own bounds give it: checked outside the
+    /// `rows` bounds, lifted inside the `lifted` ones, as written between; the table's
+    /// parts cover the row in order, each point once.
+    #[test]
+    fn the_row_table_gives_each_point_its_part() {
+        let g = Guard {
+            on: true,
+            rows: [(1, 7), (0, 10), (1, 15)],
+            lifted: [(2, 6), (1, 9), (2, 13)],
+        };
+        for lifted in [false, true] {
+            for range in [(0, 16), (0, 3), (5, 9), (14, 20), (3, 3)] {
+                let table = g.row_table(2, range, lifted);
+                for z in -1..9 {
+                    for y in -1..11 {
+                        let parts = table[g.row_kind(&[z, y])].as_slice();
+                        let mut at = range.0;
+                        for &(_, (a, b)) in parts {
+                            assert!(a == at && a < b, "{parts:?}");
+                            at = b;
+                        }
+                        assert_eq!(at.max(range.0), range.1.max(range.0), "{parts:?}");
+                        let inside = |b: &[(i64, i64); 3], v: [i64; 3]| {
+                            (0..3).all(|d| b[d].0 <= v[d] && v[d] < b[d].1)
+                        };
+                        for x in range.0..range.1 {
+                            let how = parts.iter().find(|p| p.1.0 <= x && x < p.1.1).unwrap().0;
+                            let want = match (inside(&g.rows, [z, y, x]), lifted) {
+                                (false, _) => 0,
+                                (true, false) => 2,
+                                (true, true) if inside(&g.lifted, [z, y, x]) => 2,
+                                (true, true) => 1,
+                            };
+                            assert_eq!(how, want, "z {z} y {y} x {x} {range:?} lifted {lifted}");
+                        }
+                    }
+                }
+            }
+        }
+        let off = Guard::OFF.row_table(2, (0, 5), true);
+        assert_eq!(off[Guard::OFF.row_kind(&[0, 0])].as_slice(), &[(0, (0, 5))]);
     }
 
     #[test]
