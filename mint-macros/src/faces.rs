@@ -23,8 +23,9 @@ const MAX_CASES: usize = 8;
 /// (their value is the same along the row, so the compiler computes it once per row). An
 /// arm whose subscripts of the innermost index are that index plus a constant (or a
 /// constant) is read before the select, unconditionally, since the unchecked rows are
-/// those whose every such read is inside the array (the lifted part of `Guard::row_table`); the select is then
-/// between values, which the compiler turns into a blend of vectors.
+/// those whose every such read is inside the array (the lifted part of a row,
+/// `Guard::row_table`); the select is then between values, which the compiler turns into
+/// a blend of vectors.
 pub(crate) fn lift(body: &syn::Block, arrays: &HashSet<String>, vars: &[String]) -> syn::Block {
     let mut counts = Bindings::default();
     counts.visit_block(body);
