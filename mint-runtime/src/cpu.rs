@@ -558,7 +558,9 @@ impl Guard {
 
     /// Which of [`Guard::row_table`]'s parts the row at the enclosing parallel loops'
     /// indices `outer` (outermost first) runs: 0 where the `rows` bounds exclude it (all
-    /// checked), 1 where only the lifted body's exclude it, 2 where neither does.
+    /// checked), 1 where only the lifted body's exclude it, 2 where neither does. The
+    /// `lifted` bounds are tested only inside the `rows` ones, so a row outside `rows`
+    /// is checked whatever `lifted` holds.
     #[inline(always)]
     pub fn row_kind(&self, outer: &[i64]) -> usize {
         let inside = |allowed: &[(i64, i64); 3]| {
@@ -568,7 +570,13 @@ impl Guard {
             }
             ok
         };
-        usize::from(inside(&self.rows)) + usize::from(inside(&self.lifted))
+        if !inside(&self.rows) {
+            0
+        } else if !inside(&self.lifted) {
+            1
+        } else {
+            2
+        }
     }
 
     /// The guard of a kernel whose references are `plan` over views of `bounds` (in the
@@ -1354,6 +1362,14 @@ mod tests {
                 }
             }
         }
+        // `lifted` wider than `rows` along an outer axis: a row outside `rows` is checked
+        let wide = Guard {
+            on: true,
+            rows: [(2, 4), (0, 10), (0, 10)],
+            lifted: [(0, 9), (0, 10), (0, 10)],
+        };
+        let table = wide.row_table(2, (0, 10), true);
+        assert_eq!(table[wide.row_kind(&[1, 5])].as_slice(), &[(0, (0, 10))]);
         let off = Guard::OFF.row_table(2, (0, 5), true);
         assert_eq!(off[Guard::OFF.row_kind(&[0, 0])].as_slice(), &[(0, (0, 5))]);
     }
