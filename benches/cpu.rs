@@ -11,9 +11,9 @@
 //!
 //! Kernels: `heat3d-7pt`, `poisson3d-19pt`, `star3d-r4` and `heat3d-7pt-clamped` (the
 //! suite's, on N³ grids), `cardiac` (Aliev–Panfilov, examples/cardiac, on N² points), each
-//! in f64 and f32, and `seismic` (LOH.1 at 200 m, examples/seismic; f32, Mint only: it has
-//! no peers). For every kernel and thread count it reports the median over `--reps` runs
-//! (after one untimed run) of the time per step of each implementation, as points per
+//! in f64 and f32, and `seismic` (LOH.1 at 200 m, examples/seismic, f32, each run from
+//! rest; its peers have only the elastic solver, which LOH.1 is). For every kernel and
+//! thread count it reports the median over `--reps` runs (after one untimed run) of the time per step of each implementation, as points per
 //! second; Mint's ratio to each peer; the compulsory bytes per point times points per
 //! second as a fraction of a rayon copy's bandwidth at that thread count (bytes read plus
 //! written); whether the three results are bitwise equal (else the largest relative
@@ -43,7 +43,7 @@ mod stencil;
 use clap::Parser;
 use mint_kernels::suite::Instance;
 use mint_kernels::{Kernel, Level, Opts, Precision};
-use mint_peers::{self as c, CardiacParams, Real as PeerReal, rust as rs};
+use mint_peers::{self as c, CardiacParams, Real as PeerReal, rust as rs, seismic as sp};
 use ndarray::Array2;
 use rayon::ThreadPool;
 use rayon::prelude::*;
@@ -458,9 +458,15 @@ impl<T: PeerReal + mint::Real + From<f32>> Case for Cardiac<T> {
     }
 }
 
-/// The seismic example's LOH.1 at its coarse resolution (200 m), Mint only.
+/// The seismic example's LOH.1 at its coarse resolution (200 m) against the elastic
+/// solver's peers (`mint_peers::seismic`), each run from rest for the setup's steps.
 struct Seismic {
     setup: model::Setup,
+    /// The peers' copy of what the steps read; `None` for a model with attenuation (the
+    /// peers have only the elastic stress nest).
+    model: Option<sp::Model>,
+    /// The fields, seismograms and peak ground velocity each implementation left.
+    out: [Option<sp::State>; 3],
 }
 
 impl Seismic {
@@ -472,7 +478,52 @@ impl Seismic {
         let coarse = cfg.grid.coarse.ok_or("loh1.toml has no [grid.coarse]")?;
         cfg.grid.duration = steps as f64 * coarse.dt;
         let setup = model::build(&cfg, coarse.spacing, coarse.dt).map_err(|e| e.to_string())?;
-        Ok(Seismic { setup })
+        let model = setup.medium.anelastic.is_none().then(|| peer_model(&setup));
+        Ok(Seismic {
+            setup,
+            model,
+            out: [None, None, None],
+        })
+    }
+}
+
+/// The arrays of `s` as the seismic peers take them: flat, row-major, `[z, y, x]`.
+fn peer_model(s: &model::Setup) -> sp::Model {
+    let flat3 = |a: &mint::SlabArray3<f32>| a.local().iter().copied().collect::<Vec<f32>>();
+    let flat = |a: &[f32]| a.to_vec();
+    let (m, src, rcv) = (&s.medium, &s.sources, &s.receivers);
+    let (nz, ny, nx) = s.shape();
+    let sp = &m.sponge;
+    sp::Model {
+        n: [nz, ny, nx],
+        k0: model::HALO,
+        nsteps: s.nsteps,
+        medium: [&m.d1, &m.d2, &m.d3, &m.lam, &m.l2m, &m.mxy, &m.mxz, &m.myz].map(flat3),
+        sponge: [&sp.x, &sp.xs, &sp.y, &sp.ys, &sp.z, &sp.zs].map(|a| a.to_vec()),
+        fsr: m.fsr.iter().copied().collect(),
+        dlam: m.dlam.to_vec(),
+        dl2m: m.dl2m.to_vec(),
+        src_comp: src.comp.clone(),
+        src_idx: src.idx.iter().copied().collect(),
+        src_amp: flat(&src.amp),
+        src_src: src.src.clone(),
+        stf: src.stf.iter().copied().collect(),
+        nstf: src.stf.ncols(),
+        rcv_idx: rcv.idx.iter().copied().collect(),
+        rcv_frac: rcv.frac.iter().copied().collect(),
+    }
+}
+
+/// What Mint's run left, as the peers hold it.
+fn mint_state(out: solver::Output) -> sp::State {
+    let w = out.wavefield;
+    let f = [
+        &w.u1, &w.v1, &w.w1, &w.xx, &w.yy, &w.zz, &w.xy, &w.xz, &w.yz,
+    ];
+    sp::State {
+        fields: f.map(|a| a.local().iter().copied().collect()),
+        seis: out.seismograms.iter().copied().collect(),
+        pgv: out.pgv.iter().copied().collect(),
     }
 }
 
@@ -490,23 +541,47 @@ impl Case for Seismic {
             grid: format!("{nx}×{ny}×{nz}"),
             points: self.setup.points(),
             bytes_per_point: words * 4.0,
-            peers: false,
+            peers: self.model.is_some(),
         }
     }
 
-    fn reset(&mut self) {}
-
-    /// A whole run from rest of the setup's steps (`steps` when it was built): the solver's
-    /// own time of its time loop.
-    fn run(&mut self, who: Who, _steps: usize, pool: &ThreadPool) -> Result<f64, String> {
-        assert_eq!(who, Who::Mint, "the seismic solver has no peers");
-        let s = &self.setup;
-        let (out, _) = mint_run(pool, || solver::run(s, [32, 4, 1], &mut |_| {}))?;
-        Ok(out.seconds)
+    fn reset(&mut self) {
+        self.out = [None, None, None];
     }
 
-    fn state(&self, _: Who) -> Vec<f64> {
-        Vec::new()
+    /// A whole run from rest of the setup's steps (`steps` when it was built): Mint's
+    /// own time of its time loop, the peers' time of theirs.
+    fn run(&mut self, who: Who, _steps: usize, pool: &ThreadPool) -> Result<f64, String> {
+        let s = &self.setup;
+        if who == Who::Mint {
+            let (out, _) = mint_run(pool, || solver::run(s, [32, 4, 1], &mut |_| {}))?;
+            let secs = out.seconds;
+            self.out[0] = Some(mint_state(out));
+            return Ok(secs);
+        }
+        let m = self
+            .model
+            .as_ref()
+            .ok_or("the peers have no anelastic solver")?;
+        let mut state = pool.install(|| m.at_rest());
+        let secs = if who == Who::Rust {
+            pool.install(|| secs(|| sp::rust(m, &mut state)))
+        } else {
+            timed(|| sp::c(m, &mut state, pool.current_num_threads()))?
+        };
+        self.out[who as usize] = Some(state);
+        Ok(secs)
+    }
+
+    /// The nine fields, the seismograms and the peak ground velocity.
+    fn state(&self, who: Who) -> Vec<f64> {
+        let Some(s) = &self.out[who as usize] else {
+            return Vec::new();
+        };
+        let parts = s.fields.iter().chain([&s.seis, &s.pgv]);
+        parts
+            .flat_map(|v| v.iter().map(|&x| f64::from(x)))
+            .collect()
     }
 }
 

@@ -1,13 +1,15 @@
 //! # mint-peers
 //!
 //! The peers that `benches/cpu.rs` measures Mint's CPU backend against, for the heat 7-point,
-//! Poisson 19-point, radius-4 star, clamped-face heat and cardiac (Aliev–Panfilov) kernels:
+//! Poisson 19-point, radius-4 star, clamped-face heat and cardiac (Aliev–Panfilov) kernels
+//! and the seismic solver:
 //!
 //! - the C peers at the crate root ([`heat3d`], [`poisson19`], …): OpenMP loops in
 //!   `c/kernels.inc`, compiled by `build.rs` with `gcc -O3 -march=native -fopenmp
 //!   -ffp-contract=off`, libgomp linked statically;
 //! - the hand-written Rust peers in [`rust`]: rayon over z planes (y rows in 2-D), each
-//!   inner row read without bounds checks.
+//!   inner row read without bounds checks;
+//! - both peers of the seismic example's elastic solver in [`seismic`].
 //!
 //! Every update has the Mint kernel's operands in Mint's order and no fused multiply-add,
 //! so all three give bitwise equal results. Arrays are row-major, shapes `[z, y, x]` (x
@@ -17,6 +19,7 @@
 //! Without gcc or OpenMP when the crate was built, the C functions return [`NotBuilt`].
 
 pub mod rust;
+pub mod seismic;
 
 use std::fmt;
 
