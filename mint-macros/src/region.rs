@@ -696,6 +696,10 @@ impl RegionGen {
             }
         };
         let note = self.note_types(&k, &scalars);
+        let inner_bounds = (1..ranges.len()).map(|i| {
+            let id = format_ident!("__mint_range_{}", i);
+            quote!(__mint_crate::__rt::cpu::ClipRange::bounds(&#id))
+        });
         let stmt: Stmt = match red {
             None => {
                 let launch =
@@ -703,7 +707,7 @@ impl RegionGen {
                 let cpu = self.try_(quote! {
                     __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &__mint_crate::__rt::cpu::CpuDev| {
                         #views
-                        __mint_dev.par_for(#r0, |#v0| {
+                        __mint_dev.par_for(#r0, &[#(#inner_bounds),*], |#v0| {
                             #by_value
                             #(#shadows)*
                             #inner
