@@ -696,10 +696,23 @@ impl RegionGen {
             }
         };
         let note = self.note_types(&k, &scalars);
+        // the nest's size, where the body's work per point is bounded (no serial loop)
+        let mut serial_loop = false;
+        k.body.walk_stmts(&mut |s| {
+            serial_loop |= matches!(
+                s.kind,
+                ir::StmtKind::For { .. } | ir::StmtKind::While { .. }
+            )
+        });
         let inner_bounds = (1..ranges.len()).map(|i| {
             let id = format_ident!("__mint_range_{}", i);
             quote!(__mint_crate::__rt::cpu::ClipRange::bounds(&#id))
         });
+        let nest_spans = if serial_loop {
+            quote!(::core::option::Option::None)
+        } else {
+            quote!(::core::option::Option::Some(&[#(#inner_bounds),*]))
+        };
         let stmt: Stmt = match red {
             None => {
                 let launch =
@@ -707,7 +720,7 @@ impl RegionGen {
                 let cpu = self.try_(quote! {
                     __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &__mint_crate::__rt::cpu::CpuDev| {
                         #views
-                        __mint_dev.par_for(#r0, &[#(#inner_bounds),*], |#v0| {
+                        __mint_dev.par_for(#r0, #nest_spans, |#v0| {
                             #by_value
                             #(#shadows)*
                             #inner

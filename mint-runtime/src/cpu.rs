@@ -1088,14 +1088,16 @@ impl<'r> CpuDev<'r> {
     }
 
     /// The outermost loop of a nest over this device's part of `range`, the nest's inner
-    /// loops spanning `inner` (`[lo, hi)` each, outermost first): [`par_for`], or, where the
-    /// nest has fewer than [`SERIAL_POINTS`] points, a plain loop on the calling thread.
-    /// Handing a loop that small to the pool's threads (waking them, waiting for the last)
-    /// costs more than running it; the points and the results are the same either way.
+    /// loops spanning `inner` (`[lo, hi)` each, outermost first; `None` where the body runs
+    /// serial loops of its own, so that its points say nothing of its work): [`par_for`],
+    /// or, where the nest has fewer than [`SERIAL_POINTS`] points, a plain loop on the
+    /// calling thread. Handing a loop that small to the pool's threads (waking them,
+    /// waiting for the last) costs more than running it; the points and the results are
+    /// the same either way.
     pub fn par_for<R>(
         &self,
         range: R,
-        inner: &[(i64, i64)],
+        inner: Option<&[(i64, i64)]>,
         f: impl Fn(<R as IntoParallelIterator>::Item) + Sync + Send,
     ) where
         R: IntoParallelIterator
@@ -1105,7 +1107,7 @@ impl<'r> CpuDev<'r> {
         let range = self.range(range);
         // one copy of the body for both ways
         let f: &(dyn Fn(<R as IntoParallelIterator>::Item) + Sync + Send) = &f;
-        if nest_points(range.bounds(), inner) < SERIAL_POINTS {
+        if inner.is_some_and(|inner| nest_points(range.bounds(), inner) < SERIAL_POINTS) {
             range.into_iter().for_each(f);
         } else {
             par_for(range, f);
@@ -1364,12 +1366,18 @@ mod tests {
             .num_threads(3)
             .build()
             .unwrap();
-        // 40 × 10 × 10 points run here, 41 × 10 × 10 (4100) spread over the pool
-        for (n, serial) in [(40usize, true), (41, false)] {
+        // 40 × 10 × 10 points run here; 41 × 10 × 10 (4100), and a body with serial loops
+        // of its own (no spans), spread over the pool
+        let spans: &[(i64, i64)] = &[(0, 10), (5, 15)];
+        for (n, inner, serial) in [
+            (40usize, Some(spans), true),
+            (41, Some(spans), false),
+            (40, None, false),
+        ] {
             let seen = Mutex::new(Vec::new());
             pool.install(|| {
                 let caller = std::thread::current().id();
-                dev.par_for(0..n, &[(0, 10), (5, 15)], |z| {
+                dev.par_for(0..n, inner, |z| {
                     let here = std::thread::current().id() == caller;
                     seen.lock().unwrap().push((z, here));
                     // long enough for the pool's other threads to steal, where they may
