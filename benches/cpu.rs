@@ -862,13 +862,16 @@ struct Meta {
 }
 
 fn meta(a: &Args) -> Meta {
-    let commit = std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    // the commit the benchmark was built at; where it was built outside git, the checkout's
+    let commit = c::BUILT_AT.map(String::from).or_else(|| {
+        std::process::Command::new("git")
+            .args(["rev-parse", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    });
     Meta {
         command: std::env::args().collect::<Vec<_>>().join(" "),
         cores: cores(),

@@ -12,6 +12,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(peers_c)");
     println!("cargo::rerun-if-changed=c");
     println!("cargo::rerun-if-changed=build.rs");
+    commit();
     match build() {
         Ok(()) => println!("cargo::rustc-cfg=peers_c"),
         Err(why) => {
@@ -19,6 +20,32 @@ fn main() {
             println!("cargo::warning=C peer not built: {why}");
             println!("cargo::rustc-env=MINT_PEERS_WHY={why}");
         }
+    }
+}
+
+/// The checkout's commit at build time as `MINT_PEERS_COMMIT` (none outside a git
+/// checkout), rebuilt when HEAD or the branch it names moves: the benchmark records it, as
+/// a copy of the binaries run elsewhere may sit in a checkout at another commit.
+fn commit() {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let Some(head) = git(&["rev-parse", "--git-path", "HEAD"]) else {
+        return;
+    };
+    println!("cargo::rerun-if-changed={head}");
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"])
+        && let Some(r) = git(&["rev-parse", "--git-path", &branch])
+    {
+        println!("cargo::rerun-if-changed={r}");
+    }
+    if let Some(hash) = git(&["rev-parse", "HEAD"]) {
+        println!("cargo::rustc-env=MINT_PEERS_COMMIT={hash}");
     }
 }
 

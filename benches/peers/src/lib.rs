@@ -21,6 +21,10 @@
 pub mod rust;
 pub mod seismic;
 
+/// The commit of the checkout this crate was built in (`git rev-parse HEAD` at build
+/// time), if it was built in one.
+pub const BUILT_AT: Option<&str> = option_env!("MINT_PEERS_COMMIT");
+
 use std::fmt;
 
 /// Calls this precision's C function `$f` (without the C peers, only evaluates the
