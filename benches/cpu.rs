@@ -490,7 +490,6 @@ impl Seismic {
 /// The arrays of `s` as the seismic peers take them: flat, row-major, `[z, y, x]`.
 fn peer_model(s: &model::Setup) -> sp::Model {
     let flat3 = |a: &mint::SlabArray3<f32>| a.local().iter().copied().collect::<Vec<f32>>();
-    let flat = |a: &[f32]| a.to_vec();
     let (m, src, rcv) = (&s.medium, &s.sources, &s.receivers);
     let (nz, ny, nx) = s.shape();
     let sp = &m.sponge;
@@ -505,7 +504,7 @@ fn peer_model(s: &model::Setup) -> sp::Model {
         dl2m: m.dl2m.to_vec(),
         src_comp: src.comp.clone(),
         src_idx: src.idx.iter().copied().collect(),
-        src_amp: flat(&src.amp),
+        src_amp: src.amp.clone(),
         src_src: src.src.clone(),
         stf: src.stf.iter().copied().collect(),
         nstf: src.stf.ncols(),

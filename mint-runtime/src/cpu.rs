@@ -1356,8 +1356,9 @@ mod tests {
         assert_eq!(a[[1, 1, 1]], -1.0);
     }
 
-    /// A nest below `SERIAL_POINTS` runs every outer index once, on the calling thread; a
-    /// larger one runs every outer index once, on the pool's threads.
+    /// A nest below `SERIAL_POINTS` runs every outer index once, in order, on the calling
+    /// thread; a larger one, or one without spans, runs every outer index once (on the
+    /// pool, which the test cannot see: the caller may take every index itself).
     #[test]
     fn small_nests_run_on_the_calling_thread() {
         use std::sync::Mutex;

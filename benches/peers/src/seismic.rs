@@ -349,49 +349,43 @@ fn surface_velocity(m: &Model, s: &mut State) {
     let p = ny * nx;
     let k0 = m.k0;
     let [u1, v1, w1, ..] = &mut s.fields;
-    // w1 at k0 − 2 and k0 − 1 from u1, v1 and w1 at k0
-    let (above, surface) = w1.split_at_mut(k0 * p);
-    let (w2, w1a) = above[(k0 - 2) * p..].split_at_mut(p);
-    let (u, v, wk) = (&u1[k0 * p..][..p], &v1[k0 * p..][..p], &surface[..p]);
-    rows(w2, nx)
-        .zip(rows(w1a, nx))
+    // w1 from u1, v1 and w1 at k0
+    let (u, v) = (&u1[k0 * p..][..p], &v1[k0 * p..][..p]);
+    above_surface(w1, m, |w, a| {
+        // SAFETY: `above_surface`'s `a`, and the rows of u and v have nx elements.
+        let inc = unsafe { at(&m.fsr, a) * (at(u, a + 1) - at(u, a) + at(v, a) - at(v, a - nx)) };
+        (w[a] + inc, w[a] + 2.0 * inc)
+    });
+    // u1, v1 from their values at k0 and w1 at k0 − 1
+    let w = &w1[(k0 - 1) * p..][..p];
+    above_surface(u1, m, |u, a| {
+        // SAFETY: as above.
+        let x = unsafe { at(u, a) + at(w, a) - at(w, a - 1) };
+        (x, x)
+    });
+    above_surface(v1, m, |v, a| {
+        // SAFETY: as above.
+        let x = unsafe { at(v, a) + at(w, a + nx) - at(w, a) };
+        (x, x)
+    });
+}
+
+/// Planes `k0 − 1` and `k0 − 2` of `field` (`[nz, ny, nx]`) at the points `a = j·nx + i`
+/// (of a plane) with 2 ≤ j, i < n − 2: `(field[k0 − 1][a], field[k0 − 2][a]) = f(below,
+/// a)`, where `below` is the field from plane `k0` on; rows in parallel.
+fn above_surface(field: &mut [f32], m: &Model, f: impl Fn(&[f32], usize) -> (f32, f32) + Sync) {
+    let [_, ny, nx] = m.n;
+    let p = ny * nx;
+    let (above, below) = field[(m.k0 - 2) * p..].split_at_mut(2 * p);
+    let (a2, a1) = above.split_at_mut(p);
+    let below = &*below;
+    rows(a2, nx)
+        .zip(rows(a1, nx))
         .enumerate()
         .for_each(|(jj, (o2, o1))| {
             let j = jj + 2;
             for i in 2..nx - 2 {
-                let a = j * nx + i;
-                // SAFETY: 2 ≤ j, i < n − 2.
-                unsafe {
-                    let inc = at(&m.fsr, a) * (at(u, a + 1) - at(u, a) + at(v, a) - at(v, a - nx));
-                    *o1.get_unchecked_mut(i) = at(wk, a) + inc;
-                    *o2.get_unchecked_mut(i) = at(wk, a) + 2.0 * inc;
-                }
-            }
-        });
-    // u1, v1 at k0 − 1 and k0 − 2 from their values at k0 and w1 at k0 − 1
-    let w = &w1[(k0 - 1) * p..][..p];
-    let (ua, uk) = u1[(k0 - 2) * p..(k0 + 1) * p].split_at_mut(2 * p);
-    let (va, vk) = v1[(k0 - 2) * p..(k0 + 1) * p].split_at_mut(2 * p);
-    let (u2, u1a) = ua.split_at_mut(p);
-    let (v2, v1a) = va.split_at_mut(p);
-    let (uk, vk) = (&*uk, &*vk);
-    rows(u2, nx)
-        .zip(rows(u1a, nx))
-        .zip(rows(v2, nx).zip(rows(v1a, nx)))
-        .enumerate()
-        .for_each(|(jj, ((ou2, ou1), (ov2, ov1)))| {
-            let j = jj + 2;
-            for i in 2..nx - 2 {
-                let a = j * nx + i;
-                // SAFETY: 2 ≤ j, i < n − 2.
-                unsafe {
-                    let uu = at(uk, a) + at(w, a) - at(w, a - 1);
-                    let vv = at(vk, a) + at(w, a + nx) - at(w, a);
-                    *ou1.get_unchecked_mut(i) = uu;
-                    *ov1.get_unchecked_mut(i) = vv;
-                    *ou2.get_unchecked_mut(i) = uu;
-                    *ov2.get_unchecked_mut(i) = vv;
-                }
+                (o1[i], o2[i]) = f(below, j * nx + i);
             }
         });
 }
@@ -505,37 +499,13 @@ fn surface_stress(m: &Model, s: &mut State, step: usize) {
         let c = m.src_comp[e];
         s.fields[3 + if (0..5).contains(&c) { c as usize } else { 5 }][o] += a;
     }
+    // SAFETY (the reads of `below`): planes k0 .. k0 + 2 are in the grid (`Model::check`).
     let k0 = m.k0;
-    for f in [5, 7, 8] {
-        // zz, xz, yz: planes k0 − 2 .. k0 + 2
-        let (above, below) = s.fields[f][(k0 - 2) * p..(k0 + 3) * p].split_at_mut(2 * p);
-        let (a2, a1) = above.split_at_mut(p);
-        let (surface, below) = below.split_at_mut(p);
-        let (b1, b2) = (&below[..p], &below[p..]);
-        if f == 5 {
-            rows(surface, nx).for_each(|row| row[2..nx - 2].fill(0.0));
-        }
-        let (surface, zz) = (&*surface, f == 5);
-        rows(a2, nx)
-            .zip(rows(a1, nx))
-            .enumerate()
-            .for_each(|(jj, (o2, o1))| {
-                let j = jj + 2;
-                for i in 2..nx - 2 {
-                    let a = j * nx + i;
-                    // SAFETY: 2 ≤ j, i < n − 2.
-                    unsafe {
-                        if zz {
-                            *o1.get_unchecked_mut(i) = -at(b1, a);
-                            *o2.get_unchecked_mut(i) = -at(b2, a);
-                        } else {
-                            *o1.get_unchecked_mut(i) = -at(surface, a);
-                            *o2.get_unchecked_mut(i) = -at(b1, a);
-                        }
-                    }
-                }
-            });
-    }
+    let [.., zz, _, xz, yz] = &mut s.fields;
+    rows(&mut zz[k0 * p..][..p], nx).for_each(|row| row[2..nx - 2].fill(0.0));
+    above_surface(zz, m, |b, a| unsafe { (-at(b, a + p), -at(b, a + 2 * p)) });
+    above_surface(xz, m, |b, a| unsafe { (-at(b, a), -at(b, a + p)) });
+    above_surface(yz, m, |b, a| unsafe { (-at(b, a), -at(b, a + p)) });
 }
 
 #[cfg(test)]
