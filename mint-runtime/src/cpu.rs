@@ -1,5 +1,6 @@
 //! The CPU backend: the annotated loops themselves, with the outermost parallel loop
-//! spread over threads by `rayon`.
+//! spread over threads by the backend's fork-join pool ([`pool`]; `rayon` where the
+//! pool is busy).
 //!
 //! The generated code shadows each array the loop body uses with a [`CpuView`], a
 //! shareable raw view indexed exactly like the `ndarray` array (`a[[z, y, x]]`, `a[i]`),
@@ -18,6 +19,9 @@ use std::marker::PhantomData;
 use std::ops::{Index, IndexMut};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+mod pool;
+pub use pool::DEFAULT_SPIN_US;
 
 /// A view of a host array of `N` dimensions that threads of the CPU backend share.
 /// Indexing is bounds-checked; a fault is recorded (see the module's doc), not raised.
@@ -1102,6 +1106,8 @@ impl<'r> CpuDev<'r> {
     ) where
         R: IntoParallelIterator
             + ClipRange
+            + Clone
+            + Sync
             + IntoIterator<Item = <R as IntoParallelIterator>::Item>,
     {
         let range = self.range(range);
@@ -1283,18 +1289,49 @@ fn nest_points(outer: (i64, i64), inner: &[(i64, i64)]) -> u64 {
         .fold(1, u64::saturating_mul)
 }
 
-/// Runs `f` for every index of the outermost parallel loop, spread over threads.
-pub fn par_for<R>(range: R, f: impl Fn(R::Item) + Sync + Send)
+/// Chunks of a parallel loop per thread: enough that a thread that starts late (woken
+/// from sleep, or sharing its core) leaves its share to the others.
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// Runs `f` for every index of the outermost parallel loop, spread over as many threads as
+/// the pool the caller runs in has (`rayon::current_num_threads`: the global pool's, or
+/// that of a `ThreadPool::install`), the caller one of them: the range is cut into
+/// [`CHUNKS_PER_THREAD`] contiguous chunks per thread, which the threads take in turn
+/// ([`pool`]). Where the pool runs another loop (a loop inside a loop's body, or loops on
+/// several threads at once), `rayon` runs this one.
+pub fn par_for<R>(range: R, f: impl Fn(<R as IntoParallelIterator>::Item) + Sync + Send)
 where
-    R: IntoParallelIterator,
+    R: IntoParallelIterator
+        + ClipRange
+        + Clone
+        + Sync
+        + IntoIterator<Item = <R as IntoParallelIterator>::Item>,
 {
-    range.into_par_iter().for_each(f);
+    let threads = rayon::current_num_threads();
+    let (lo, hi) = range.bounds();
+    let n = (hi - lo).max(0) as usize;
+    if threads <= 1 || n <= 1 {
+        range.into_iter().for_each(f);
+        return;
+    }
+    let chunks = n.min(threads * CHUNKS_PER_THREAD);
+    let edge = |c: usize| lo + (c as u128 * n as u128 / chunks as u128) as i64;
+    let chunk = |c: usize| {
+        range
+            .clone()
+            .clip(edge(c), edge(c + 1))
+            .into_iter()
+            .for_each(&f)
+    };
+    if !pool::run(threads, chunks, &chunk) {
+        range.into_par_iter().for_each(f);
+    }
 }
 
 /// Runs `f` for every index of the outermost parallel loop and combines the values it
 /// returns with `op`, in a fixed order: the range is cut into at most 64 chunks whatever
-/// the number of threads, each chunk is folded in index order and the chunks' values are
-/// combined in order, so a floating-point sum has the same bits on every run (rayon's own
+/// the number of threads, which the threads take in turn as in [`par_for`], each chunk is
+/// folded in index order and the chunks' values are combined in order, so a floating-point sum has the same bits on every run (rayon's own
 /// `reduce` combines in the order work-stealing happens to give).
 pub fn par_reduce<R, T>(range: R, op: RedOp, f: impl Fn(R::Item) -> T + Sync + Send) -> T
 where
@@ -1304,20 +1341,31 @@ where
     let (lo, hi) = range.bounds();
     let n = (hi - lo).max(0) as u64;
     let chunk = n.div_ceil(64).max(1);
-    let parts: Vec<T> = (0..n.div_ceil(chunk) as usize)
-        .into_par_iter()
-        .map(|c| {
-            let a = lo + (c as u64 * chunk) as i64;
-            let b = (a + chunk as i64).min(hi);
-            range
-                .clone()
-                .clip(a, b)
-                .into_iter()
-                .map(&f)
-                .fold(T::red_identity(op), |x, y| T::red_combine(op, x, y))
+    let fold = |c: usize| {
+        let a = lo + (c as u64 * chunk) as i64;
+        let b = (a + chunk as i64).min(hi);
+        range
+            .clone()
+            .clip(a, b)
+            .into_iter()
+            .map(&f)
+            .fold(T::red_identity(op), |x, y| T::red_combine(op, x, y))
+    };
+    let chunks = n.div_ceil(chunk) as usize;
+    let parts: Vec<std::sync::OnceLock<T>> = (0..chunks).map(|_| Default::default()).collect();
+    let threads = rayon::current_num_threads();
+    if threads <= 1
+        || !pool::run(threads, chunks, &|c| {
+            let _ = parts[c].set(fold(c));
         })
-        .collect();
-    let mut parts = parts.into_iter();
+    {
+        parts.par_iter().enumerate().for_each(|(c, p)| {
+            let _ = p.set(fold(c));
+        });
+    }
+    let mut parts = parts
+        .into_iter()
+        .filter_map(std::sync::OnceLock::into_inner);
     let first = parts.next().unwrap_or_else(|| T::red_identity(op));
     parts.fold(first, |a, b| T::red_combine(op, a, b))
 }
