@@ -1290,13 +1290,14 @@ fn nest_points(outer: (i64, i64), inner: &[(i64, i64)]) -> u64 {
 }
 
 /// Chunks of a parallel loop per thread: enough that a thread that starts late (woken
-/// from sleep, or sharing its core) leaves its share to the others.
+/// from sleep, or sharing its core) leaves most of its share to the others.
 const CHUNKS_PER_THREAD: usize = 4;
 
 /// Runs `f` for every index of the outermost parallel loop, spread over as many threads as
 /// the pool the caller runs in has (`rayon::current_num_threads`: the global pool's, or
 /// that of a `ThreadPool::install`), the caller one of them: the range is cut into
-/// [`CHUNKS_PER_THREAD`] contiguous chunks per thread, which the threads take in turn
+/// [`CHUNKS_PER_THREAD`] contiguous chunks per thread; each thread runs its own share of
+/// them in order, the same at every launch, then takes what is left of the others'
 /// ([`pool`]). Where the pool runs another loop (a loop inside a loop's body, or loops on
 /// several threads at once), `rayon` runs this one.
 pub fn par_for<R>(range: R, f: impl Fn(<R as IntoParallelIterator>::Item) + Sync + Send)

@@ -1,15 +1,17 @@
 //! The CPU backend's fork-join pool: OpenMP's model of a parallel loop.
 //!
-//! The calling thread works too, taking chunks of the loop from a shared counter with the
-//! pool's workers; between loops the workers spin for a while (`MINT_CPU_SPIN_US`,
-//! default [`DEFAULT_SPIN_US`] µs) before they sleep, so that a time loop's next launch
-//! finds them awake, as OpenMP's threads are (`OMP_WAIT_POLICY`, `GOMP_SPINCOUNT`). A
-//! sleeping worker costs a wake-up of 50–100 µs on a virtual machine, where a spinning
-//! one joins in about a microsecond. A worker that joins late, or not at all, delays
-//! nothing: the caller takes the chunks no one else has, and waits only for the chunks
-//! taken. One loop runs on the pool at a time; a loop started while it is busy (from
-//! another thread, or from inside a loop's body) is answered `false`, and its caller runs
-//! it otherwise (on rayon).
+//! The calling thread works too. Thread `t` of `n` owns the `t`-th contiguous share of
+//! the loop's chunks and takes them in order, as OpenMP's `schedule(static)` gives it, so
+//! that a thread meets the same planes at every launch; a thread done with its share takes
+//! chunks from the end of another's. Between loops the workers spin for a while
+//! (`MINT_CPU_SPIN_US`, default [`DEFAULT_SPIN_US`] µs) before they sleep, so that a time
+//! loop's next launch finds them awake, as OpenMP's threads are (`OMP_WAIT_POLICY`,
+//! `GOMP_SPINCOUNT`). A sleeping worker costs a wake-up of 50–100 µs on a virtual
+//! machine, where a spinning one joins in about a microsecond. A worker that joins late,
+//! or not at all, delays little: the others take its chunks, and the caller waits only for
+//! the chunks taken. One loop runs on the pool at a time; a loop started while it is busy
+//! (from another thread, or from inside a loop's body) is answered `false`, and its
+//! caller runs it otherwise (on rayon).
 
 use std::any::Any;
 use std::cell::UnsafeCell;
@@ -29,9 +31,66 @@ type Body<'a> = dyn Fn(usize) + Sync + 'a;
 struct Job {
     /// The body, its lifetime erased: valid while the job is open or has users.
     body: *const Body<'static>,
-    chunks: usize,
-    /// Workers `1..threads` join (the caller is thread 0).
-    threads: usize,
+    /// Each thread's share of the chunks not yet taken, `[front, back)` packed as
+    /// `front << 32 | back` ([`take_front`], [`take_back`]), one per thread (workers
+    /// `1..len` join; the caller is thread 0); valid as the body is.
+    shares: *const [AtomicU64],
+}
+
+impl Job {
+    /// Thread `t`'s chunks: its own share's in order, then the ends of the others'.
+    ///
+    /// # Safety
+    /// The job is open or `t` is in it.
+    unsafe fn take_chunks(&self, t: usize) {
+        // SAFETY: the caller of `run` keeps the shares and the body alive while the job
+        // has a user
+        let (shares, body) = unsafe { (&*self.shares, &*self.body) };
+        let n = shares.len();
+        while let Some(c) = take_front(&shares[t]) {
+            body(c);
+        }
+        for k in 1..n {
+            while let Some(c) = take_back(&shares[(t + k) % n]) {
+                body(c);
+            }
+        }
+    }
+}
+
+/// The first chunk left in `share`.
+fn take_front(share: &AtomicU64) -> Option<usize> {
+    let mut cur = share.load(Ordering::Relaxed);
+    loop {
+        let (front, back) = (cur >> 32, cur & 0xffff_ffff);
+        if front >= back {
+            return None;
+        }
+        match share.compare_exchange_weak(
+            cur,
+            cur + (1 << 32),
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => return Some(front as usize),
+            Err(now) => cur = now,
+        }
+    }
+}
+
+/// The last chunk left in `share`.
+fn take_back(share: &AtomicU64) -> Option<usize> {
+    let mut cur = share.load(Ordering::Relaxed);
+    loop {
+        let (front, back) = (cur >> 32, cur & 0xffff_ffff);
+        if front >= back {
+            return None;
+        }
+        match share.compare_exchange_weak(cur, cur - 1, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Some(back as usize - 1),
+            Err(now) => cur = now,
+        }
+    }
 }
 
 /// `state`'s bits: the loop's number (epoch) above [`EPOCH_SHIFT`], whether workers may
@@ -45,8 +104,6 @@ struct Pool {
     busy: Mutex<()>,
     state: AtomicU64,
     job: UnsafeCell<Job>,
-    /// The next chunk to take.
-    next: AtomicUsize,
     /// The first panic of a worker's chunk, for the caller to resume.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     /// Sleeping workers wait on `wake` under `sleep`.
@@ -71,10 +128,8 @@ fn pool() -> &'static Pool {
         state: AtomicU64::new(0),
         job: UnsafeCell::new(Job {
             body: std::ptr::null::<fn(usize)>() as *const Body<'static>,
-            chunks: 0,
-            threads: 1,
+            shares: &[],
         }),
-        next: AtomicUsize::new(0),
         panic: Mutex::new(None),
         sleep: Mutex::new(()),
         wake: Condvar::new(),
@@ -97,8 +152,8 @@ fn spin_us() -> u64 {
     }
 }
 
-/// Runs `body(c)` for every chunk `c` in `0..chunks` on `threads` threads, the caller one
-/// of them, each chunk once; a panic of a chunk is resumed in the caller once every chunk
+/// Runs `body(c)` for every chunk `c` in `0..chunks` (fewer than 2³²) on `threads`
+/// threads, the caller one of them, each chunk once; a panic of a chunk is resumed in the caller once every chunk
 /// taken has finished. `false` (nothing run): the pool is running another loop.
 pub(super) fn run(threads: usize, chunks: usize, body: &Body<'_>) -> bool {
     let pool = pool();
@@ -108,6 +163,12 @@ pub(super) fn run(threads: usize, chunks: usize, body: &Body<'_>) -> bool {
         Err(TryLockError::WouldBlock) => return false,
     };
     let threads = pool.start_workers(threads.saturating_sub(1)) + 1;
+    let shares: Vec<AtomicU64> = (0..threads)
+        .map(|t| {
+            let edge = |t: usize| (t as u128 * chunks as u128 / threads as u128) as u64;
+            AtomicU64::new(edge(t) << 32 | edge(t + 1))
+        })
+        .collect();
     // SAFETY: the lifetime is erased only while the loop runs: `run` returns once the
     // loop is closed and no worker is in it.
     let body: *const Body<'static> = unsafe { std::mem::transmute(body as *const Body<'_>) };
@@ -115,11 +176,9 @@ pub(super) fn run(threads: usize, chunks: usize, body: &Body<'_>) -> bool {
     unsafe {
         *pool.job.get() = Job {
             body,
-            chunks,
-            threads,
+            shares: &shares[..],
         }
     };
-    pool.next.store(0, Ordering::Relaxed);
     let epoch = (pool.state.load(Ordering::Relaxed) >> EPOCH_SHIFT).wrapping_add(1);
     pool.state
         .store((epoch << EPOCH_SHIFT) | OPEN, Ordering::SeqCst);
@@ -127,7 +186,9 @@ pub(super) fn run(threads: usize, chunks: usize, body: &Body<'_>) -> bool {
         let _g = pool.sleep.lock().unwrap_or_else(|p| p.into_inner());
         pool.wake.notify_all();
     }
-    let mine = panic::catch_unwind(AssertUnwindSafe(|| pool.take_chunks(body, chunks)));
+    // SAFETY: the job is open
+    let job = unsafe { &*pool.job.get() };
+    let mine = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.take_chunks(0) }));
     pool.state.fetch_and(!OPEN, Ordering::AcqRel);
     let mut spins = 0u32;
     while pool.state.load(Ordering::Acquire) & USERS != 0 {
@@ -168,18 +229,6 @@ impl Pool {
         (*started).min(n)
     }
 
-    /// Takes chunks of the open loop until there are none left.
-    fn take_chunks(&self, body: *const Body<'static>, chunks: usize) {
-        loop {
-            let c = self.next.fetch_add(1, Ordering::Relaxed);
-            if c >= chunks {
-                return;
-            }
-            // SAFETY: the caller of `run` keeps the body alive while a chunk is taken
-            unsafe { (*body)(c) };
-        }
-    }
-
     /// Worker `id`'s life: wait for a loop after `seen`, join it if it is open and asks
     /// for `id`, take chunks, leave.
     fn work(&self, id: usize, mut seen: u64) {
@@ -191,16 +240,16 @@ impl Pool {
             }
             // SAFETY: joined, so the caller neither rewrites the job nor returns
             let job = unsafe { &*self.job.get() };
-            if id < job.threads {
-                let (body, chunks) = (job.body, job.chunks);
-                if let Err(p) =
-                    panic::catch_unwind(AssertUnwindSafe(|| self.take_chunks(body, chunks)))
-                {
-                    self.panic
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get_or_insert(p);
-                }
+            // SAFETY: joined
+            let threads = unsafe { (&*job.shares).len() };
+            if id < threads
+                && let Err(p) =
+                    panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.take_chunks(id) }))
+            {
+                self.panic
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(p);
             }
             self.state.fetch_sub(1, Ordering::Release);
         }
