@@ -121,9 +121,10 @@ def summary(files):
 
 def cpu_summary(files):
     """Mint's CPU backend against the Rust and C peers: one sentence per host (core count), from
-    its latest run at its largest thread count, the smallest host first."""
+    its latest run (by the time it started) at its largest thread count, the smallest host first."""
     seen, out = set(), []
-    for name, d in sorted(files, key=lambda f: f[1].get("date", ""), reverse=True):
+    stamp = lambda f: f[1]["cpu"][0]["date"] if f[1].get("cpu") else f[1].get("date", "")
+    for name, d in sorted(files, key=stamp, reverse=True):
         rows = [r for r in d.get("cpu", []) if r.get("peers") and r.get("mint_over_rust")]
         if not rows or rows[0]["cores"] in seen:
             continue

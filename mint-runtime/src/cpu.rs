@@ -1331,9 +1331,10 @@ where
 
 /// Runs `f` for every index of the outermost parallel loop and combines the values it
 /// returns with `op`, in a fixed order: the range is cut into at most 64 chunks whatever
-/// the number of threads, which the threads take in turn as in [`par_for`], each chunk is
-/// folded in index order and the chunks' values are combined in order, so a floating-point sum has the same bits on every run (rayon's own
-/// `reduce` combines in the order work-stealing happens to give).
+/// the number of threads, spread over the threads as in [`par_for`]; each chunk is folded
+/// in index order and the chunks' values are combined in order, so a floating-point sum
+/// has the same bits on every run (rayon's own `reduce` combines in the order
+/// work-stealing happens to give).
 pub fn par_reduce<R, T>(range: R, op: RedOp, f: impl Fn(R::Item) -> T + Sync + Send) -> T
 where
     R: ClipRange + IntoIterator + Clone + Send + Sync,
