@@ -32,7 +32,7 @@ struct Job {
     /// The body, its lifetime erased: valid while the job is open or has users.
     body: *const Body<'static>,
     /// Each thread's share of the chunks not yet taken, `[front, back)` packed as
-    /// `front << 32 | back` ([`take_front`], [`take_back`]), one per thread (workers
+    /// `front << 32 | back` ([`take`]), one per thread (workers
     /// `1..len` join; the caller is thread 0); valid as the body is.
     shares: *const [AtomicU64],
 }
@@ -47,47 +47,32 @@ impl Job {
         // has a user
         let (shares, body) = unsafe { (&*self.shares, &*self.body) };
         let n = shares.len();
-        while let Some(c) = take_front(&shares[t]) {
+        while let Some(c) = take(&shares[t], false) {
             body(c);
         }
         for k in 1..n {
-            while let Some(c) = take_back(&shares[(t + k) % n]) {
+            while let Some(c) = take(&shares[(t + k) % n], true) {
                 body(c);
             }
         }
     }
 }
 
-/// The first chunk left in `share`.
-fn take_front(share: &AtomicU64) -> Option<usize> {
+/// The first chunk left in `share` (`back`: the last), taken.
+fn take(share: &AtomicU64, back: bool) -> Option<usize> {
     let mut cur = share.load(Ordering::Relaxed);
     loop {
-        let (front, back) = (cur >> 32, cur & 0xffff_ffff);
-        if front >= back {
+        let (lo, hi) = (cur >> 32, cur & 0xffff_ffff);
+        if lo >= hi {
             return None;
         }
-        match share.compare_exchange_weak(
-            cur,
-            cur + (1 << 32),
-            Ordering::Relaxed,
-            Ordering::Relaxed,
-        ) {
-            Ok(_) => return Some(front as usize),
-            Err(now) => cur = now,
-        }
-    }
-}
-
-/// The last chunk left in `share`.
-fn take_back(share: &AtomicU64) -> Option<usize> {
-    let mut cur = share.load(Ordering::Relaxed);
-    loop {
-        let (front, back) = (cur >> 32, cur & 0xffff_ffff);
-        if front >= back {
-            return None;
-        }
-        match share.compare_exchange_weak(cur, cur - 1, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return Some(back as usize - 1),
+        let (next, c) = if back {
+            (cur - 1, hi - 1)
+        } else {
+            (cur + (1 << 32), lo)
+        };
+        match share.compare_exchange_weak(cur, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Some(c as usize),
             Err(now) => cur = now,
         }
     }
