@@ -13,12 +13,16 @@
 //! suite's, on N³ grids), `cardiac` (Aliev–Panfilov, examples/cardiac, on N² points), each
 //! in f64 and f32, and `seismic` (LOH.1 at 200 m, examples/seismic, f32, each run from
 //! rest; its peers have only the elastic solver, which LOH.1 is). For every kernel and
-//! thread count it reports the median over `--reps` runs (after one untimed run) of the time per step of each implementation, as points per
-//! second; Mint's ratio to each peer; the compulsory bytes per point times points per
-//! second as a fraction of a rayon copy's bandwidth at that thread count (bytes read plus
-//! written); whether the three results are bitwise equal (else the largest relative
-//! difference from Mint's); and each implementation's speed-up from 1 thread (with the
-//! parallel efficiency, speed-up ÷ threads).
+//! thread count it reports the median over `--reps` timed runs of the time per step of
+//! each implementation, as points per second. The implementations take turns, one timed
+//! run each per round, each turn after 30 ms of idle host and an untimed run, so that a
+//! host whose speed drifts (a shared VM) slows them alike and one's waiting threads
+//! (OpenMP's spin) do not take cores from the next. It reports Mint's ratio to each
+//! peer; the compulsory bytes per point times points per second as a fraction of a rayon
+//! copy's bandwidth at that thread count (bytes read plus written); whether the three
+//! results are bitwise equal (else the largest relative difference from Mint's); and each
+//! implementation's speed-up from 1 thread (with the parallel efficiency, speed-up ÷
+//! threads).
 //!
 //! `--quick` (64³, 256², 2 steps, 1 rep) is the cheap regression guard. Writes
 //! `DIR/cpu.json` and `DIR/cpu.md` (default DIR: `target/bench`) and prints the table.
@@ -653,20 +657,39 @@ impl Row {
     }
 }
 
-/// Median seconds per step of `reps` runs of `steps` steps by `who`, after an untimed run.
+/// How long the host is left idle before each implementation's turn: longer than any
+/// implementation's threads wait busily after a parallel loop (libgomp's default spin,
+/// Mint's `MINT_CPU_SPIN_US`), so that the one before does not take cores from the next.
+const QUIET: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// Median seconds per step of each of `who`'s `reps` runs of `steps` steps. The
+/// implementations take turns, one timed run each per round, so that a host whose speed
+/// drifts during the measurement (a shared VM) slows them alike and their ratios hold;
+/// each turn starts after [`QUIET`] with an untimed run, which wakes the turn's threads
+/// and brings its arrays into cache. An implementation that fails is not run again.
 fn measure(
     case: &mut dyn Case,
-    who: Who,
+    who: &[Who],
     steps: usize,
     reps: usize,
     pool: &ThreadPool,
-) -> Result<f64, String> {
-    case.run(who, steps, pool)?;
-    let mut t = Vec::with_capacity(reps);
+) -> Vec<Result<f64, String>> {
+    let mut t: Vec<Result<Vec<f64>, String>> = vec![Ok(Vec::with_capacity(reps)); who.len()];
     for _ in 0..reps {
-        t.push(case.run(who, steps, pool)? / steps as f64);
+        for (&w, t) in who.iter().zip(&mut t) {
+            if let Ok(v) = t {
+                std::thread::sleep(QUIET);
+                match case
+                    .run(w, steps, pool)
+                    .and_then(|_| case.run(w, steps, pool))
+                {
+                    Ok(s) => v.push(s / steps as f64),
+                    Err(e) => *t = Err(e),
+                }
+            }
+        }
     }
-    Ok(median(t))
+    t.into_iter().map(|t| t.map(median)).collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -704,10 +727,15 @@ fn measure_case(case: &mut dyn Case, a: &Args, threads: usize, copy: f64) -> Row
     let info = case.info();
     case.reset();
     let mut secs: [Option<Result<f64, String>>; 3] = [None, None, None];
-    for (i, &who) in WHO.iter().enumerate() {
-        if who == Who::Mint || info.peers {
-            secs[i] = Some(measure(case, who, a.steps, a.reps, &pool));
-        }
+    let who: Vec<usize> = (0..WHO.len())
+        .filter(|&i| WHO[i] == Who::Mint || info.peers)
+        .collect();
+    let who_list: Vec<Who> = who.iter().map(|&i| WHO[i]).collect();
+    for (i, s) in who
+        .into_iter()
+        .zip(measure(case, &who_list, a.steps, a.reps, &pool))
+    {
+        secs[i] = Some(s);
     }
     let ran: Vec<Who> = WHO
         .iter()

@@ -654,7 +654,7 @@ impl RegionGen {
                 &vars,
                 innermost,
                 (&fast_rows, &fast_shadows),
-                &lifted,
+                (&lifted, &by_value),
                 as_written,
             ),
         );
@@ -1404,7 +1404,7 @@ fn cpu_rows(
     vars: &[Ident],
     innermost: TokenStream,
     (fast_rows, fast_shadows): (&[TokenStream], &[TokenStream]),
-    fast_body: &syn::Block,
+    (fast_body, by_value): (&syn::Block, &TokenStream),
     as_written: Option<&syn::Block>,
 ) -> TokenStream {
     let depth = vars.len();
@@ -1420,6 +1420,31 @@ fn cpu_rows(
     let outer: Vec<&Ident> = vars[..depth - 1].iter().collect();
     let clip = quote!(__mint_crate::__rt::cpu::ClipRange);
     let part = quote!(#clip::clip(#rl.clone(), __mint_a, __mint_b));
+    // the parts that run rarely, compiled apart from the row's vectorized middle: inlined,
+    // their addresses would be computed (and spilled) for every row. The closure borrows
+    // copies of the locals the middle uses (borrowed, the middle's would live in memory and
+    // its row would not vectorize), and copies them again into its own locals (for its
+    // own rows to vectorize)
+    let rows = (0..fast_rows.len()).map(|i| format_ident!("__mint_row_{}", i));
+    let copies = quote! {
+        #by_value
+        #(#[allow(unused_variables)] let #outer = #outer;)*
+        #(#[allow(unused_variables)] let #rows = #rows;)*
+        #[allow(unused_variables)]
+        let (__mint_a, __mint_b) = (__mint_a, __mint_b);
+        #[allow(unused_variables)]
+        let #rl = #rl.clone();
+    };
+    let cold = |body: TokenStream| {
+        quote!({
+            #copies
+            __mint_crate::__rt::cpu::apart(#[inline(never)] || { #copies #body })
+        })
+    };
+    // the same for the rows at an outer face, which read the unchecked views: the
+    // closure borrows its own copies of them
+    let cold_fast = |body: TokenStream| cold(quote!(#(#fast_shadows)* #body));
+    let checked = cold(quote!(for #last in #part #innermost));
     // a row whose faces (`x == 0`, `x == nx - 1`, ...) all lie outside its unchecked span
     // runs the body specialized away from them
     let outer_names: Vec<String> = outer.iter().map(|v| v.to_string()).collect();
@@ -1428,7 +1453,12 @@ fn cpu_rows(
         // a row at a face runs the body as written, where there is one: inside the span of
         // the lifted body it reads inside the arrays too
         Some((faces, away)) => {
-            let other = at_outer_face(last, &part, as_written.unwrap_or(fast_body), &outer_names);
+            let other = cold_fast(at_outer_face(
+                last,
+                &part,
+                as_written.unwrap_or(fast_body),
+                &outer_names,
+            ));
             quote! {
                 if #(#faces)&&* {
                     for #last in #part #away
@@ -1450,7 +1480,7 @@ fn cpu_rows(
         #(#fast_rows)*
         for &(__mint_part, (__mint_a, __mint_b)) in __mint_parts.as_slice() {
             match __mint_part {
-                0 => for #last in #part #innermost,
+                0 => #checked,
                 #written_arm
                 _ => {
                     #[allow(unused_variables)]

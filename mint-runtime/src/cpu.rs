@@ -1275,6 +1275,14 @@ unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `f`, which the generated code marks `#[inline(never)]`: the parts of a row that
+/// run rarely (a row's checked ends, its faces) are compiled apart from the row's
+/// vectorized middle, so their addresses are not computed for every row.
+#[inline(always)]
+pub fn apart<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
 /// The number of points of a nest below which [`CpuDev::par_for`] runs it on the calling
 /// thread: a few microseconds of work, about what starting a parallel loop costs (on a
 /// 16-core host, 64² points of the cardiac model took 40 µs a step in two parallel loops).
