@@ -1397,7 +1397,8 @@ impl RegionGen {
 /// bounds prove inside every array), the lifted body (`fast_body`, the part its `lifted`
 /// bounds prove), the body as written, checked. The parts of each kind of row are the
 /// local `__mint_table` (`cpu::Guard::row_table`, once per launch), and the row's kind
-/// is `__mint_guard.row_kind` of its outer indices. With one parallel
+/// is `__mint_guard.row_kind` of its outer indices. The checked parts and the rows at an
+/// outer face run in a closure of their own (`cpu::apart`). With one parallel
 /// loop, the checked body. The inner ranges are the locals `__mint_range_1`,
 /// `__mint_range_2`; `fast_shadows` bind the arrays to their unchecked views.
 fn cpu_rows(

@@ -1,5 +1,5 @@
 //! The CPU backend: the annotated loops themselves, with the outermost parallel loop
-//! spread over threads by the backend's fork-join pool ([`pool`]; `rayon` where the
+//! spread over threads by the backend's fork-join pool (`cpu/pool.rs`; `rayon` where the
 //! pool is busy).
 //!
 //! The generated code shadows each array the loop body uses with a [`CpuView`], a
@@ -1275,9 +1275,11 @@ unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Runs `f`, which the generated code marks `#[inline(never)]`: the parts of a row that
-/// run rarely (a row's checked ends, its faces) are compiled apart from the row's
-/// vectorized middle, so their addresses are not computed for every row.
+/// Runs `f`, a closure the generated code marks `#[inline(never)]`: the parts of a row
+/// that run rarely (its checked ends, and the rows at a clamped stencil's `y` or `z` face)
+/// are compiled apart from the rows' vectorized middles, so that the addresses they read
+/// are not computed before every row. Compiled for the target's baseline, even when
+/// called from [`run_wide`]'s copies; every copy gives the same bits.
 #[inline(always)]
 pub fn apart<R>(f: impl FnOnce() -> R) -> R {
     f()
@@ -1304,9 +1306,9 @@ const CHUNKS_PER_THREAD: usize = 4;
 /// Runs `f` for every index of the outermost parallel loop, spread over as many threads as
 /// the pool the caller runs in has (`rayon::current_num_threads`: the global pool's, or
 /// that of a `ThreadPool::install`), the caller one of them: the range is cut into
-/// [`CHUNKS_PER_THREAD`] contiguous chunks per thread; each thread runs its own share of
+/// `CHUNKS_PER_THREAD` (4) contiguous chunks per thread; each thread runs its own share of
 /// them in order, the same at every launch, then takes what is left of the others'
-/// ([`pool`]). Where the pool runs another loop (a loop inside a loop's body, or loops on
+/// (`cpu/pool.rs`). Where the pool runs another loop (a loop inside a loop's body, or loops on
 /// several threads at once), `rayon` runs this one.
 pub fn par_for<R>(range: R, f: impl Fn(<R as IntoParallelIterator>::Item) + Sync + Send)
 where
