@@ -726,17 +726,13 @@ fn measure_case(case: &mut dyn Case, a: &Args, threads: usize, copy: f64) -> Row
         .expect("a thread pool");
     let info = case.info();
     case.reset();
-    let mut secs: [Option<Result<f64, String>>; 3] = [None, None, None];
-    let who: Vec<usize> = (0..WHO.len())
-        .filter(|&i| WHO[i] == Who::Mint || info.peers)
-        .collect();
-    let who_list: Vec<Who> = who.iter().map(|&i| WHO[i]).collect();
-    for (i, s) in who
+    // those that run, in `WHO`'s order; `None` for a peer the case has not
+    let who: Vec<Who> = WHO
         .into_iter()
-        .zip(measure(case, &who_list, a.steps, a.reps, &pool))
-    {
-        secs[i] = Some(s);
-    }
+        .filter(|&w| w == Who::Mint || info.peers)
+        .collect();
+    let mut timed = measure(case, &who, a.steps, a.reps, &pool).into_iter();
+    let secs = WHO.map(|w| if who.contains(&w) { timed.next() } else { None });
     let ran: Vec<Who> = WHO
         .iter()
         .zip(&secs)
