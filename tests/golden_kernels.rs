@@ -9,6 +9,8 @@
 //!   candidates (what `tests/nvrtc.rs` compiles);
 //! - every autotuner candidate ([`mint_translator::tune::candidates`]) of every suite
 //!   kernel as written, which covers `swizzle` and rolled z steps;
+//! - every suite kernel as written that a time loop can block, fused at depths 3 and 5
+//!   (`#[mint::time_loop]`, issue #45);
 //! - the kernels of the seismic, cardiac, Harris and multigrid programs;
 //! - the first 2,000 generated kernels of the fuzzer and as many with boundary subscripts;
 //! - the level clauses again for sm_70 (no `cp.async`: the fallbacks), sm_80, 64-bit
@@ -199,6 +201,15 @@ fn corpus() -> BTreeMap<String, String> {
             })
             .collect::<Vec<_>>(),
     );
+    // every suite kernel as written that a time loop can block, fused at the depths
+    // `block = auto` tries past 1, with the default tile for the H100's and H200's 227 KiB
+    // of shared memory per block (what `#[mint::time_loop]` launches there)
+    out.extend(
+        written
+            .par_iter()
+            .flat_map(|site| temporal(site))
+            .collect::<Vec<_>>(),
+    );
     // the applications' kernels, whose types are bound at their first launch: each run
     // once, small, on the CPU, then translated with the types it ran with
     apps(&mut out);
@@ -228,6 +239,46 @@ fn corpus() -> BTreeMap<String, String> {
             })
             .collect::<Vec<_>>(),
     );
+    out
+}
+
+/// The fused launches of `site`'s kernel at depths 3 and 5, for every array it could
+/// read as the time loop's input: as the runtime configures them
+/// (`mint-runtime/src/timeloop`), with the default tile.
+fn temporal(site: &mint::__rt::KernelSite) -> Vec<(String, String)> {
+    use mint_translator::optimizer::temporal;
+    let k = site.kernel().expect("suite IR");
+    let mut out = Vec::new();
+    for input in 0..k.arrays.len() {
+        let Ok((_, reach)) = temporal::check(k, input) else {
+            continue;
+        };
+        for depth in [3u32, 5] {
+            let elem = k.arrays[input].elem.size_bytes();
+            let [bx, by, planes, rows] = temporal::default_tile(depth, reach, elem, 227 * 1024);
+            let c = mint_translator::tune::Candidate {
+                options: mint_translator::ir::OptOptions {
+                    time_block: depth as u8,
+                    time_input: input as u8,
+                    unroll: k.options.unroll,
+                    ..Default::default()
+                },
+                tile: [bx, by * rows, planes],
+                chunk: [1, rows, planes],
+            };
+            let kc = c.apply(k);
+            let target = Target {
+                clause_values: mint::__rt::clause_values(&kc, c.tile, c.chunk),
+                ..Target::default()
+            };
+            out.push(entry(
+                format!("time_loop {} input {input} depth {depth}", site.qualified()),
+                mint_translator::translate(&kc, &target)
+                    .map(|t| t.source)
+                    .map_err(|d| format!("{d:?}")),
+            ));
+        }
+    }
     out
 }
 
