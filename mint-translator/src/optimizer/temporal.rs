@@ -128,10 +128,9 @@ impl TemporalPlan {
         let [tx, ty] = self.tile().map(u64::from);
         u64::from(self.depth) * u64::from(self.ring()) * tx * ty * u64::from(elem_bytes)
     }
-    /// What the ring slot of plane `z` adds to `z − mint_zs` (`mint_zs`: the walk's first
-    /// plane, `mint_z0 − depth·rz`) before taking it modulo [`Self::ring`]: a multiple of
-    /// the ring larger than the distance by which the lowest plane a step names lies below
-    /// `mint_zs`, `depth·lag + rz`.
+    /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: a
+    /// multiple of the ring at least as large as the lowest plane a step names lies below
+    /// `mint_z0`: `depth·rz + depth·lag + rz`.
     pub fn slot_offset(&self) -> i64 {
         let (d, rz) = (i64::from(self.depth), i64::from(self.reach[2]));
         i64::from(self.ring()) * (d * rz + d * i64::from(self.lag()) + rz + 1)
@@ -399,7 +398,7 @@ impl RefResolver for StepRefs<'_> {
             let v = |axis: usize| p.names.get(self.k.axis_var(axis).expect("three loops"));
             let (r, off) = (self.tp.ring(), self.tp.slot_offset());
             return format!(
-                "mint_ring{}[(int)((unsigned)({} - mint_zs + {off}) % {r}u)][mint_ty + (int)({} - {})][mint_tx + (int)({} - {})]",
+                "mint_ring{}[(int)((unsigned)({} + {off}) % {r}u)][mint_ty + (int)({} - {})][mint_tx + (int)({} - {})]",
                 s - 1,
                 p.expr_at(&index[0], 12),
                 p.expr_at(&index[1], 12),
@@ -512,25 +511,16 @@ pub(crate) fn lower(
         i64::from(tp.reach[2]),
         i64::from(tp.lag()),
     );
-    // the walk counts its planes from 0 and is unrolled by the ring's length: in each
-    // copy the ring slots (`mint_w` modulo the ring) are constants
     let l = Loop::new(
         LoopRole::ZWindow,
-        "int mint_w = 0",
-        format!("mint_w < (int)(mint_z1 - mint_z0) + {}", d * rz + d * lag),
-        "++mint_w",
-    )
-    .unroll(Some(Unroll::By(tp.ring())));
+        format!("idx_t mint_p = mint_z0 - {}", d * rz),
+        format!("mint_p < mint_z1 + {}", d * lag),
+        "++mint_p",
+    );
     invariants(&mut b, k, tp);
     queues(&mut b, k, tp);
     first_load(&mut p, &mut b, k, tp);
-    b.push(Stmt::konst(
-        "idx_t",
-        "mint_zs",
-        format!("mint_z0 - {}", d * rz),
-    ));
     b.for_(l, |b| {
-        b.push(Stmt::konst("idx_t", "mint_p", "mint_zs + mint_w"));
         load_step(&mut p, b, k, tp);
         for s in 1..tp.depth {
             refs.step.set(s);
@@ -766,12 +756,11 @@ fn plane(p: &CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, lag: i64,
     ));
     let [lo, hi] = tp.shared_dz.map(i64::from);
     let dzs: Vec<i64> = if reads { (lo..=hi).collect() } else { vec![0] };
-    // the slot of plane `z + dz`, `z + dz - mint_zs` being `mint_w - lag + dz`
     for dz in dzs {
         b.push(Stmt::konst(
             "int",
             slot_var(dz),
-            format!("(int)((unsigned)(mint_w{} + {off}) % {r}u)", plus(dz - lag)),
+            format!("(int)((unsigned)({z}{} + {off}) % {r}u)", plus(dz)),
         ));
     }
 }
