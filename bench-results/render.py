@@ -263,7 +263,8 @@ def gpu_page(files):
         run = d["runs"][rs[0]["run"]]
         out += [f"## Temporal blocking, {d['date']}", "",
                 f"`#[mint::time_loop(block = k)]` ([Time loops](../guide/time-loops.md)), {d['gpu']}, {d['date']}: "
-                "device time per step by CUDA events, median of 5 runs; the per-step bound is the copy bandwidth "
+                f"device time per step by CUDA events, median of {run.get('reps', 5)} runs; the per-step bound is "
+                "the copy bandwidth "
                 f"({run['copy_gbs']:.0f} GB/s) over the words each point reads and writes (two; three for Poisson's "
                 "`u`, `b` and `u'`). Depth 1 is the same loop "
                 "unblocked, compiled without optimizer options." + note + " " + goals, "",
