@@ -255,17 +255,9 @@ fn temporal(site: &mint::__rt::KernelSite) -> Vec<(String, String)> {
         };
         for depth in [3u32, 5] {
             let elem = k.arrays[input].elem.size_bytes();
-            let [bx, by, planes, rows] = temporal::default_tile(depth, reach, elem, 227 * 1024);
-            let c = mint_translator::tune::Candidate {
-                options: mint_translator::ir::OptOptions {
-                    time_block: depth as u8,
-                    time_input: input as u8,
-                    unroll: k.options.unroll,
-                    ..Default::default()
-                },
-                tile: [bx, by * rows, planes],
-                chunk: [1, rows, planes],
-            };
+            let block = temporal::default_tile(depth, reach, elem, 227 * 1024);
+            let c = mint_translator::tune::Candidate::time_blocked(k, input, depth, block)
+                .expect("the default block");
             let kc = c.apply(k);
             let target = Target {
                 clause_values: mint::__rt::clause_values(&kc, c.tile, c.chunk),

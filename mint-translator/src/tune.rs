@@ -41,6 +41,40 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// The fused launch of `depth` steps of `kernel`, each reading array `input` (an index
+    /// in `kernel.arrays`) and writing the other array of the time loop's swap (temporal
+    /// blocking, issue #45: `crate::optimizer::temporal`). `block` is `[x threads, y
+    /// threads, planes, rows per thread]`, as `crate::optimizer::temporal::default_tile`
+    /// gives it: the block's tile is `x × (y · rows)` columns over `planes` planes, each
+    /// thread computing `rows` rows. The kernel's own `unroll` is kept; its other options
+    /// are not, since the fused kernel stages through its own rings.
+    ///
+    /// # Errors
+    /// The reason in words where `y × rows` overflows `u32`.
+    pub fn time_blocked(
+        kernel: &Kernel,
+        input: usize,
+        depth: u32,
+        block: [u32; 4],
+    ) -> Result<Candidate, String> {
+        let [bx, by, planes, rows] = block;
+        let ty = by
+            .checked_mul(rows)
+            .ok_or_else(|| format!("{by} threads × {rows} rows overflow"))?;
+        let time_block = u8::try_from(depth).map_err(|_| format!("depth {depth} too large"))?;
+        let time_input = u8::try_from(input).map_err(|_| format!("array {input} of too many"))?;
+        Ok(Candidate {
+            options: OptOptions {
+                time_block,
+                time_input,
+                unroll: kernel.options.unroll,
+                ..OptOptions::default()
+            },
+            tile: [bx, ty, planes],
+            chunk: [1, rows, planes],
+        })
+    }
+
     /// The candidate as a user would write it: `options; tile(..), chunksize(..)`.
     pub fn describe(&self) -> String {
         let opts = self.options.written();
@@ -376,6 +410,20 @@ mod tests {
                  v[z][y][x] = u[z][y][x-1] + u[z][y][x+1] + u[z-1][y][x] + u[z+1][y][x];"
             ),
         )
+    }
+
+    #[test]
+    fn a_fused_block_keeps_unroll_drops_staging_and_refuses_overflow() {
+        let k = heat("options: shared=4, register, unroll");
+        let c = Candidate::time_blocked(&k, 0, 3, [32, 16, 64, 2]).unwrap();
+        // the block as the translator reads it: 32 × 32 columns, 2 rows per thread
+        assert_eq!((c.tile, c.chunk), ([32, 32, 64], [1, 2, 64]));
+        let o = c.options;
+        assert_eq!((o.time_block, o.time_input), (3, 0));
+        assert!(o.unroll && !o.register && o.shared == 0);
+        let err = Candidate::time_blocked(&k, 0, 3, [32, u32::MAX, 64, 2]).unwrap_err();
+        assert!(err.contains("overflow"), "{err}");
+        assert!(Candidate::time_blocked(&k, 0, 300, [32, 16, 64, 1]).is_err());
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub mod auto;
 
 use crate::site::KernelSite;
 use crate::stats;
-use mint_translator::ir::{Kernel, OptOptions};
+use mint_translator::ir::Kernel;
 use mint_translator::tune::Candidate;
 
 /// The time loop a region is in, if any.
@@ -157,20 +157,9 @@ impl TimeLoop {
             ));
         }
         let elem = kernel.arrays[input].elem.size_bytes();
-        let [bx, by, oz, rows] = tile(depth as u32, reach, elem, shared_bytes)?;
-        let ty = by
-            .checked_mul(rows)
-            .ok_or_else(|| format!("MINT_TIME_TILE: {by} threads × {rows} rows overflow"))?;
-        let c = Candidate {
-            options: OptOptions {
-                time_block: depth as u8,
-                time_input: input as u8,
-                unroll: kernel.options.unroll,
-                ..OptOptions::default()
-            },
-            tile: [bx, ty, oz],
-            chunk: [1, rows, oz],
-        };
+        let block = tile(depth as u32, reach, elem, shared_bytes)?;
+        let c = Candidate::time_blocked(kernel, input, depth as u32, block)
+            .map_err(|why| format!("MINT_TIME_TILE: {why}"))?;
         Ok(Fused { c, output, reach })
     }
 
