@@ -126,7 +126,8 @@ def cpu_summary(files):
     stamp = lambda f: f[1]["cpu"][0]["date"] if f[1].get("cpu") else f[1].get("date", "")
     for name, d in sorted(files, key=stamp, reverse=True):
         rows = [r for r in d.get("cpu", []) if r.get("peers") and r.get("mint_over_rust")]
-        if not rows or rows[0]["cores"] in seen:
+        # a run pinned to some of a host's cores speaks for neither that host nor a smaller one
+        if not rows or rows[0]["cores"] in seen or rows[0].get("pinned_of"):
             continue
         seen.add(rows[0]["cores"])
         n = max(r["threads"] for r in rows)
@@ -356,7 +357,9 @@ def cpu_page(files):
         if not rows:
             continue
         r0 = rows[0]
-        out += [f"## {r0['cores']}-core host, {d['date']}", "",
+        host = (f"{r0['cores']} cores of a {r0['pinned_of']}-core host (the process pinned to them)"
+                if r0.get("pinned_of") else f"{r0['cores']}-core host")
+        out += [f"## {host}, {d['date']}", "",
                 "`cargo bench --bench cpu`: Mint's [CPU backend](../guide/cpu.md) against a hand-written Rust "
                 "reference (rayon over z planes, unchecked inner rows) and C with OpenMP "
                 "(`gcc -O3 -march=native -fopenmp -ffp-contract=off`), on the same data in the same run; the median "
