@@ -50,7 +50,8 @@ impl Candidate {
     /// are not, since the fused kernel stages through its own rings.
     ///
     /// # Errors
-    /// The reason in words where `y × rows` overflows `u32`.
+    /// The reason in words where `y × rows` overflows `u32` (a `MINT_TIME_TILE` too
+    /// large), or `depth` or `input` is above 255.
     pub fn time_blocked(
         kernel: &Kernel,
         input: usize,
@@ -60,9 +61,11 @@ impl Candidate {
         let [bx, by, planes, rows] = block;
         let ty = by
             .checked_mul(rows)
-            .ok_or_else(|| format!("{by} threads × {rows} rows overflow"))?;
-        let time_block = u8::try_from(depth).map_err(|_| format!("depth {depth} too large"))?;
-        let time_input = u8::try_from(input).map_err(|_| format!("array {input} of too many"))?;
+            .ok_or_else(|| format!("MINT_TIME_TILE: {by} threads × {rows} rows overflow"))?;
+        let time_block =
+            u8::try_from(depth).map_err(|_| format!("block = {depth} is above 255 steps"))?;
+        let time_input = u8::try_from(input)
+            .map_err(|_| format!("the input is array {input} of the kernel, above 255"))?;
         Ok(Candidate {
             options: OptOptions {
                 time_block,

@@ -158,8 +158,7 @@ impl TimeLoop {
         }
         let elem = kernel.arrays[input].elem.size_bytes();
         let block = tile(depth as u32, reach, elem, shared_bytes)?;
-        let c = Candidate::time_blocked(kernel, input, depth as u32, block)
-            .map_err(|why| format!("MINT_TIME_TILE: {why}"))?;
+        let c = Candidate::time_blocked(kernel, input, depth as u32, block)?;
         Ok(Fused { c, output, reach })
     }
 
