@@ -253,8 +253,8 @@ fn temporal(site: &mint::__rt::KernelSite) -> Vec<(String, String)> {
         let Ok((_, reach)) = temporal::check(k, input) else {
             continue;
         };
+        let elem = k.arrays[input].elem.size_bytes();
         for depth in [3u32, 5] {
-            let elem = k.arrays[input].elem.size_bytes();
             let block = temporal::default_tile(depth, reach, elem, 227 * 1024);
             let c = mint_translator::tune::Candidate::time_blocked(k, input, depth, block)
                 .expect("the default block");
