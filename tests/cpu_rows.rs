@@ -183,3 +183,67 @@ fn one_plane_past_the_array_faults_on_every_axis() {
         assert_eq!(u, before, "axis {axis}: the host array is untouched");
     }
 }
+
+/// No-flux faces as the cardiac model writes them: a loop over one index that copies the
+/// interior's second row and column into the ghost ring of `e` (`[n + 2, n + 2]`), the far
+/// ghosts at `far` (`n + 1`; `n + 2` is one past the array). Its subscripts are scalars
+/// (`far`, `n - 1`) or follow `j`: where the launch's values keep them inside, the loop
+/// runs on unchecked views.
+#[mint::parallel]
+fn mirror(e: &mut mint::ndarray::Array2<f64>, n: usize, far: usize) -> mint::Result<()> {
+    mint::copy!(e, to_device);
+    #[mint::r#for(nest(1))]
+    for j in 1..n + 1 {
+        e[[j, 0]] = e[[j, 2]];
+        e[[j, far]] = e[[j, n - 1]];
+        e[[0, j]] = e[[2, j]];
+        e[[far, j]] = e[[n - 1, j]];
+    }
+    mint::copy!(e, from_device);
+    Ok(())
+}
+
+fn ring(n: usize) -> mint::ndarray::Array2<f64> {
+    mint::ndarray::Array2::from_shape_fn((n + 2, n + 2), |(j, i)| (j * 31 + i * 7) as f64 * 0.5)
+}
+
+#[test]
+fn a_loop_over_one_index_matches_the_serial_loop() {
+    on_cpu();
+    // 5000: more points than the backend runs on the calling thread
+    for n in [1, 2, 7, 5000] {
+        let mut want = ring(n);
+        for j in 1..=n {
+            want[[j, 0]] = want[[j, 2]];
+            want[[j, n + 1]] = want[[j, n - 1]];
+            want[[0, j]] = want[[2, j]];
+            want[[n + 1, j]] = want[[n - 1, j]];
+        }
+        let mut e = ring(n);
+        mirror(&mut e, n, n + 1).expect("the mirror runs");
+        let bits =
+            |a: &mint::ndarray::Array2<f64>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert!(bits(&e) == bits(&want), "n = {n}");
+    }
+}
+
+#[test]
+fn a_loop_over_one_index_past_the_array_faults() {
+    on_cpu();
+    for n in [7, 5000] {
+        let mut e = ring(n);
+        match mirror(&mut e, n, n + 2) {
+            Err(mint::Error::IndexOutOfBounds {
+                array,
+                index,
+                shape,
+                ..
+            }) => {
+                assert_eq!(array, "e", "n = {n}");
+                assert_eq!(shape, vec![n + 2, n + 2], "n = {n}");
+                assert!(index.contains(&(n + 2)), "n = {n}: {index:?}");
+            }
+            other => panic!("n = {n}: expected IndexOutOfBounds, got {other:?}"),
+        }
+    }
+}

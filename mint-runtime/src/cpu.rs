@@ -560,6 +560,18 @@ impl Guard {
         })
     }
 
+    /// For a kernel of one parallel loop over `range` (`lo..hi`): the indices `a..b` of
+    /// it whose every access the reaches prove inside the arrays (and inside the planes an
+    /// emulated device holds), computed once per launch; empty where the guard is off. The
+    /// generated code runs them on [`FastView`]s, the others checked.
+    pub fn span(&self, range: (i64, i64)) -> (i64, i64) {
+        if !self.on {
+            return (range.0, range.0);
+        }
+        let a = self.rows[0].0.max(range.0);
+        (a, self.rows[0].1.min(range.1).max(a))
+    }
+
     /// Which of [`Guard::row_table`]'s parts the row at the enclosing parallel loops'
     /// indices `outer` (outermost first) runs: 0 where the `rows` bounds exclude it (all
     /// checked), 1 where only the lifted body's exclude it, 2 where neither does. The
@@ -633,6 +645,14 @@ impl Guard {
                     }
                     FastSub::Abs { lo, hi } => {
                         if *lo < b.lo[d] || *hi >= b.hi[d] {
+                            return Guard::OFF;
+                        }
+                    }
+                    FastSub::Inside { within } => {
+                        let inside = within
+                            .iter()
+                            .all(|c| c.inside(scalars, b.lo[d], b.hi[d]) == Some(true));
+                        if !inside {
                             return Guard::OFF;
                         }
                     }

@@ -97,6 +97,10 @@ pub enum FastSub {
     },
     /// A constant in `lo..=hi`.
     Abs { lo: i64, hi: i64 },
+    /// Any other subscript whose every case has bounds (a form of the kernel's scalars,
+    /// `n + 1`): the absolute bounds of each case. Where they do not prove it inside the
+    /// array for the launch's values, the whole launch runs checked.
+    Inside { within: Vec<CaseForms> },
 }
 
 /// The bounds of one case of a subscript, as forms of the kernel's scalars.
@@ -298,6 +302,21 @@ impl KernelSite {
                 if k.is_single() {
                     return None;
                 }
+                // the cases' bounds as forms of the kernel's scalars
+                let cases = |w: &mint_translator::analyzer::reach::Within| {
+                    w.cases
+                        .iter()
+                        .map(|c| {
+                            let forms = |v: &[_]| {
+                                v.iter().map(|l| Form::of(l, k)).collect::<Option<Vec<_>>>()
+                            };
+                            Some(CaseForms {
+                                lo: forms(&c.lo)?,
+                                hi: forms(&c.hi)?,
+                            })
+                        })
+                        .collect::<Option<Vec<_>>>()
+                };
                 let refs = reaches(k)
                     .into_iter()
                     .map(|r| {
@@ -315,26 +334,15 @@ impl KernelSite {
                                     par: k.nest.iter().position(|l| &l.var == var)?,
                                     lo: *lo,
                                     hi: *hi,
-                                    within: w.as_ref().and_then(|w| {
-                                        w.cases
-                                            .iter()
-                                            .map(|c| {
-                                                let forms = |v: &[_]| {
-                                                    v.iter()
-                                                        .map(|l| Form::of(l, k))
-                                                        .collect::<Option<Vec<_>>>()
-                                                };
-                                                Some(CaseForms {
-                                                    lo: forms(&c.lo)?,
-                                                    hi: forms(&c.hi)?,
-                                                })
-                                            })
-                                            .collect()
-                                    }),
+                                    within: w.as_ref().and_then(cases),
                                     single: w.as_ref().is_some_and(|w| w.cases.len() == 1),
                                 }),
                                 Reach::Abs { lo, hi } => Some(FastSub::Abs { lo: *lo, hi: *hi }),
-                                _ => None,
+                                // a subscript of the scalars (`n + 1`) or wrapped: inside
+                                // where its cases' bounds are, for the launch's values
+                                _ => Some(FastSub::Inside {
+                                    within: w.as_ref().and_then(cases)?,
+                                }),
                             })
                             .collect::<Option<Vec<_>>>()?;
                         Some(FastRef {
