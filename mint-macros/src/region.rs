@@ -1512,8 +1512,10 @@ fn cpu_rows(
     if depth == 2 {
         return row;
     }
+    // the row's index through `black_box`: known across rows, it let LLVM keep every
+    // part's addresses as induction variables from row to row, spilled to the stack
     let (v1, r1) = (&vars[1], format_ident!("__mint_range_1"));
-    quote!(for #v1 in #r1.clone() { #row })
+    quote!(for #v1 in #r1.clone() { let #v1 = ::core::hint::black_box(#v1); #row })
 }
 
 /// The loop of the innermost index `last` over `part` (the points `__mint_a..__mint_b`)
