@@ -646,6 +646,8 @@ impl RegionGen {
             quote!(__mint_view_0.elem_bytes())
         };
         let by_value = self.by_value(&k, &captures, vars.len() >= 2);
+        // the rows of a kernel of two parallel loops run in chunks (`CpuDev::par_rows`)
+        let chunked = vars.len() == 2 && red.is_none();
         let inner = wide_rows(
             vars.len(),
             elem_bytes,
@@ -656,6 +658,7 @@ impl RegionGen {
                 (&fast_rows, &fast_shadows),
                 (&lifted, &by_value),
                 as_written,
+                chunked,
             ),
         );
         let (v0, r0) = (&vars[0], &ranges[0]);
@@ -722,12 +725,16 @@ impl RegionGen {
         };
         let stmt: Stmt = match red {
             None => {
+                let (outer_loop, v0) = match chunked {
+                    true => (quote!(__mint_dev.par_rows), format_ident!("__mint_rows")),
+                    false => (quote!(__mint_dev.par_for), v0.clone()),
+                };
                 let launch =
                     self.try_(quote!(__mint_region.launch(&__MINT_KERNEL, #args, #nowait)));
                 let cpu = self.try_(quote! {
                     __mint_region.cpu_run(&__MINT_KERNEL, &[#(#arrays_gpu),*], |__mint_dev: &__mint_crate::__rt::cpu::CpuDev| {
                         #views
-                        __mint_dev.par_for(#r0, #nest_spans, |#v0| {
+                        #outer_loop(#r0, #nest_spans, |#v0| {
                             #by_value
                             #(#shadows)*
                             #inner
@@ -1414,6 +1421,7 @@ fn cpu_rows(
     (fast_rows, fast_shadows): (&[TokenStream], &[TokenStream]),
     (fast_body, by_value): (&syn::Block, &TokenStream),
     as_written: Option<&syn::Block>,
+    chunked: bool,
 ) -> TokenStream {
     let depth = vars.len();
     if depth == 1 {
@@ -1510,7 +1518,15 @@ fn cpu_rows(
         }
     };
     if depth == 2 {
-        return row;
+        // rows handed out in chunks (`CpuDev::par_rows`): the row's index through
+        // `black_box`, as the 3-D kernels' below
+        return match chunked {
+            true => quote!(for #(#outer)* in __mint_rows.clone() {
+                #(let #outer = ::core::hint::black_box(#outer);)*
+                #row
+            }),
+            false => row,
+        };
     }
     // the row's index through `black_box`: known across rows, it let LLVM keep every
     // part's addresses as induction variables from row to row, spilled to the stack

@@ -1140,6 +1140,25 @@ impl<'r> CpuDev<'r> {
         }
     }
 
+    /// As [`CpuDev::par_for`], but `f` runs a contiguous part of `range` (a chunk of
+    /// [`par_for`]'s, or all of it where the nest runs on the calling thread) rather than
+    /// one index: the generated code of a kernel of two parallel loops runs its rows in a
+    /// loop of its own, so that what each call sets up (the row's views, the choice of
+    /// [`run_wide`]'s copy) is set up once per chunk rather than once per row. The same
+    /// indices run, each once.
+    pub fn par_rows<R>(&self, range: R, inner: Option<&[(i64, i64)]>, f: impl Fn(R) + Sync + Send)
+    where
+        R: ClipRange + Clone + Send + Sync,
+    {
+        let range = self.range(range);
+        let f: &(dyn Fn(R) + Sync + Send) = &f;
+        if inner.is_some_and(|inner| nest_points(range.bounds(), inner) < SERIAL_POINTS) {
+            f(range);
+        } else {
+            par_chunks(range, f);
+        }
+    }
+
     /// [`par_reduce`] over this device's part of `range`.
     pub fn par_reduce<R, T>(
         &self,
@@ -1322,6 +1341,28 @@ fn nest_points(outer: (i64, i64), inner: &[(i64, i64)]) -> u64 {
 /// Chunks of a parallel loop per thread: enough that a thread that starts late (woken
 /// from sleep, or sharing its core) leaves most of its share to the others.
 const CHUNKS_PER_THREAD: usize = 4;
+
+/// [`par_for`]'s chunks of `range`, each passed to `f` whole: the same threads, chunks
+/// and order. Where the pool runs another loop, `rayon` runs the chunks.
+pub fn par_chunks<R>(range: R, f: impl Fn(R) + Sync + Send)
+where
+    R: ClipRange + Clone + Send + Sync,
+{
+    let threads = rayon::current_num_threads();
+    let (lo, hi) = range.bounds();
+    let n = (hi - lo).max(0) as usize;
+    if threads <= 1 || n <= 1 {
+        f(range);
+        return;
+    }
+    let chunks = n.min(threads * CHUNKS_PER_THREAD);
+    let edge = |c: usize| lo + (c as u128 * n as u128 / chunks as u128) as i64;
+    let chunk = |c: usize| f(range.clone().clip(edge(c), edge(c + 1)));
+    if !pool::run(threads, chunks, &chunk) {
+        use rayon::prelude::*;
+        (0..chunks).into_par_iter().for_each(chunk);
+    }
+}
 
 /// Runs `f` for every index of the outermost parallel loop, spread over as many threads as
 /// the pool the caller runs in has (`rayon::current_num_threads`: the global pool's, or
