@@ -119,6 +119,22 @@ fn clamped_if(
     Ok(())
 }
 
+/// The index of `r`'s `IndexOutOfBounds` fault, which must name `array` of `shape`.
+fn out_of_bounds(r: mint::Result<()>, array: &str, shape: &[usize]) -> Vec<usize> {
+    match r {
+        Err(mint::Error::IndexOutOfBounds {
+            array: a,
+            index,
+            shape: s,
+            ..
+        }) => {
+            assert_eq!((a.as_str(), s.as_slice()), (array, shape), "at {index:?}");
+            index
+        }
+        other => panic!("expected IndexOutOfBounds in `{array}` {shape:?}, got {other:?}"),
+    }
+}
+
 fn on_cpu() {
     // SAFETY: set before any region runs, and every test of this binary sets the same
     unsafe { std::env::set_var("MINT_DEVICE", "cpu") };
@@ -167,19 +183,8 @@ fn one_plane_past_the_array_faults_on_every_axis() {
         let mut u = field(nz, ny, nx);
         let before = u.clone();
         let mut v = Array3::zeros(u.dim());
-        match clamped(&mut u, &mut v, m, 1) {
-            Err(mint::Error::IndexOutOfBounds {
-                array,
-                index,
-                shape,
-                ..
-            }) => {
-                assert_eq!(array, "u", "axis {axis}");
-                assert_eq!(shape, vec![nz, ny, nx], "axis {axis}");
-                assert_eq!(index[axis], [nz, ny, nx][axis], "axis {axis}: {index:?}");
-            }
-            other => panic!("axis {axis}: expected IndexOutOfBounds, got {other:?}"),
-        }
+        let index = out_of_bounds(clamped(&mut u, &mut v, m, 1), "u", &[nz, ny, nx]);
+        assert_eq!(index[axis], [nz, ny, nx][axis], "axis {axis}: {index:?}");
         assert_eq!(u, before, "axis {axis}: the host array is untouched");
     }
 }
@@ -232,18 +237,7 @@ fn a_loop_over_one_index_past_the_array_faults() {
     on_cpu();
     for n in [7, 5000] {
         let mut e = ring(n);
-        match mirror(&mut e, n, n + 2) {
-            Err(mint::Error::IndexOutOfBounds {
-                array,
-                index,
-                shape,
-                ..
-            }) => {
-                assert_eq!(array, "e", "n = {n}");
-                assert_eq!(shape, vec![n + 2, n + 2], "n = {n}");
-                assert!(index.contains(&(n + 2)), "n = {n}: {index:?}");
-            }
-            other => panic!("n = {n}: expected IndexOutOfBounds, got {other:?}"),
-        }
+        let index = out_of_bounds(mirror(&mut e, n, n + 2), "e", &[n + 2, n + 2]);
+        assert!(index.contains(&(n + 2)), "n = {n}: {index:?}");
     }
 }

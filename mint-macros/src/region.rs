@@ -1521,10 +1521,13 @@ fn cpu_rows(
         // rows handed out in chunks (`CpuDev::par_rows`): the row's index through
         // `black_box`, as the 3-D kernels' below
         return match chunked {
-            true => quote!(for #(#outer)* in __mint_rows.clone() {
-                #(let #outer = ::core::hint::black_box(#outer);)*
-                #row
-            }),
+            true => {
+                let v0 = &vars[0];
+                quote!(for #v0 in __mint_rows.clone() {
+                    let #v0 = ::core::hint::black_box(#v0);
+                    #row
+                })
+            }
             false => row,
         };
     }

@@ -1122,27 +1122,18 @@ impl<'r> CpuDev<'r> {
         &self,
         range: R,
         inner: Option<&[(i64, i64)]>,
-        f: impl Fn(<R as IntoParallelIterator>::Item) + Sync + Send,
+        f: impl Fn(<R as IntoIterator>::Item) + Sync + Send,
     ) where
-        R: IntoParallelIterator
-            + ClipRange
-            + Clone
-            + Sync
-            + IntoIterator<Item = <R as IntoParallelIterator>::Item>,
+        R: ClipRange + Clone + Send + Sync + IntoIterator,
     {
-        let range = self.range(range);
-        // one copy of the body for both ways
-        let f: &(dyn Fn(<R as IntoParallelIterator>::Item) + Sync + Send) = &f;
-        if inner.is_some_and(|inner| nest_points(range.bounds(), inner) < SERIAL_POINTS) {
-            range.into_iter().for_each(f);
-        } else {
-            par_for(range, f);
-        }
+        // one copy of the body for every chunk
+        let f: &(dyn Fn(<R as IntoIterator>::Item) + Sync + Send) = &f;
+        self.par_rows(range, inner, |part: R| part.into_iter().for_each(f));
     }
 
     /// As [`CpuDev::par_for`], but `f` runs a contiguous part of `range` (a chunk of
-    /// [`par_for`]'s, or all of it where the nest runs on the calling thread) rather than
-    /// one index: the generated code of a kernel of two parallel loops runs its rows in a
+    /// [`par_chunks`]'s, or all of it where the nest runs on the calling thread) rather
+    /// than one index: the generated code of a kernel of two parallel loops runs its rows in a
     /// loop of its own, so that what each call sets up (the row's views, the choice of
     /// [`run_wide`]'s copy) is set up once per chunk rather than once per row. The same
     /// indices run, each once.
@@ -1342,8 +1333,13 @@ fn nest_points(outer: (i64, i64), inner: &[(i64, i64)]) -> u64 {
 /// from sleep, or sharing its core) leaves most of its share to the others.
 const CHUNKS_PER_THREAD: usize = 4;
 
-/// [`par_for`]'s chunks of `range`, each passed to `f` whole: the same threads, chunks
-/// and order. Where the pool runs another loop, `rayon` runs the chunks.
+/// Runs `f` on contiguous chunks of `range`, the outermost parallel loop, spread over as
+/// many threads as the pool the caller runs in has (`rayon::current_num_threads`: the
+/// global pool's, or that of a `ThreadPool::install`), the caller one of them: the range
+/// is cut into `CHUNKS_PER_THREAD` (4) chunks per thread; each thread runs its own share
+/// of them in order, the same at every launch, then takes what is left of the others'
+/// (`cpu/pool.rs`). Where the pool runs another loop (a loop inside a loop's body, or
+/// loops on several threads at once), `rayon` runs the chunks.
 pub fn par_chunks<R>(range: R, f: impl Fn(R) + Sync + Send)
 where
     R: ClipRange + Clone + Send + Sync,
@@ -1364,40 +1360,13 @@ where
     }
 }
 
-/// Runs `f` for every index of the outermost parallel loop, spread over as many threads as
-/// the pool the caller runs in has (`rayon::current_num_threads`: the global pool's, or
-/// that of a `ThreadPool::install`), the caller one of them: the range is cut into
-/// `CHUNKS_PER_THREAD` (4) contiguous chunks per thread; each thread runs its own share of
-/// them in order, the same at every launch, then takes what is left of the others'
-/// (`cpu/pool.rs`). Where the pool runs another loop (a loop inside a loop's body, or loops on
-/// several threads at once), `rayon` runs this one.
-pub fn par_for<R>(range: R, f: impl Fn(<R as IntoParallelIterator>::Item) + Sync + Send)
+/// Runs `f` for every index of the outermost parallel loop: [`par_chunks`], each chunk's
+/// indices in order.
+pub fn par_for<R>(range: R, f: impl Fn(<R as IntoIterator>::Item) + Sync + Send)
 where
-    R: IntoParallelIterator
-        + ClipRange
-        + Clone
-        + Sync
-        + IntoIterator<Item = <R as IntoParallelIterator>::Item>,
+    R: ClipRange + Clone + Send + Sync + IntoIterator,
 {
-    let threads = rayon::current_num_threads();
-    let (lo, hi) = range.bounds();
-    let n = (hi - lo).max(0) as usize;
-    if threads <= 1 || n <= 1 {
-        range.into_iter().for_each(f);
-        return;
-    }
-    let chunks = n.min(threads * CHUNKS_PER_THREAD);
-    let edge = |c: usize| lo + (c as u128 * n as u128 / chunks as u128) as i64;
-    let chunk = |c: usize| {
-        range
-            .clone()
-            .clip(edge(c), edge(c + 1))
-            .into_iter()
-            .for_each(&f)
-    };
-    if !pool::run(threads, chunks, &chunk) {
-        range.into_par_iter().for_each(f);
-    }
+    par_chunks(range, |part: R| part.into_iter().for_each(&f));
 }
 
 /// Runs `f` for every index of the outermost parallel loop and combines the values it
