@@ -32,3 +32,18 @@ fn a_faulting_kernel_is_an_error_and_the_host_array_is_untouched() {
     );
     assert!(a.iter().all(|&v| v == 7.0), "host data untouched");
 }
+
+/// On one emulated device (`cpu:1`) the kernel runs on a copy: the fault is
+/// `IndexOutOfBounds`, and the host array keeps every value (the plain CPU backend runs
+/// on the host array itself; the guide's errors page says so).
+#[test]
+fn on_one_emulated_device_a_fault_leaves_the_host_array_untouched() {
+    let n = 1000;
+    let mut a = Array1::from_elem(n, 7.0);
+    let e = mint::with_device(mint::Device::Cpus(1), || wild_write(&mut a, 10)).unwrap_err();
+    assert!(
+        matches!(&e, mint::Error::IndexOutOfBounds { array, .. } if array == "a"),
+        "{e}"
+    );
+    assert!(a.iter().all(|&v| v == 7.0), "host data untouched on cpu:1");
+}
