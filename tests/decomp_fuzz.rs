@@ -14,12 +14,13 @@
 //! [`mint::Error::Unsplittable`]. Any other error (an access outside the planes a device
 //! holds, an index out of bounds) is a failure.
 //!
-//! The same cases also run as blocked time loops (issue #45): 4 to 7 steps of the kernel
-//! and the swap under `#[mint::time_loop(block = 3 or 5)]`'s calls into the runtime, on one
-//! CPU and on `cpu:2` and `cpu:3` (a block of steps between two halo exchanges) bitwise
-//! equal to the interpreter's steps, and with a GPU on `cuda`, where blockable kernels
-//! run fused, and `cuda:0,0`, bitwise equal to the GPU's steps one by one. Each test
-//! fails if no case ran in blocks.
+//! The same cases also run as blocked time loops (issue #45): 4 to 7 steps of a step and
+//! the swap under `#[mint::time_loop(block = k)]`'s calls into the runtime. A step is the
+//! kernel (`k` 3 or 5), or a chain of 2 or 3 copies of it, each reading the array the one
+//! before wrote (`k` 2 to 5). On one CPU and on `cpu:2` and `cpu:3` (a block of steps
+//! between two halo exchanges) they are bitwise equal to the interpreter's steps, and with
+//! a GPU on `cuda`, where blockable kernels run fused, and `cuda:0,0`, bitwise equal to the
+//! GPU's steps one by one. Each test fails if no case ran in blocks.
 //!
 //! `MINT_DECOMP_FUZZ_CASES` sets the number of cases (default 1000), `MINT_DECOMP_FUZZ_SEED`
 //! the first seed (default 1).
@@ -51,50 +52,95 @@ fn cases() -> (u64, u64) {
 use common::interp_store::{DevStore, El};
 use common::leak;
 
-/// The interpreter's reference: `steps` times the kernel, each followed by the swap of
-/// `a0` and `out`.
-fn reference(k: &Kernel, c: &Case, steps: usize) -> Result<Vec<Array>, String> {
-    let mut arrays = c.arrays.clone();
-    let last = arrays.len() - 1;
-    for _ in 0..steps {
-        interp::run(
-            k,
-            interp::Launch {
-                arrays: &mut arrays,
-                scalars: &c.scalars,
-                bounds: &c.bounds,
-                reduction: None,
-            },
-        )?;
+/// The interpreter's reference: `steps` times the step, each followed by the swap of
+/// `a0` and `out`. A step of `kernels` kernels is the case's kernel as a chain: the
+/// first reads `a0` and writes the first intermediate array, the next reads that, and the
+/// last writes `out` ([`chain_slots`]).
+fn reference(chain: &[Kernel], c: &Case, run: Run) -> Result<Vec<Array>, String> {
+    let mut arrays = region_arrays(c, run.kernels);
+    let last = c.arrays.len() - 1;
+    for _ in 0..run.steps {
+        for (i, k) in chain.iter().enumerate() {
+            let slots = chain_slots(c.arrays.len(), run.kernels, i);
+            let mut mine: Vec<Array> = slots.iter().map(|&s| arrays[s].clone()).collect();
+            interp::run(
+                k,
+                interp::Launch {
+                    arrays: &mut mine,
+                    scalars: &c.scalars,
+                    bounds: &c.bounds,
+                    reduction: None,
+                },
+            )?;
+            for (a, &s) in mine.into_iter().zip(&slots) {
+                arrays[s] = a;
+            }
+        }
         arrays.swap(0, last);
     }
     Ok(arrays)
 }
 
-/// How a case runs: `steps` times the kernel, each followed by the swap, and, with
-/// `depth`, as `#[mint::time_loop(block = depth)]` runs such a body (the runtime fuses
-/// `depth` steps into one launch where it can).
+/// The region's arrays of case `c` run as a chain of `kernels`: the case's arrays, then
+/// `kernels - 1` intermediate arrays holding `out`'s initial values.
+fn region_arrays(c: &Case, kernels: usize) -> Vec<Array> {
+    let mut v = c.arrays.clone();
+    let out = v.last().expect("an output").clone();
+    v.extend((1..kernels).map(|_| out.clone()));
+    v
+}
+
+/// The region slots of kernel `i` of a chain of `kernels` over a case of `n` arrays (the
+/// kernel's arrays `a0`, the others it reads, `out`): `a0` is slot 0 for the first
+/// kernel and intermediate `i - 1` after it; `out` is slot `n - 1` for the last and
+/// intermediate `i` before it; the other arrays are shared.
+fn chain_slots(n: usize, kernels: usize, i: usize) -> Vec<usize> {
+    let mut s: Vec<usize> = (0..n).collect();
+    if i > 0 {
+        s[0] = n + i - 1;
+    }
+    if i + 1 < kernels {
+        s[n - 1] = n + i;
+    }
+    s
+}
+
+/// How a case runs: `steps` times the step (`kernels` kernels), each followed by the
+/// swap, and, with `depth`, as `#[mint::time_loop(block = depth)]` runs such a body (the
+/// runtime fuses `depth` steps of one kernel into one launch where it can, and runs
+/// `depth` steps of several between two halo exchanges on several devices).
 #[derive(Clone, Copy, Debug)]
 struct Run {
     steps: usize,
     depth: Option<usize>,
+    /// Kernels per step ([`chain_slots`]).
+    kernels: usize,
 }
 
 impl Run {
     const TWO_STEPS: Run = Run {
         steps: 2,
         depth: None,
+        kernels: 1,
     };
 }
 
-/// The region of case `c` (its kernel `k`, type-checked) on the current device.
-fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case, run: Run) -> mint::Result<Vec<Array>> {
+/// The region of case `c` (its kernels, type-checked, one per place in the step) on the
+/// current device.
+fn run_typed<T: El, const N: usize>(
+    chain: &[Kernel],
+    c: &Case,
+    run: Run,
+) -> mint::Result<Vec<Array>> {
+    let k = &chain[0];
     let n = k.arrays.len();
-    let infos: Vec<ArrayInfo> = k
-        .arrays
-        .iter()
-        .map(|a| ArrayInfo {
-            name: leak(a.name.clone().into_boxed_str()),
+    let arrays = region_arrays(c, run.kernels);
+    let infos: Vec<ArrayInfo> = (0..arrays.len())
+        .map(|s| ArrayInfo {
+            name: leak(match k.arrays.get(s) {
+                Some(a) => a.name.clone().into_boxed_str(),
+                None => format!("mid{}", s - n).into_boxed_str(),
+            }),
             align_x: 0,
         })
         .collect();
@@ -106,15 +152,27 @@ fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case, run: Run) -> mint::Res
         swaps: leak(vec![(0, n - 1)].into_boxed_slice()),
         stream: None,
     }));
-    let slots: &'static [usize] = leak((0..n).collect::<Vec<_>>().into_boxed_slice());
-    let site: &'static KernelSite = leak(Box::new(
-        common::site_of(k, "decomp_fuzz", "tests/decomp_fuzz.rs", c.seed as u32)
+    let group = run.kernels > 1 && run.depth.is_some();
+    let sites: Vec<(&'static KernelSite, &'static [usize], &Kernel)> = (0..run.kernels)
+        .map(|i| {
+            let slots: &'static [usize] = leak(chain_slots(n, run.kernels, i).into_boxed_slice());
+            let mut site = common::site_of(
+                &chain[i],
+                "decomp_fuzz",
+                "tests/decomp_fuzz.rs",
+                c.seed as u32,
+            )
             .in_region(info, slots)
-            .in_time_loop(run.depth.unwrap_or(1) as u32),
-    ));
-    mint::__rt::register_site(site);
-    let mut hosts: Vec<ArrayD<T>> = c
-        .arrays
+            .in_time_loop(run.depth.unwrap_or(1) as u32);
+            if group {
+                site = site.in_time_group(1, i as u32);
+            }
+            let site: &'static KernelSite = leak(Box::new(site));
+            mint::__rt::register_site(site);
+            (site, slots, &chain[i])
+        })
+        .collect();
+    let mut hosts: Vec<ArrayD<T>> = arrays
         .iter()
         .map(|a| {
             ArrayD::from_shape_vec(
@@ -136,49 +194,56 @@ fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case, run: Run) -> mint::Res
     let elem = k.arrays[0].elem;
     let mut left = run.steps;
     while left > 0 {
-        if let Some(d) = run.depth {
-            region.time_step_begin(d, left, (0, n - 1));
+        match run.depth {
+            Some(d) if group => region.time_group_begin(d, left, 1),
+            Some(d) => region.time_step_begin(d, left, (0, n - 1)),
+            None => {}
         }
-        if region.is_cpu() {
-            let (hosts, c) = (&mut hosts, &c);
-            region.cpu_run(site, slots, |dev: &CpuDev| {
-                let mut views = Vec::with_capacity(n);
-                let mut rest: &mut [ArrayD<T>] = hosts;
-                for i in 0..n {
-                    let (h, tail) = std::mem::take(&mut rest).split_at_mut(1);
-                    rest = tail;
-                    views.push(dev.view_mut::<N, _>(i, &mut h[0]));
-                }
-                let mut store = DevStore { dev, views, elem };
-                let (lo, hi) = c.bounds[0];
-                let outer = dev.range(lo..hi);
-                let mut bounds = c.bounds.clone();
-                bounds[0] = (outer.start, outer.end);
-                interp::run_on(k, &mut store, &c.scalars, &bounds, None)
-                    .expect("the interpreter runs the kernel");
-            })?;
-        } else {
-            region.launch(
-                site,
-                &LaunchArgs {
-                    arrays: slots,
-                    scalars: &scalars,
-                    bounds: &c.bounds,
-                    clauses: &[],
-                },
-                false,
-            )?;
+        for &(site, slots, k) in &sites {
+            if region.is_cpu() {
+                let (hosts, c) = (&mut hosts, &c);
+                region.cpu_run(site, slots, |dev: &CpuDev| {
+                    let mut mine: Vec<Option<&mut ArrayD<T>>> =
+                        hosts.iter_mut().map(Some).collect();
+                    let views = slots
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &s)| {
+                            dev.view_mut::<N, _>(i, mine[s].take().expect("distinct slots"))
+                        })
+                        .collect();
+                    let mut store = DevStore { dev, views, elem };
+                    let (lo, hi) = c.bounds[0];
+                    let outer = dev.range(lo..hi);
+                    let mut bounds = c.bounds.clone();
+                    bounds[0] = (outer.start, outer.end);
+                    interp::run_on(k, &mut store, &c.scalars, &bounds, None)
+                        .expect("the interpreter runs the kernel");
+                })?;
+            } else {
+                region.launch(
+                    site,
+                    &LaunchArgs {
+                        arrays: slots,
+                        scalars: &scalars,
+                        bounds: &c.bounds,
+                        clauses: &[],
+                    },
+                    false,
+                )?;
+            }
         }
         // `std::mem::swap(a0, out)`: the host arrays and the region's slots, as the macro
         // swaps them
         region.swap(0, n - 1);
         hosts.swap(0, n - 1);
         left -= match run.depth {
+            Some(_) if group => region.time_group_end(),
             Some(_) => region.time_step_end(),
             None => 1,
         };
     }
-    let mut out = c.arrays.clone();
+    let mut out = arrays;
     for (i, h) in hosts.iter_mut().enumerate() {
         region.copy_from_device(i, h, None)?;
         out[i].data = h.iter().map(|&v| v.to_value()).collect();
@@ -187,15 +252,58 @@ fn run_typed<T: El, const N: usize>(k: &Kernel, c: &Case, run: Run) -> mint::Res
     Ok(out)
 }
 
-fn run_case(k: &Kernel, c: &Case, dev: Device, run: Run) -> mint::Result<Vec<Array>> {
-    mint::with_device(dev, || match (k.arrays[0].elem, c.shape.len()) {
-        (ScalarTy::F64, 2) => run_typed::<f64, 2>(k, c, run),
-        (ScalarTy::F64, _) => run_typed::<f64, 3>(k, c, run),
-        (ScalarTy::F32, 2) => run_typed::<f32, 2>(k, c, run),
-        (ScalarTy::F32, _) => run_typed::<f32, 3>(k, c, run),
-        (_, 2) => run_typed::<i32, 2>(k, c, run),
-        (_, _) => run_typed::<i32, 3>(k, c, run),
+fn run_case(chain: &[Kernel], c: &Case, dev: Device, run: Run) -> mint::Result<Vec<Array>> {
+    mint::with_device(dev, || match (chain[0].arrays[0].elem, c.shape.len()) {
+        (ScalarTy::F64, 2) => run_typed::<f64, 2>(chain, c, run),
+        (ScalarTy::F64, _) => run_typed::<f64, 3>(chain, c, run),
+        (ScalarTy::F32, 2) => run_typed::<f32, 2>(chain, c, run),
+        (ScalarTy::F32, _) => run_typed::<f32, 3>(chain, c, run),
+        (_, 2) => run_typed::<i32, 2>(chain, c, run),
+        (_, _) => run_typed::<i32, 3>(chain, c, run),
     })
+}
+
+/// The kernels of a step of `kernels` (each type-checked): the case's kernel, and for a
+/// chain first its copy reading `a0` only on the point's own plane ([`on_own_plane`]),
+/// so that a launch widened for the later kernels' reaches reads its input at reach 0.
+fn chain_of(k: &Kernel, kernels: usize) -> Result<Vec<Kernel>, String> {
+    let mut v = vec![k.clone(); kernels];
+    if kernels > 1 {
+        let mut first = on_own_plane(k);
+        mint_translator::check(&mut first).map_err(|d| format!("{d:?}"))?;
+        v[0] = first;
+    }
+    Ok(v)
+}
+
+/// `k` with every read of `a0` on the plane the point writes (the slowest subscript of its
+/// write of `out`).
+fn on_own_plane(k: &Kernel) -> Kernel {
+    use mint_translator::ir::{ExprKind, Place, StmtKind};
+    let mut plane = None;
+    k.body.walk_stmts(&mut |s| {
+        if let StmtKind::Assign {
+            place: Place::Elem { array, index },
+            ..
+        } = &s.kind
+            && array == "out"
+            && plane.is_none()
+        {
+            plane = index.first().cloned();
+        }
+    });
+    let mut v = k.clone();
+    if let Some(plane) = plane {
+        v.body.walk_exprs_mut(&mut |e| {
+            if let ExprKind::Elem { array, index } = &mut e.kind
+                && array == "a0"
+                && let Some(i) = index.first_mut()
+            {
+                *i = plane.clone();
+            }
+        });
+    }
+    v
 }
 
 fn bits(arrays: &[Array]) -> Vec<Vec<u64>> {
@@ -235,10 +343,23 @@ fn check(seed: u64, single: Device, splits: &[Device], run: Run) -> (Option<Stri
             false,
         );
     }
+    let chain = match chain_of(&k, run.kernels) {
+        Ok(c) => c,
+        Err(d) => {
+            return (
+                Some(format!(
+                    "seed {seed}: type check of the chain: {d}\n{}",
+                    text()
+                )),
+                false,
+                false,
+            );
+        }
+    };
     let plain = Run { depth: None, ..run };
     let want = match single {
-        Device::Cpu => reference(&k, &c, run.steps).map_err(|e| e.to_string()),
-        d => run_case(&k, &c, d, plain).map_err(|e| e.to_string()),
+        Device::Cpu => reference(&chain, &c, run).map_err(|e| e.to_string()),
+        d => run_case(&chain, &c, d, plain).map_err(|e| e.to_string()),
     };
     let want = match want {
         Ok(w) => bits(&w),
@@ -259,11 +380,20 @@ fn check(seed: u64, single: Device, splits: &[Device], run: Run) -> (Option<Stri
         )
     };
     for &d in splits {
+        // the halo exchanges of the loop step by step on the same devices
+        let plain_exchanges = if run.kernels > 1 && run.depth.is_some() {
+            let before = counts().1;
+            let _ = run_case(&chain, &c, d, plain);
+            counts().1 - before
+        } else {
+            run.steps as u64
+        };
         let before = counts();
-        let got = run_case(&k, &c, d, run);
+        let got = run_case(&chain, &c, d, run);
         let (launches, exchanges) = (counts().0 - before.0, counts().1 - before.1);
-        let steps = run.steps as u64;
-        blocked |= (0 < launches && launches < steps) || (0 < exchanges && exchanges < steps);
+        let steps = (run.steps * run.kernels) as u64;
+        blocked |=
+            (0 < launches && launches < steps) || (0 < exchanges && exchanges < plain_exchanges);
         match got {
             Ok(got) if bits(&got) == want => {}
             Ok(_) => {
@@ -321,11 +451,17 @@ fn fuzz(
     blocked
 }
 
-/// A time loop of 4 to 7 steps at depth 3 or 5, by seed.
+/// A time loop of 4 to 7 steps of 1 to 3 kernels, by seed: one kernel at depth 3 or 5;
+/// several at depth 2 to 5.
 fn time_loop(seed: u64) -> Run {
+    let kernels = 1 + (seed / 8 % 3) as usize;
     Run {
         steps: 4 + (seed % 4) as usize,
-        depth: Some([3, 5][(seed / 4 % 2) as usize]),
+        depth: Some(match kernels {
+            1 => [3, 5][(seed / 4 % 2) as usize],
+            _ => 2 + (seed / 4 % 2 + seed / 24 % 2 * 2) as usize,
+        }),
+        kernels,
     }
 }
 

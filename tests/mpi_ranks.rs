@@ -135,6 +135,11 @@ const CASES: &[Case] = &[
         reference: Reference::OneDevice,
     },
     Case {
+        name: "leapfrog_time_loop",
+        run: leapfrog_case,
+        reference: Reference::OneDevice,
+    },
+    Case {
         name: "reductions",
         run: reductions,
         reference: Reference::SameDevices,
@@ -315,6 +320,42 @@ fn default_case() -> Vec<u64> {
         assert_eq!(d.ghost, 1, "default_heat: ghost planes of an untuned loop");
     }
     out
+}
+
+/// A leapfrog of two kernels per step (velocity from pressure one plane above, pressure
+/// from velocity one plane below) blocked 4 deep: the ranks' slabs carry 4 × (1 + 1)
+/// ghost planes and exchange each array once per 4 steps.
+#[mint::parallel]
+fn leapfrog(v: &mut Array3<f64>, p: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
+    let (nz, ny, nx) = v.dim();
+    mint::copy!(v, to_device);
+    mint::copy!(p, to_device);
+    #[mint::time_loop(block = 4)]
+    for _ in 0..steps {
+        #[mint::r#for(nest(all))]
+        for z in 0..nz - 1 {
+            for y in 0..ny {
+                for x in 0..nx {
+                    v[[z, y, x]] = v[[z, y, x]] + 0.3 * (p[[z + 1, y, x]] - p[[z, y, x]]);
+                }
+            }
+        }
+        #[mint::r#for(nest(all))]
+        for z in 1..nz {
+            for y in 0..ny {
+                for x in 0..nx {
+                    p[[z, y, x]] = p[[z, y, x]] + 0.3 * (v[[z, y, x]] - v[[z - 1, y, x]]);
+                }
+            }
+        }
+    }
+    mint::copy!(v, from_device);
+    mint::copy!(p, from_device);
+    Ok(())
+}
+
+fn leapfrog_case() -> Vec<u64> {
+    heat_loop_case(leapfrog, 29, 10)
 }
 
 /// The Aliev-Panfilov model on 63 × 63 points until t = 5: its iterations, E and R.

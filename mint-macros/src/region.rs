@@ -77,6 +77,11 @@ pub struct RegionGen {
     /// `.in_time_loop(k)`, `.in_time_loop(AUTO_DEEPEST)` for `block = auto`,
     /// `.in_default_time_loop(AUTO_DEEPEST)` without `block`, nothing outside a loop.
     time_block: TokenStream,
+    /// In a time loop of several kernels per step: its number in the region (1 first) and
+    /// the place of the next kernel in the step, which each kernel's site is given
+    /// (`.in_time_group(g, i)`); the loops of several kernels numbered so far.
+    time_group: Option<(u32, std::cell::Cell<u32>)>,
+    time_groups: u32,
 }
 
 /// The type parameters of `g` bounded by `Real` (`T: mint::Real`, `T: Real`, or in a
@@ -270,8 +275,10 @@ impl RegionGen {
     /// steps where the runtime can fuse them and one otherwise (`crate::timeloop`); with
     /// `block = auto`, a `static AutoDepth` per loop and the runtime's `_auto` calls,
     /// which choose `k` by timing; with no `block`, the same, timed only where the
-    /// kernel is tuned (`AutoDepth::under_tune`).
+    /// kernel is tuned (`AutoDepth::under_tune`). A body of several kernels goes to
+    /// [`Self::time_loop_steps`].
     fn time_loop(&mut self, f: ExprForLoop, attr: &syn::Attribute) -> Option<Stmt> {
+        use crate::timeloop::Depth;
         let k = match crate::timeloop::depth(attr) {
             Ok(k) => k,
             Err(e) => {
@@ -280,16 +287,22 @@ impl RegionGen {
             }
         };
         let swap = match crate::timeloop::check(&f) {
-            Ok(s) => s.clone(),
+            Ok(s) if s.kernels > 1 => return self.time_loop_steps(&f, k),
+            Ok(s) => s.swaps[0].clone(),
             Err(es) => {
                 self.errors.extend(es);
                 return None;
             }
         };
+        if let Depth::Fixed(k, sp) = k
+            && let Err(e) = crate::timeloop::check_odd(k, sp)
+        {
+            self.errors.push(e);
+            return None;
+        }
         let (a, b) = self.swap_of(&swap)?;
-        use crate::timeloop::Depth;
         self.time_block = match k {
-            Depth::Fixed(k) => quote!(.in_time_loop(#k)),
+            Depth::Fixed(k, _) => quote!(.in_time_loop(#k)),
             Depth::Auto => quote!(.in_time_loop(__mint_crate::__rt::AUTO_DEEPEST)),
             Depth::Default => quote!(.in_default_time_loop(__mint_crate::__rt::AUTO_DEEPEST)),
         };
@@ -297,7 +310,7 @@ impl RegionGen {
         self.time_block = quote!();
         let range = &f.expr;
         let (begin, end, tuner) = match k {
-            Depth::Fixed(k) => {
+            Depth::Fixed(k, _) => {
                 let k = k as usize;
                 (
                     quote!(__mint_region.time_step_begin(#k, __mint_tl_left, (#a, #b))),
@@ -308,25 +321,39 @@ impl RegionGen {
             Depth::Auto | Depth::Default => (
                 self.try_(quote!(__mint_region.time_step_begin_auto(&__MINT_TL_AUTO, __mint_tl_left, (#a, #b)))),
                 self.try_(quote!(__mint_region.time_step_end_auto(&__MINT_TL_AUTO))),
-                if k == Depth::Auto {
+                if matches!(k, Depth::Auto) {
                     quote!(static __MINT_TL_AUTO: __mint_crate::__rt::AutoDepth = __mint_crate::__rt::AutoDepth::new();)
                 } else {
                     quote!(static __MINT_TL_AUTO: __mint_crate::__rt::AutoDepth = __mint_crate::__rt::AutoDepth::under_tune();)
                 },
             ),
         };
-        Some(parse_quote! {
-            {
-                #tuner
-                let __mint_tl_range = #range;
-                let mut __mint_tl_left: usize = ::core::iter::ExactSizeIterator::len(&__mint_tl_range);
-                while __mint_tl_left > 0 {
-                    #begin;
-                    #(#body)*
-                    __mint_tl_left -= #end;
-                }
-            }
-        })
+        Some(time_while(range, &begin, &body, &end, &tuner))
+    }
+
+    /// A `#[mint::time_loop]` whose step is several kernels: one step per iteration; on
+    /// several devices `block = k` runs `k` steps between two halo exchanges (the sites
+    /// carry `.in_time_loop(k).in_time_group(g, i)` for the slabs' ghost width). `auto` and
+    /// no `block` run step by step: no depth is timed for such a loop.
+    fn time_loop_steps(&mut self, f: &ExprForLoop, k: crate::timeloop::Depth) -> Option<Stmt> {
+        let k = match k {
+            crate::timeloop::Depth::Fixed(k, _) => k,
+            _ => 1,
+        };
+        self.time_groups += 1;
+        let g = self.time_groups;
+        self.time_block = quote!(.in_time_loop(#k));
+        self.time_group = Some((g, std::cell::Cell::new(0)));
+        let body = self.stmts(f.body.stmts.clone());
+        (self.time_block, self.time_group) = (quote!(), None);
+        let k = k as usize;
+        Some(time_while(
+            &f.expr,
+            &quote!(__mint_region.time_group_begin(#k, __mint_tl_left, #g)),
+            &body,
+            &quote!(__mint_region.time_group_end()),
+            &quote!(),
+        ))
     }
 
     /// `copy!` and `barrier!`.
@@ -1168,6 +1195,11 @@ impl RegionGen {
             .collect();
         let name = &k.name;
         let time_block = &self.time_block;
+        let time_group = self.time_group.as_ref().map(|(g, next)| {
+            let i = next.get();
+            next.set(i + 1);
+            quote!(.in_time_group(#g, #i))
+        });
         let line = spans.first().map(|s| location(*s).1).unwrap_or(0);
         let calls = self.calls.iter().map(|(n, p)| {
             let dev = quote_spanned!(p.span()=> #p::__MINT_DEVICE_FN);
@@ -1177,7 +1209,8 @@ impl RegionGen {
             static __MINT_KERNEL: __mint_crate::__rt::KernelSite =
                 __mint_crate::__rt::KernelSite::new(#name, ::core::module_path!(), ::core::file!(), #line, #json, &[#(#calls),*])
                     .in_region(&__MINT_REGION, &[#(#slots),*])
-                    #time_block;
+                    #time_block
+                    #time_group;
             __mint_crate::__rt::inventory::submit! { __mint_crate::__rt::SiteRef(&__MINT_KERNEL) }
         }
     }
@@ -1827,6 +1860,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         swaps: Vec::new(),
         undefined: HashSet::new(),
         time_block: quote!(),
+        time_group: None,
+        time_groups: 0,
     };
     let stream = stream.map(|(slabs, outputs, errs)| {
         g.errors.extend(errs);
@@ -1961,6 +1996,29 @@ fn unparsable(item: TokenStream, e: syn::Error) -> TokenStream {
             .to_compile_error();
             out.extend(item);
             out
+        }
+    }
+}
+
+/// The loop a `#[mint::time_loop]` becomes: the body once per iteration, which runs the
+/// steps `end` returns, between `begin` and `end`.
+fn time_while(
+    range: &Expr,
+    begin: &TokenStream,
+    body: &[Stmt],
+    end: &TokenStream,
+    tuner: &TokenStream,
+) -> Stmt {
+    parse_quote! {
+        {
+            #tuner
+            let __mint_tl_range = #range;
+            let mut __mint_tl_left: usize = ::core::iter::ExactSizeIterator::len(&__mint_tl_range);
+            while __mint_tl_left > 0 {
+                #begin;
+                #(#body)*
+                __mint_tl_left -= #end;
+            }
         }
     }
 }

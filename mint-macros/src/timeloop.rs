@@ -2,10 +2,11 @@
 //! depth and the checks of the loop's shape, each misuse a compile error on its span.
 //!
 //! A blocked loop runs over a range and holds one kernel (`#[mint::r#for]`, no
-//! reduction) and the `std::mem::swap` of its two arrays, nothing else: host code, a
-//! `copy!` or a second kernel between steps would see only every k-th step. The runtime
-//! fuses the steps where the kernel allows it and says why not otherwise
-//! (`mint_runtime`'s `timeloop`).
+//! reduction) and the `std::mem::swap` of its two arrays, or several kernels followed by
+//! any swaps; nothing else: host code or a `copy!` between steps would see only every
+//! k-th step. The runtime fuses one kernel's steps where the kernel allows it, runs the
+//! steps of several kernels between two halo exchanges on several devices, and says why
+//! not otherwise (`mint_runtime`'s `timeloop`).
 
 use crate::directives::{Directive, directive, is_mem_swap};
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -16,10 +17,10 @@ use syn::{Expr, ExprForLoop, Stmt};
 const USAGE: &str = "`#[mint::time_loop(block = k)]` takes the number of steps fused per launch, an odd number (`block = 3`), or `block = auto`; `#[mint::time_loop]` alone is `block = auto` for a tuned kernel (`tune`) and step by step otherwise";
 
 /// The depth a `#[mint::time_loop]` asks for.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Depth {
-    /// `block = k`.
-    Fixed(u32),
+    /// `block = k`, and the span of `k`.
+    Fixed(u32, Span),
     /// `block = auto`: the runtime times the depths and keeps the fastest.
     Auto,
     /// No `block` given: `Auto` where the loop's kernel is tuned (`tune`, or
@@ -66,9 +67,17 @@ pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Depth> {
             "the depth is the number of steps per launch: 1 to 15",
         ));
     }
+    Ok(Depth::Fixed(k, i.span()))
+}
+
+/// A loop of one kernel and a swap fuses its steps: its depth must be odd.
+///
+/// # Errors
+/// An even depth, on its span.
+pub(crate) fn check_odd(k: u32, span: Span) -> syn::Result<()> {
     if k.is_multiple_of(2) {
         return Err(syn::Error::new(
-            i.span(),
+            span,
             format!(
                 "block = {k}: the depth must be odd (use {} or {}): a fused launch reads one array of the swap and writes the other, and only an odd number of steps leaves each array's boundary values where the step-by-step loop leaves them",
                 k - 1,
@@ -76,15 +85,23 @@ pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Depth> {
             ),
         ));
     }
-    Ok(Depth::Fixed(k))
+    Ok(())
 }
 
-/// Checks the loop's shape: a range, an index the body does not use, and a body of one
-/// `#[mint::r#for]` kernel followed by the swap of two arrays. Returns the swap's call.
+/// The body of a blocked loop: its kernels, in order, and the swaps after them.
+pub(crate) struct Shape<'a> {
+    pub kernels: usize,
+    pub swaps: Vec<&'a Expr>,
+}
+
+/// Checks the loop's shape: a range, an index the body does not use, and a body of
+/// `#[mint::r#for]` kernels followed by swaps of arrays: one kernel and one swap (whose
+/// steps a GPU fuses), or several kernels and any number of swaps (whose steps run between
+/// two halo exchanges on several devices).
 ///
 /// # Errors
 /// One error per misuse, on its span.
-pub(crate) fn check(f: &ExprForLoop) -> Result<&Expr, Vec<syn::Error>> {
+pub(crate) fn check(f: &ExprForLoop) -> Result<Shape<'_>, Vec<syn::Error>> {
     let mut errs = Vec::new();
     let mut r = &*f.expr;
     while let Expr::Paren(p) = r {
@@ -104,37 +121,42 @@ pub(crate) fn check(f: &ExprForLoop) -> Result<&Expr, Vec<syn::Error>> {
             format!("the body uses the step index `{}`, but a blocked loop runs several steps per launch: write `for _ in ..`, or drop `time_loop`", pi.ident),
         ));
     }
-    let stmts = &f.body.stmts;
-    let mut kernels = 0;
-    let mut swap = None;
-    for s in stmts {
+    let mut shape = Shape {
+        kernels: 0,
+        swaps: Vec::new(),
+    };
+    for s in &f.body.stmts {
         match s {
             Stmt::Expr(Expr::ForLoop(l), _)
                 if l.attrs.iter().any(|a| directive(a) == Some(Directive::For)) =>
             {
-                kernels += 1;
+                shape.kernels += 1;
                 if let Some(sp) = l.attrs.iter().find_map(reduction_clause) {
                     errs.push(syn::Error::new(sp, "a reduction combines the values of every step, so a loop with one cannot run several steps per launch; drop `time_loop`, or reduce after the loop"));
                 }
-                if kernels > 1 || swap.is_some() {
-                    errs.push(syn::Error::new(l.for_token.span, "a blocked time loop holds one kernel, before the swap; fuse the kernels into one, or drop `time_loop`"));
+                if !shape.swaps.is_empty() {
+                    errs.push(syn::Error::new(l.for_token.span, "a blocked time loop's kernels come before its swaps; move the swap after the last kernel, or drop `time_loop`"));
                 }
             }
-            Stmt::Expr(e @ Expr::Call(c), _) if is_swap(c) && swap.is_none() => swap = Some(e),
+            Stmt::Expr(e @ Expr::Call(c), _) if is_swap(c) => shape.swaps.push(e),
             other => errs.push(syn::Error::new(
                 span_of(other),
-                "only the kernel and the swap of its arrays can run between fused steps: host code, `copy!` or another kernel here would see only every k-th step; move it out of the loop or drop `time_loop`",
+                "only the kernels and the swaps of their arrays can run between blocked steps: host code or `copy!` here would see only every k-th step; move it out of the loop or drop `time_loop`",
             )),
         }
     }
-    let Some(swap) = swap.filter(|_| kernels == 1) else {
+    let one = shape.kernels == 1 && shape.swaps.len() == 1;
+    if shape.kernels == 0 || (shape.kernels == 1 && !one) {
         errs.push(syn::Error::new(
             f.for_token.span,
-            "a blocked time loop's body is one `#[mint::r#for]` kernel and `std::mem::swap(a, b)` of the array it reads and the one it writes",
+            "a blocked time loop's body is one `#[mint::r#for]` kernel and `std::mem::swap(a, b)` of the array it reads and the one it writes, or several kernels followed by any swaps",
         ));
-        return Err(errs);
-    };
-    if errs.is_empty() { Ok(swap) } else { Err(errs) }
+    }
+    if errs.is_empty() {
+        Ok(shape)
+    } else {
+        Err(errs)
+    }
 }
 
 /// The span of the `reduction(..)` clause of a `#[mint::r#for]` attribute, if it has one

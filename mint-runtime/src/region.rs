@@ -102,6 +102,8 @@ pub struct Region {
     cpu_on_device: Vec<bool>,
     /// The blocked time loop the region is in (`#[mint::time_loop]`).
     time: TimeLoop,
+    /// Its time loops of several kernels per step ([`crate::timeloop::steps`]).
+    steps: crate::timeloop::steps::Steps,
     /// The launch of a `block = auto` loop in flight, and the kernel site its loop
     /// launches (for the report).
     auto_launch: Option<AutoLaunch>,
@@ -196,6 +198,7 @@ impl Region {
             slots: (0..info.arrays.len()).map(|_| None).collect(),
             cpu_on_device: vec![false; info.arrays.len()],
             time: TimeLoop::default(),
+            steps: Default::default(),
             auto_launch: None,
             time_site: None,
             outstanding: false,
@@ -673,6 +676,21 @@ impl Region {
     /// depth of a fused launch).
     pub fn time_step_end(&mut self) -> usize {
         self.time.end()
+    }
+
+    /// `#[mint::time_loop(block = depth)]` on a loop whose step is several kernels (the
+    /// region's time loop `group`, 1 first), before a step with `left` steps to go: on
+    /// several devices, `depth` steps run between two halo exchanges where the loop
+    /// allows it ([`crate::split`]'s `steps`); on one device, step by step. The generated
+    /// code calls it (issue #45).
+    pub fn time_group_begin(&mut self, depth: usize, left: usize, group: u32) {
+        self.steps
+            .begin(self.info, self.split.as_mut(), (depth, left, group));
+    }
+
+    /// After a step of a loop of several kernels per step: the steps it ran (1).
+    pub fn time_group_end(&mut self) -> usize {
+        self.steps.end(self.split.as_mut())
     }
 
     /// `#[mint::time_loop(block = auto)]`, before an iteration of the loop's body: as

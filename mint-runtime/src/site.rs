@@ -61,6 +61,12 @@ pub struct KernelSite {
     /// The loop was written without `block`: it runs `time_block` deep only where the
     /// kernel is tuned, one step per launch otherwise (`split::ghost_depth`).
     pub time_block_if_tuned: bool,
+    /// The time loop of several kernels per step the kernel is in (0: none), numbered
+    /// within its region, and the kernel's place in the step (0 first): a decomposition
+    /// gives the slabs `k ×` the step's summed reaches, and runs `k` steps between two
+    /// halo exchanges ([`crate::split`]'s `steps`).
+    pub time_group: u32,
+    pub time_order: u32,
 }
 
 /// The reach of every reference of a kernel as the CPU backend's [`crate::cpu::Guard`]
@@ -223,6 +229,8 @@ impl KernelSite {
             ],
             time_block: 1,
             time_block_if_tuned: false,
+            time_group: 0,
+            time_order: 0,
         }
     }
 
@@ -230,6 +238,15 @@ impl KernelSite {
     /// `KernelSite::new(..).in_region(..).in_time_loop(k)`).
     pub const fn in_time_loop(mut self, depth: u32) -> KernelSite {
         self.time_block = depth;
+        self
+    }
+
+    /// The same site, the kernel number `order` (0 first) of each step of the region's
+    /// time loop `group` (1 first) of several kernels per step (the macros write
+    /// `.in_time_loop(k).in_time_group(g, i)`).
+    pub const fn in_time_group(mut self, group: u32, order: u32) -> KernelSite {
+        self.time_group = group;
+        self.time_order = order;
         self
     }
 

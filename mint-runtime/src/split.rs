@@ -26,13 +26,14 @@ use crate::parts::{Parts, bytes, bytes_mut, on_device};
 use crate::site::{KernelSite, LaunchArgs, RegionInfo};
 use crate::transport::{self, Devices, Exchange, Strategy};
 use cudarc::driver::sys;
-use mint_translator::analyzer::slabs::Slow;
+use mint_translator::analyzer::slabs::{SlabRef, Slow};
 use mint_translator::ir::{RedOp, ScalarTy};
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 mod deep;
+pub(crate) mod steps;
 
 /// Planes a GPU slab's allocation extends beyond its ghost planes on each side. The
 /// on-chip optimizer's sliding windows prefetch the next step's plane one step ahead
@@ -69,6 +70,9 @@ pub(crate) struct SplitArray {
     /// A kernel of the region has read the array beyond its planes: a kernel writing it
     /// exchanges its halos at once, overlapped with its interior ([`crate::overlap`]).
     pub read_off_slab: bool,
+    /// The block of steps of a time loop of several kernels per step that last wrote it
+    /// ([`steps::Block`]; 0: none).
+    pub block: u64,
 }
 
 impl SplitArray {
@@ -186,6 +190,10 @@ pub(crate) struct Split {
     usage: Vec<crate::memcap::Usage>,
     /// The halo streams and the halo copies each GPU's next work waits for.
     halos: crate::overlap::Halos,
+    /// The block of steps of a time loop of several kernels per step in progress, and the
+    /// number of blocks started ([`steps`]).
+    pub(crate) block: Option<steps::Block>,
+    blocks: u64,
 }
 
 impl Drop for Split {
@@ -208,7 +216,7 @@ enum Phase {
 }
 
 /// The region's kernels, for the decomposition: every kernel site that names `info`.
-fn region_kernels(info: &'static RegionInfo) -> Vec<&'static KernelSite> {
+pub(crate) fn region_kernels(info: &'static RegionInfo) -> Vec<&'static KernelSite> {
     crate::site::kernel_sites()
         .filter(|s| s.region.is_some_and(|r| std::ptr::eq(r, info)))
         .collect()
@@ -234,9 +242,9 @@ impl Layout {
     /// # Errors
     /// [`Error::Translate`] when a kernel's IR cannot be read or inlined.
     pub fn of(info: &'static RegionInfo) -> Result<Layout> {
-        use mint_translator::analyzer::slabs::Slow;
         let mut refs = Vec::new();
         let mut blocks = Vec::new();
+        let mut groups = Vec::new();
         let n = info.arrays.len();
         let mut written = vec![false; n];
         let mut unbounded: Vec<Option<String>> = vec![None; n];
@@ -280,6 +288,7 @@ impl Layout {
             }
             refs.push(r.clone());
             blocks.push(ghost_depth(site));
+            groups.push(site.time_group);
         }
         // Arrays that swap places (`std::mem::swap(u, unew)`) trade their storage, so
         // they are stored alike: what one is (written, read beyond any ghost width, a
@@ -317,12 +326,20 @@ impl Layout {
             .unwrap_or(0);
         // a kernel in a time loop blocked k steps deep runs k steps between two halo
         // exchanges: its slabs need k times its reach
+        // and a loop of several kernels per step, k times their summed reaches
         let ghost = if rank >= 2 {
-            let deep = refs
-                .iter()
-                .zip(&blocks)
-                .map(|(r, &k)| k * decomp::region_ghost(std::slice::from_ref(r), rank));
-            deep.fold(decomp::region_ghost(&refs, rank), usize::max)
+            let reach = |r: &Vec<SlabRef>| decomp::region_ghost(std::slice::from_ref(r), rank);
+            let mut steps: HashMap<u32, (usize, usize)> = HashMap::new();
+            for ((r, &k), &g) in refs.iter().zip(&blocks).zip(&groups) {
+                if g > 0 {
+                    let s = steps.entry(g).or_insert((k, 0));
+                    s.1 += reach(r);
+                }
+            }
+            let deep = refs.iter().zip(&blocks).map(|(r, &k)| k * reach(r));
+            let grouped = steps.values().map(|&(k, sum)| k * sum);
+            deep.chain(grouped)
+                .fold(decomp::region_ghost(&refs, rank), usize::max)
         } else {
             0
         };
@@ -472,6 +489,8 @@ impl Split {
             streamed: false,
             usage: (0..per_rank).map(|_| Default::default()).collect(),
             halos: Default::default(),
+            block: None,
+            blocks: 0,
         })
     }
 
@@ -577,6 +596,7 @@ impl Split {
             snapshot: Vec::new(),
             halo_host: None,
             read_off_slab: false,
+            block: 0,
         };
         a.parts = self.alloc_parts(&a, slot, raw)?;
         Ok(a)
@@ -1004,13 +1024,20 @@ impl Split {
                 .collect();
             crate::stream::check::check_kernel(self.info, site, &plan, &arrays)?;
         }
+        // a launch widened for a block of steps reads every array it reads on its
+        // widened planes, ghost planes included (`steps`)
+        let widened = self.block.as_ref().is_some_and(|b| b.widen(site) > 0);
         for (i, &slot) in slots.iter().enumerate() {
-            if !plan.reads_ghosts[i] {
+            let reads = kernel.arrays.get(i).is_some_and(|a| a.read);
+            if !(plan.reads_ghosts[i] || (widened && reads)) {
                 continue;
             }
+            let fresh = self.slots[slot]
+                .as_ref()
+                .is_none_or(|a| self.written_in_block(a));
             if let Some(a) = self.slots[slot].as_mut() {
                 a.read_off_slab = true;
-                if a.stale {
+                if a.stale && !fresh {
                     self.exchange(slot)?;
                 }
             }
@@ -1040,6 +1067,7 @@ impl Split {
     ) -> Result<Vec<usize>> {
         if !crate::overlap::overlap()
             || self.streamed
+            || self.block.is_some()
             || !matches!(plan.mode, Mode::Split { .. })
             || site.kernel()?.reduction.is_some()
         {
@@ -1115,12 +1143,14 @@ impl Split {
     /// loop ([`Split::time_loop`]).
     fn finish(&mut self, site: &KernelSite, plan: &KernelPlan, slots: &[usize]) {
         let me = (site as *const KernelSite as usize, self.time_loop);
+        let block = self.block.as_ref().map_or(0, |b| b.id);
         for (i, &slot) in slots.iter().enumerate() {
             if plan.writes[i]
                 && let Some(a) = self.slots[slot].as_mut()
             {
                 a.stale = true;
                 a.writers = a.writers.and(me);
+                a.block = block;
             }
         }
     }
@@ -1151,7 +1181,17 @@ impl Split {
         let mut out = Vec::with_capacity(self.local.len());
         let mut fault = None;
         for d in self.local.clone() {
-            let dev = self.dev(site, &plan, slots, d);
+            // a block of steps widens a split kernel's planes (`steps`)
+            let wide = match (self.slabs(), plan.mode) {
+                (Some(sl), Mode::Split { .. }) if self.block.is_some() => {
+                    Some(self.widened(site, plan.mode, sl.owned[d], d))
+                }
+                _ => None,
+            };
+            let mut dev = self.dev(site, &plan, slots, d);
+            if let (Some(s), Some(w)) = (dev.split.as_mut(), wide) {
+                s.owned = w;
+            }
             let v = f(&dev);
             if let Some(e) = dev.faults.error(site) {
                 fault = Some(e);
@@ -1441,7 +1481,9 @@ impl Split {
             for (i, g) in gpus.iter().enumerate() {
                 let d = self.local.start + i;
                 let slot = |s: usize| gpu_part(arrays, i, s);
-                let owned = slabs.as_ref().map_or((0, 0), |s| s.owned[d]);
+                let owned = slabs
+                    .as_ref()
+                    .map_or((0, 0), |s| self.widened(site, plan.mode, s.owned[d], d));
                 let clip = match plan.mode {
                     Mode::Split { clip } => Some(clip),
                     _ => None,

@@ -11,6 +11,7 @@
 //! why.
 
 pub mod auto;
+pub(crate) mod steps;
 
 use crate::site::KernelSite;
 use crate::stats;

@@ -1,0 +1,235 @@
+//! Blocked time loops whose step is several kernels (issue #45): on one device they run
+//! step by step; on several (`cpu:2`, `cpu:3`, `cuda:0,0`) `block = k` runs `k` steps
+//! between two halo exchanges on slabs with `k ×` the step's summed reaches in ghost
+//! planes. Every array comes out bit for bit as the same loop without the directive on
+//! one device. Kernels written as real codes write them: a staggered leapfrog (velocity
+//! and pressure, each updated in place from the other, no swap) and a chain of three
+//! kernels with clamped faces, an x-y Laplacian of reach 0 along z and a swap.
+
+mod common;
+
+use mint::Device;
+use ndarray::Array3;
+
+/// The leapfrog of a staggered acoustic wave: `v` from `p` one plane above, then `p` from
+/// `v` one plane below; `$tl` the time loop's attributes.
+macro_rules! wave {
+    ($name:ident, [$($tl:tt)*]) => {
+        #[mint::parallel]
+        fn $name(v: &mut Array3<f64>, p: &mut Array3<f64>, steps: usize) -> mint::Result<()> {
+            let (nz, ny, nx) = v.dim();
+            mint::copy!(v, to_device);
+            mint::copy!(p, to_device);
+            $($tl)*
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for z in 0..nz - 1 {
+                    for y in 1..ny - 1 {
+                        for x in 1..nx - 1 {
+                            v[[z, y, x]] = v[[z, y, x]]
+                                + 0.3 * (p[[z + 1, y, x]] - p[[z, y, x]])
+                                + 0.1 * (p[[z, y, x + 1]] - p[[z, y, x - 1]]);
+                        }
+                    }
+                }
+                #[mint::r#for(nest(all))]
+                for z in 1..nz {
+                    for y in 1..ny - 1 {
+                        for x in 1..nx - 1 {
+                            p[[z, y, x]] = p[[z, y, x]]
+                                + 0.3 * (v[[z, y, x]] - v[[z - 1, y, x]])
+                                + 0.1 * (v[[z, y + 1, x]] - v[[z, y - 1, x]]);
+                        }
+                    }
+                }
+            }
+            mint::copy!(v, from_device);
+            mint::copy!(p, from_device);
+            Ok(())
+        }
+    };
+}
+
+wave!(wave_blocked, [#[mint::time_loop(block = 4)]]);
+wave!(wave_plain, []);
+
+/// Three kernels and a swap: a z-smoothing with clamped faces written as a C original
+/// writes them, an x-y Laplacian (reach 0 along z), and the update of `u` from both.
+macro_rules! chain {
+    ($name:ident, [$($tl:tt)*]) => {
+        #[mint::parallel]
+        fn $name(
+            u: &mut Array3<f32>,
+            unew: &mut Array3<f32>,
+            t: &mut Array3<f32>,
+            w: &mut Array3<f32>,
+            steps: usize,
+        ) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(unew, to_device);
+            mint::copy!(t, to_device);
+            mint::copy!(w, to_device);
+            $($tl)*
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for z in 0..nz {
+                    for y in 0..ny {
+                        for x in 0..nx {
+                            let zb = if z == 0 { z } else { z - 1 };
+                            let zt = (z + 1).min(nz - 1);
+                            t[[z, y, x]] = 0.5 * u[[z, y, x]] + 0.25 * (u[[zb, y, x]] + u[[zt, y, x]]);
+                        }
+                    }
+                }
+                #[mint::r#for(nest(all))]
+                for z in 0..nz {
+                    for y in 1..ny - 1 {
+                        for x in 1..nx - 1 {
+                            w[[z, y, x]] = t[[z, y, x - 1]] + t[[z, y, x + 1]] + t[[z, y - 1, x]]
+                                + t[[z, y + 1, x]] - 4.0 * t[[z, y, x]];
+                        }
+                    }
+                }
+                #[mint::r#for(nest(all))]
+                for z in 1..nz - 1 {
+                    for y in 1..ny - 1 {
+                        for x in 1..nx - 1 {
+                            unew[[z, y, x]] = u[[z, y, x]] + 0.1 * w[[z, y, x]]
+                                + 0.05 * (w[[z - 1, y, x]] + w[[z + 1, y, x]]);
+                        }
+                    }
+                }
+                std::mem::swap(u, unew);
+            }
+            mint::copy!(u, from_device);
+            mint::copy!(unew, from_device);
+            mint::copy!(t, from_device);
+            mint::copy!(w, from_device);
+            Ok(())
+        }
+    };
+}
+
+chain!(chain_blocked, [#[mint::time_loop(block = 3)]]);
+chain!(chain_plain, []);
+
+type Chain = fn(
+    &mut Array3<f32>,
+    &mut Array3<f32>,
+    &mut Array3<f32>,
+    &mut Array3<f32>,
+    usize,
+) -> mint::Result<()>;
+
+/// A field whose values differ everywhere, offset by `s`.
+fn field<T: From<f32>>(shape: (usize, usize, usize), s: f32) -> Array3<T> {
+    Array3::from_shape_fn(shape, |(z, y, x)| {
+        T::from(((z * 7 + y * 13 + x * 29) % 31) as f32 * 0.03 + s)
+    })
+}
+
+/// Every device the blocked loop runs on, each with the device its plain loop runs on.
+fn pairs() -> Vec<(Device, Device)> {
+    let mut v = vec![
+        (Device::Cpu, Device::Cpu),
+        (Device::Cpus(2), Device::Cpu),
+        (Device::Cpus(3), Device::Cpu),
+    ];
+    if let Some(g) = common::gpu() {
+        v.push((g, g));
+        v.push((Device::parse("cuda:0,0").unwrap(), g));
+    }
+    v
+}
+
+/// The halo exchanges of `region` while `run` runs (counted by difference: the tests of
+/// this binary run in parallel, each on its own regions).
+fn exchanges(region: &str, run: impl FnOnce()) -> u64 {
+    let before = mint::halo_exchanges(region);
+    run();
+    mint::halo_exchanges(region) - before
+}
+
+#[test]
+fn a_blocked_leapfrog_equals_the_loop_step_by_step() {
+    for (many, one) in pairs() {
+        for (shape, steps) in [
+            ((13, 9, 11), 1),
+            ((13, 9, 11), 7),
+            ((29, 11, 13), 9),
+            ((29, 11, 13), 12),
+        ] {
+            let (mut v, mut p) = (field::<f64>(shape, 0.5), field::<f64>(shape, -0.25));
+            let (mut v1, mut p1) = (v.clone(), p.clone());
+            let blocked = exchanges("wave_blocked", || {
+                mint::with_device(many, || wave_blocked(&mut v, &mut p, steps)).unwrap()
+            });
+            let plain = exchanges("wave_plain", || {
+                mint::with_device(many, || wave_plain(&mut v1, &mut p1, steps)).unwrap()
+            });
+            let (mut v2, mut p2) = (field::<f64>(shape, 0.5), field::<f64>(shape, -0.25));
+            mint::with_device(one, || wave_plain(&mut v2, &mut p2, steps)).unwrap();
+            let at = format!("{many:?} against {one:?}, {shape:?}, {steps} steps");
+            assert!(v == v2, "{at}: v differs");
+            assert!(p == p2, "{at}: p differs");
+            if matches!(many, Device::Cpus(_) | Device::CudaList(_)) {
+                // each array once per block of 4 steps, where step by step refreshes
+                // each once per step
+                let blocks = steps.div_ceil(4) as u64;
+                assert!(
+                    blocked <= 2 * blocks,
+                    "{at}: {blocked} halo exchanges for {blocks} blocks"
+                );
+                assert!(
+                    plain >= 2 * steps as u64 - 1,
+                    "{at}: {plain} halo exchanges step by step"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_blocked_chain_of_three_kernels_equals_the_loop_step_by_step() {
+    for (many, one) in pairs() {
+        for (shape, steps) in [((11, 7, 9), 2), ((23, 9, 10), 7), ((37, 8, 12), 10)] {
+            let run = |dev: Device, f: Chain| {
+                let mut a = [0.5f32, -0.25, 0.125, 1.0].map(|s| field::<f32>(shape, s));
+                let [u, unew, t, w] = &mut a;
+                mint::with_device(dev, || f(u, unew, t, w, steps)).unwrap();
+                a
+            };
+            let blocked = exchanges("chain_blocked", || {
+                let got = run(many, chain_blocked);
+                let want = run(one, chain_plain);
+                for (i, name) in ["u", "unew", "t", "w"].iter().enumerate() {
+                    assert!(
+                        got[i] == want[i],
+                        "{many:?} against {one:?}, {shape:?}, {steps} steps: {name} differs"
+                    );
+                }
+            });
+            if matches!(many, Device::Cpus(_)) {
+                // u, t and w at most once per block of 3 steps
+                let blocks = steps.div_ceil(3) as u64;
+                assert!(
+                    blocked <= 3 * blocks,
+                    "{many:?}, {shape:?}, {steps} steps: {blocked} halo exchanges for {blocks} blocks"
+                );
+            }
+        }
+    }
+}
+
+/// The slabs of a loop of several kernels hold `k ×` the step's summed reaches: the
+/// leapfrog 4 × (1 + 1), the chain 3 × (1 + 0 + 1).
+#[test]
+fn the_ghost_planes_are_the_depth_times_the_summed_reaches() {
+    let shape = (13, 9, 11);
+    let (mut v, mut p) = (field::<f64>(shape, 0.5), field::<f64>(shape, -0.25));
+    mint::with_device(Device::Cpus(2), || wave_blocked(&mut v, &mut p, 2)).unwrap();
+    assert_eq!(mint::decomposition("wave_blocked").unwrap().ghost, 8);
+    assert_eq!(mint::decomposition("wave_plain").unwrap().ghost, 1);
+    assert_eq!(mint::decomposition("chain_blocked").unwrap().ghost, 6);
+}
