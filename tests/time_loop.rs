@@ -102,6 +102,48 @@ pair!(star_b, star_p, f64, (k: &Array3<f64>), |u, unew, z, y, x, nz, ny, nx| [2,
         + 0.5 * c * (u[[z, y, x - 2]] + u[[z, y, x + 2]] + u[[z, y - 2, x]]
             + u[[z, y + 2, x]] + u[[z - 2, y, x]] + u[[z + 2, y, x]]);
 });
+// the suite's other 3-D kernels as written in `mint_kernels`, in both precisions: Poisson
+// 19-point with its right-hand side, the 27-point box, the radius-4 star (a serial loop)
+macro_rules! suite_pairs {
+    ($t:ty, $poisson_b:ident, $poisson_p:ident, $box_b:ident, $box_p:ident, $star4_b:ident, $star4_p:ident) => {
+        pair!($poisson_b, $poisson_p, $t, (rhs: &Array3<$t>), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+            unew[[z, y, x]] = 0.1 * (rhs[[z, y, x]]
+                + 0.3 * (u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]] + u[[z, y + 1, x]]
+                    + u[[z - 1, y, x]] + u[[z + 1, y, x]])
+                + u[[z, y - 1, x - 1]] + u[[z, y - 1, x + 1]] + u[[z, y + 1, x - 1]] + u[[z, y + 1, x + 1]]
+                + u[[z - 1, y, x - 1]] + u[[z - 1, y, x + 1]] + u[[z + 1, y, x - 1]] + u[[z + 1, y, x + 1]]
+                + u[[z - 1, y - 1, x]] + u[[z - 1, y + 1, x]] + u[[z + 1, y - 1, x]] + u[[z + 1, y + 1, x]]);
+        });
+        pair!($box_b, $box_p, $t, (rhs: &Array3<$t>), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+            let faces = u[[z, y, x - 1]] + u[[z, y, x + 1]] + u[[z, y - 1, x]] + u[[z, y + 1, x]]
+                + u[[z - 1, y, x]] + u[[z + 1, y, x]];
+            let edges = u[[z, y - 1, x - 1]] + u[[z, y - 1, x + 1]] + u[[z, y + 1, x - 1]] + u[[z, y + 1, x + 1]]
+                + u[[z - 1, y, x - 1]] + u[[z - 1, y, x + 1]] + u[[z + 1, y, x - 1]] + u[[z + 1, y, x + 1]]
+                + u[[z - 1, y - 1, x]] + u[[z - 1, y + 1, x]] + u[[z + 1, y - 1, x]] + u[[z + 1, y + 1, x]];
+            let corners = u[[z - 1, y - 1, x - 1]] + u[[z - 1, y - 1, x + 1]] + u[[z - 1, y + 1, x - 1]] + u[[z - 1, y + 1, x + 1]]
+                + u[[z + 1, y - 1, x - 1]] + u[[z + 1, y - 1, x + 1]] + u[[z + 1, y + 1, x - 1]] + u[[z + 1, y + 1, x + 1]];
+            unew[[z, y, x]] = 0.3 * u[[z, y, x]] + 0.05 * faces + 0.02 * edges + 0.01 * corners + 0.001 * rhs[[z, y, x]];
+        });
+        pair!($star4_b, $star4_p, $t, (rhs: &Array3<$t>), |u, unew, z, y, x, nz, ny, nx| [4, nz - 4; 4, ny - 4; 4, nx - 4] {
+            let mut s = 0.0;
+            for d in 1..5 {
+                s += u[[z, y, x - d]] + u[[z, y, x + d]] + u[[z, y - d, x]] + u[[z, y + d, x]] + u[[z - d, y, x]] + u[[z + d, y, x]];
+            }
+            unew[[z, y, x]] = 0.04 * s - u[[z, y, x]] + rhs[[z, y, x]];
+        });
+    };
+}
+suite_pairs!(f64, poisson_b, poisson_p, box_b, box_p, star4_b, star4_p);
+suite_pairs!(
+    f32,
+    poisson32_b,
+    poisson32_p,
+    box32_b,
+    box32_p,
+    star4_32_b,
+    star4_32_p
+);
+
 // a leapfrog reads both time levels: not blocked, runs step by step
 pair!(wave_b, wave_p, f64, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
     unew[[z, y, x]] = 2.0 * u[[z, y, x]] - unew[[z, y, x]]
@@ -394,6 +436,50 @@ fn blocked_star_with_coefficients_equals_step_by_step() {
                 }
             }
         }
+    }
+}
+
+type RunWith<T> = fn(&mut Array3<T>, &mut Array3<T>, &Array3<T>, usize) -> mint::Result<()>;
+
+/// `blocked` against `plain` (each with a read-only array) on `device`, both arrays
+/// bitwise, for two shapes and several step counts; on a GPU, `fused` says whether the
+/// blocked loop launches fewer times than it has steps.
+fn same_with<T>(device: Device, (blocked, plain): (RunWith<T>, RunWith<T>), name: &str, fused: bool)
+where
+    T: From<f32> + Copy + PartialEq + std::fmt::Debug,
+{
+    for shape in [(14, 13, 17), (41, 37, 35)] {
+        let rhs = fields::<T>(shape).1;
+        for steps in [2, 4, 7] {
+            let (mut a, mut b) = fields::<T>(shape);
+            let (mut c, mut d) = (a.clone(), b.clone());
+            let n = launches(&format!("{name}_b"), || {
+                mint::with_device(device, || blocked(&mut a, &mut b, &rhs, steps)).unwrap()
+            });
+            mint::with_device(device, || plain(&mut c, &mut d, &rhs, steps)).unwrap();
+            let at = format!("{name} on {device:?}, {shape:?}, {steps} steps");
+            assert!(a == c, "{at}: u differs");
+            assert!(b == d, "{at}: unew differs");
+            if matches!(device, Device::Cuda(_)) {
+                let want = if fused { fused_launches(steps) } else { steps };
+                assert_eq!(n as usize, want, "{at}: launches");
+            }
+        }
+    }
+}
+
+/// The suite's other 3-D kernels (issue #45's "every suite kernel"): Poisson 19-point and
+/// the 27-point box fuse on a GPU; the radius-4 star's ghost cells would leave too few of
+/// a block's columns, so it runs step by step. Both precisions, bitwise.
+#[test]
+fn the_suites_kernels_blocked_equal_step_by_step() {
+    for d in devices() {
+        same_with::<f64>(d, (poisson_b, poisson_p), "poisson", true);
+        same_with::<f32>(d, (poisson32_b, poisson32_p), "poisson32", true);
+        same_with::<f64>(d, (box_b, box_p), "box", true);
+        same_with::<f32>(d, (box32_b, box32_p), "box32", true);
+        same_with::<f64>(d, (star4_b, star4_p), "star4", false);
+        same_with::<f32>(d, (star4_32_b, star4_32_p), "star4_32", false);
     }
 }
 

@@ -3,13 +3,15 @@
 //! between two halo exchanges on slabs with `k ×` the step's summed reaches in ghost
 //! planes. Every array comes out bit for bit as the same loop without the directive on
 //! one device. Kernels written as real codes write them: a staggered leapfrog (velocity
-//! and pressure, each updated in place from the other, no swap) and a chain of three
-//! kernels with clamped faces, an x-y Laplacian of reach 0 along z and a swap.
+//! and pressure, each updated in place from the other, no swap), a chain of three
+//! kernels with clamped faces, an x-y Laplacian of reach 0 along z and a swap, and the
+//! cardiac model's step (a mirror of the ghost cells, which runs owner-computes, so the
+//! loop runs step by step on several devices).
 
 mod common;
 
 use mint::Device;
-use ndarray::Array3;
+use ndarray::{Array2, Array3};
 
 /// The leapfrog of a staggered acoustic wave: `v` from `p` one plane above, then `p` from
 /// `v` one plane below; `$tl` the time loop's attributes.
@@ -122,6 +124,93 @@ type Chain = fn(
     usize,
 ) -> mint::Result<()>;
 
+/// The cardiac model's step as `examples/cardiac` writes it (thesis Table 7.10): a kernel
+/// mirroring the interior into the ghost cells (no-flux walls), then the PDE and the two
+/// ODEs fused, then the swap. The mirror writes fixed planes of the slowest axis, so on
+/// several devices it runs owner-computes and the loop step by step.
+macro_rules! cardiac {
+    ($name:ident, $t:ty, [$($tl:tt)*]) => {
+        #[mint::parallel]
+        fn $name(e: &mut Array2<$t>, e_prev: &mut Array2<$t>, r: &mut Array2<$t>, steps: usize) -> mint::Result<()> {
+            let n = e.nrows() - 2;
+            let (dt, alpha): ($t, $t) = (0.02, 0.1);
+            mint::copy!(e, to_device);
+            mint::copy!(e_prev, to_device);
+            mint::copy!(r, to_device);
+            $($tl)*
+            for _ in 0..steps {
+                #[mint::r#for(nest(1), tile(256))]
+                for j in 1..n + 1 {
+                    e_prev[[j, 0]] = e_prev[[j, 2]];
+                    e_prev[[j, n + 1]] = e_prev[[j, n - 1]];
+                    e_prev[[0, j]] = e_prev[[2, j]];
+                    e_prev[[n + 1, j]] = e_prev[[n - 1, j]];
+                }
+                #[mint::r#for(nest(all))]
+                for j in 1..n + 1 {
+                    for i in 1..n + 1 {
+                        e[[j, i]] = e_prev[[j, i]]
+                            + alpha * (e_prev[[j, i + 1]] + e_prev[[j, i - 1]] - 4.0 * e_prev[[j, i]]
+                                + e_prev[[j + 1, i]] + e_prev[[j - 1, i]]);
+                        e[[j, i]] = e[[j, i]]
+                            - dt * (8.0 * e[[j, i]] * (e[[j, i]] - 0.1) * (e[[j, i]] - 1.0) + e[[j, i]] * r[[j, i]]);
+                        r[[j, i]] = r[[j, i]]
+                            + dt * (0.01 + 0.07 * r[[j, i]] / (e[[j, i]] + 0.3))
+                                * (-r[[j, i]] - 8.0 * e[[j, i]] * (e[[j, i]] - 0.1 - 1.0));
+                    }
+                }
+                std::mem::swap(e, e_prev);
+            }
+            mint::copy!(e, from_device);
+            mint::copy!(e_prev, from_device);
+            mint::copy!(r, from_device);
+            Ok(())
+        }
+    };
+}
+
+cardiac!(cardiac_blocked, f64, [#[mint::time_loop(block = 3)]]);
+cardiac!(cardiac_plain, f64, []);
+cardiac!(cardiac32_blocked, f32, [#[mint::time_loop(block = 3)]]);
+cardiac!(cardiac32_plain, f32, []);
+
+type Cardiac<T> = fn(&mut Array2<T>, &mut Array2<T>, &mut Array2<T>, usize) -> mint::Result<()>;
+
+/// The cardiac loop blocked on `many` against the plain loop on `one`: E, E's previous
+/// level and R, bitwise.
+fn cardiac_same<T>((many, one): (Device, Device), (blocked, plain): (Cardiac<T>, Cardiac<T>))
+where
+    T: From<f32> + Copy + PartialEq + std::fmt::Debug,
+{
+    for (n, steps) in [(18, 5), (45, 8)] {
+        let f = |s: f32| {
+            Array2::from_shape_fn((n + 2, n + 2), |(j, i)| {
+                T::from(((j * 7 + i * 13) % 31) as f32 * 0.02 + s)
+            })
+        };
+        let mut a = [f(0.1), f(0.3), f(0.05)];
+        let mut b = a.clone();
+        let [e, ep, r] = &mut a;
+        mint::with_device(many, || blocked(e, ep, r, steps)).unwrap();
+        let [e, ep, r] = &mut b;
+        mint::with_device(one, || plain(e, ep, r, steps)).unwrap();
+        for (i, name) in ["e", "e_prev", "r"].iter().enumerate() {
+            assert!(
+                a[i] == b[i],
+                "cardiac on {many:?} against {one:?}, n {n}, {steps} steps: {name} differs"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_blocked_cardiac_loop_equals_the_loop_step_by_step() {
+    for pair in pairs() {
+        cardiac_same::<f64>(pair, (cardiac_blocked, cardiac_plain));
+        cardiac_same::<f32>(pair, (cardiac32_blocked, cardiac32_plain));
+    }
+}
+
 /// A field whose values differ everywhere, offset by `s`.
 fn field<T: From<f32>>(shape: (usize, usize, usize), s: f32) -> Array3<T> {
     Array3::from_shape_fn(shape, |(z, y, x)| {
@@ -139,6 +228,9 @@ fn pairs() -> Vec<(Device, Device)> {
     if let Some(g) = common::gpu() {
         v.push((g, g));
         v.push((Device::parse("cuda:0,0").unwrap(), g));
+        if mint::cuda_device_count() > 1 {
+            v.push((Device::CudaAll, g));
+        }
     }
     v
 }
@@ -173,7 +265,10 @@ fn a_blocked_leapfrog_equals_the_loop_step_by_step() {
             let at = format!("{many:?} against {one:?}, {shape:?}, {steps} steps");
             assert!(v == v2, "{at}: v differs");
             assert!(p == p2, "{at}: p differs");
-            if matches!(many, Device::Cpus(_) | Device::CudaList(_)) {
+            if matches!(
+                many,
+                Device::Cpus(_) | Device::CudaList(_) | Device::CudaAll
+            ) {
                 // each array once per block of 4 steps, where step by step refreshes
                 // each once per step
                 let blocks = steps.div_ceil(4) as u64;
