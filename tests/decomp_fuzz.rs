@@ -115,6 +115,9 @@ struct Run {
     depth: Option<usize>,
     /// Kernels per step ([`chain_slots`]).
     kernels: usize,
+    /// The region's name's prefix: the tests of this binary run in parallel on the same
+    /// seeds, and each counts its regions' halo exchanges.
+    region: &'static str,
 }
 
 impl Run {
@@ -122,6 +125,7 @@ impl Run {
         steps: 2,
         depth: None,
         kernels: 1,
+        region: "bcase",
     };
 }
 
@@ -145,7 +149,7 @@ fn run_typed<T: El, const N: usize>(
         })
         .collect();
     let info: &'static RegionInfo = leak(Box::new(RegionInfo {
-        name: leak(format!("bcase_{}", c.seed).into_boxed_str()),
+        name: leak(format!("{}_{}", run.region, c.seed).into_boxed_str()),
         file: "tests/decomp_fuzz.rs",
         line: 0,
         arrays: leak(infos.into_boxed_slice()),
@@ -372,7 +376,7 @@ fn check(seed: u64, single: Device, splits: &[Device], run: Run) -> (Option<Stri
         }
     };
     let (mut refused, mut blocked) = (false, false);
-    let region = format!("bcase_{seed}");
+    let region = format!("{}_{seed}", run.region);
     let counts = || {
         (
             mint::kernel_stat(&k.name).map_or(0, |s| s.launches),
@@ -462,6 +466,7 @@ fn time_loop(seed: u64) -> Run {
             _ => 2 + (seed / 4 % 2 + seed / 24 % 2 * 2) as usize,
         }),
         kernels,
+        region: "tloop",
     }
 }
 

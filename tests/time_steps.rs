@@ -11,7 +11,7 @@
 mod common;
 
 use mint::Device;
-use ndarray::{Array2, Array3};
+use ndarray::{Array1, Array2, Array3};
 
 /// The leapfrog of a staggered acoustic wave: `v` from `p` one plane above, then `p` from
 /// `v` one plane below; `$tl` the time loop's attributes.
@@ -123,6 +123,112 @@ type Chain = fn(
     &mut Array3<f32>,
     usize,
 ) -> mint::Result<()>;
+
+/// Before the loop a kernel writes `unew` on every plane, so that its ghost planes are
+/// stale when the loop starts; the step's last kernel writes `unew` on the interior planes
+/// only, before any launch of the block reads it, and after the swap the next step reads
+/// its boundary planes on every device's widened planes. `$table`: the first kernel also
+/// reads a table along z that the kernel before the loop wrote on each device's own planes
+/// only (a replicated array written by a split kernel), so the loop runs step by step.
+macro_rules! written_before {
+    ($name:ident, [$($tl:tt)*], $c:ident, $z:ident, [$($table:tt)*]) => {
+        #[mint::parallel]
+        fn $name(
+            u: &mut Array3<f64>,
+            unew: &mut Array3<f64>,
+            t: &mut Array3<f64>,
+            $c: &mut Array1<f64>,
+            steps: usize,
+        ) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(unew, to_device);
+            mint::copy!(t, to_device);
+            mint::copy!($c, to_device);
+            #[mint::r#for(nest(all))]
+            for $z in 0..nz {
+                for y in 0..ny {
+                    for x in 0..nx {
+                        unew[[$z, y, x]] = u[[$z, y, x]] + 1.0;
+                        if y == 0 && x == 0 {
+                            $c[$z] = 0.5 + 0.01 * u[[$z, 0, 0]];
+                        }
+                    }
+                }
+            }
+            $($tl)*
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for $z in 1..nz - 1 {
+                    for y in 0..ny {
+                        for x in 0..nx {
+                            t[[$z, y, x]] = 0.3 * (u[[$z - 1, y, x]] + u[[$z, y, x]] + u[[$z + 1, y, x]])
+                                $($table)*;
+                        }
+                    }
+                }
+                #[mint::r#for(nest(all))]
+                for $z in 1..nz - 1 {
+                    for y in 0..ny {
+                        for x in 0..nx {
+                            unew[[$z, y, x]] = 0.9 * t[[$z, y, x]] + 0.1 * u[[$z, y, x]];
+                        }
+                    }
+                }
+                std::mem::swap(u, unew);
+            }
+            mint::copy!(u, from_device);
+            mint::copy!(unew, from_device);
+            mint::copy!(t, from_device);
+            Ok(())
+        }
+    };
+}
+
+written_before!(stale_blocked, [#[mint::time_loop(block = 3)]], c, z, []);
+written_before!(stale_plain, [], c, z, []);
+written_before!(table_blocked, [#[mint::time_loop(block = 3)]], c, z, [+ c[z]]);
+written_before!(table_plain, [], c, z, [+ c[z]]);
+
+type WrittenBefore = fn(
+    &mut Array3<f64>,
+    &mut Array3<f64>,
+    &mut Array3<f64>,
+    &mut Array1<f64>,
+    usize,
+) -> mint::Result<()>;
+
+#[test]
+fn blocks_after_writes_before_the_loop_equal_the_loop_step_by_step() {
+    let cases: [(WrittenBefore, WrittenBefore, &str); 2] = [
+        (stale_blocked, stale_plain, "a partial write first"),
+        (
+            table_blocked,
+            table_plain,
+            "a table written on each device's planes",
+        ),
+    ];
+    for (many, one) in pairs() {
+        for (blocked, plain, what) in cases {
+            for (shape, steps) in [((6, 4, 5), 4), ((9, 5, 6), 7), ((23, 6, 7), 8)] {
+                let run = |dev: Device, f: WrittenBefore| {
+                    let mut a = [0.5f32, -0.25, 0.125].map(|s| field::<f64>(shape, s));
+                    let mut c = Array1::from_shape_fn(shape.0, |z| z as f64 * 0.1);
+                    let [u, unew, t] = &mut a;
+                    mint::with_device(dev, || f(u, unew, t, &mut c, steps)).unwrap();
+                    a
+                };
+                let (got, want) = (run(many, blocked), run(one, plain));
+                for (i, name) in ["u", "unew", "t"].iter().enumerate() {
+                    assert!(
+                        got[i] == want[i],
+                        "{what} on {many:?} against {one:?}, {shape:?}, {steps} steps: {name} differs"
+                    );
+                }
+            }
+        }
+    }
+}
 
 /// The cardiac model's step as `examples/cardiac` writes it (thesis Table 7.10): a kernel
 /// mirroring the interior into the ghost cells (no-flux walls), then the PDE and the two
@@ -236,7 +342,7 @@ fn pairs() -> Vec<(Device, Device)> {
 }
 
 /// The halo exchanges of `region` while `run` runs (counted by difference: the tests of
-/// this binary run in parallel, each on its own regions).
+/// this binary run in parallel, and only one test runs each counted region).
 fn exchanges(region: &str, run: impl FnOnce()) -> u64 {
     let before = mint::halo_exchanges(region);
     run();
@@ -265,6 +371,10 @@ fn a_blocked_leapfrog_equals_the_loop_step_by_step() {
             let at = format!("{many:?} against {one:?}, {shape:?}, {steps} steps");
             assert!(v == v2, "{at}: v differs");
             assert!(p == p2, "{at}: p differs");
+            assert!(
+                v1 == v2 && p1 == p2,
+                "{at}: the loop without the directive differs"
+            );
             if matches!(
                 many,
                 Device::Cpus(_) | Device::CudaList(_) | Device::CudaAll
@@ -321,9 +431,6 @@ fn a_blocked_chain_of_three_kernels_equals_the_loop_step_by_step() {
 /// leapfrog 4 × (1 + 1), the chain 3 × (1 + 0 + 1).
 #[test]
 fn the_ghost_planes_are_the_depth_times_the_summed_reaches() {
-    let shape = (13, 9, 11);
-    let (mut v, mut p) = (field::<f64>(shape, 0.5), field::<f64>(shape, -0.25));
-    mint::with_device(Device::Cpus(2), || wave_blocked(&mut v, &mut p, 2)).unwrap();
     assert_eq!(mint::decomposition("wave_blocked").unwrap().ghost, 8);
     assert_eq!(mint::decomposition("wave_plain").unwrap().ghost, 1);
     assert_eq!(mint::decomposition("chain_blocked").unwrap().ghost, 6);

@@ -14,7 +14,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprForLoop, Stmt};
 
-const USAGE: &str = "`#[mint::time_loop(block = k)]` takes the number of steps fused per launch, an odd number (`block = 3`), or `block = auto`; `#[mint::time_loop]` alone is `block = auto` for a tuned kernel (`tune`) and step by step otherwise";
+const USAGE: &str = "`#[mint::time_loop(block = k)]` takes the number of steps per block (`block = 3`; odd for a loop of one kernel, whose block is one fused launch), or `block = auto`; `#[mint::time_loop]` alone is `block = auto` for a tuned kernel (`tune`) and step by step otherwise";
 
 /// The depth a `#[mint::time_loop]` asks for.
 #[derive(Clone, Copy, Debug)]
@@ -32,7 +32,8 @@ pub(crate) enum Depth {
 /// The depth of `#[mint::time_loop(block = k)]` (or of `#[mint::time_loop]` alone).
 ///
 /// # Errors
-/// Other arguments, a depth of 0 or an even one.
+/// Other arguments, or a depth outside 1 to 15 (an even one is checked by
+/// [`check_odd`], for a loop of one kernel only).
 pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Depth> {
     let l = match &attr.meta {
         syn::Meta::Path(_) => return Ok(Depth::Default),
@@ -64,7 +65,7 @@ pub(crate) fn depth(attr: &syn::Attribute) -> syn::Result<Depth> {
     if k == 0 || k > 15 {
         return Err(syn::Error::new(
             i.span(),
-            "the depth is the number of steps per launch: 1 to 15",
+            "the depth is the number of steps per block (per fused launch for a loop of one kernel): 1 to 15",
         ));
     }
     Ok(Depth::Fixed(k, i.span()))

@@ -1024,19 +1024,23 @@ impl Split {
                 .collect();
             crate::stream::check::check_kernel(self.info, site, &plan, &arrays)?;
         }
-        // a launch widened for a block of steps reads every array it reads on its
-        // widened planes, ghost planes included (`steps`)
+        // In a block of steps (`steps`) every array a launch writes, or reads on widened
+        // planes, is current on every plane its device holds before the block first
+        // touches it: a widened launch reads its ghost planes, and a later one reads the
+        // planes of an array this launch writes that it does not write itself.
+        let in_block = self.block.is_some();
         let widened = self.block.as_ref().is_some_and(|b| b.widen(site) > 0);
         for (i, &slot) in slots.iter().enumerate() {
             let reads = kernel.arrays.get(i).is_some_and(|a| a.read);
-            if !(plan.reads_ghosts[i] || (widened && reads)) {
+            let touched = in_block && ((widened && reads) || plan.writes[i]);
+            if !(plan.reads_ghosts[i] || touched) {
                 continue;
             }
             let fresh = self.slots[slot]
                 .as_ref()
                 .is_none_or(|a| self.written_in_block(a));
             if let Some(a) = self.slots[slot].as_mut() {
-                a.read_off_slab = true;
+                a.read_off_slab |= plan.reads_ghosts[i];
                 if a.stale && !fresh {
                     self.exchange(slot)?;
                 }

@@ -4,20 +4,25 @@
 //! A step of kernels `K_1 … K_m` (a leapfrog's velocity and stress updates, a chain of
 //! filters) reaching `r_1 … r_m` planes along the slowest axis reaches `R = r_1 + … + r_m`
 //! planes per step. The region's slabs then hold `k × R` ghost planes
-//! ([`super::Layout`]), and a block of `k` steps refreshes every array it reads once, at
-//! its first read in the block, unless the block wrote it before (`SplitArray::block`).
-//! Each launch computes its own planes widened by the reach of everything after it in the
-//! block: kernel `K_i` at step `j` of `k` on `(k − j) × R + r_{i+1} + … + r_m` more planes
-//! on each side (within the planes the device holds and the loop's range). Every plane a
-//! launch reads is then one its device holds current: its own or a ghost plane refreshed
-//! at the block's start, or one an earlier launch of the block computed, over a width at
-//! least the reader's widening plus its reach. The owned planes after each step are
-//! exactly one device's, bit for bit; seed `002_c2277fb7a2a128f7.txt` Sec. 3.2.1 (overlapped
+//! ([`super::Layout`]), and a block of `k` steps refreshes every array it touches once, at
+//! the first launch of the block that reads or writes it, unless the block wrote it before
+//! (`SplitArray::block`): every plane the device holds is then current. Each launch
+//! computes its own planes widened by the reach of everything after it in the block:
+//! kernel `K_i` at step `j` of a block of `n ≤ k` steps on `(n − j) × R + r_{i+1} + … + r_m`
+//! more planes on each side (within the planes the device holds and the loop's range).
+//! A plane a launch reads is then one its device held current when the block first touched
+//! the array, or one an earlier launch of the block computed over a width at least the
+//! reader's widening plus its reach; the planes no launch writes (outside the loops'
+//! ranges) keep what the refresh gave them. The owned planes after each step are exactly
+//! one device's, bit for bit; seed `002_c2277fb7a2a128f7.txt` Sec. 3.2.1 (overlapped
 //! tiling) applied to the slabs, as `deep` applies it to one kernel's fused steps.
 //!
 //! The block runs step by step instead, and `MINT_REPORT=1` says why, where a kernel of the
-//! step runs owner-computes, an array's slabs are a ring, the region is streamed, the slabs
-//! hold fewer ghost planes, or `MINT_CHECK=1` checks reads on GPUs.
+//! step runs owner-computes, an array's slabs are a ring, a kernel of the step reads a
+//! replicated array that a kernel of the region writes (a split kernel writes only its
+//! own entries of it on each device, which a widened launch would read past), the region
+//! is streamed, the slabs hold fewer ghost planes, or `MINT_CHECK=1` checks reads on
+//! GPUs.
 
 use super::{Split, SplitArray, region_kernels};
 use crate::decomp::{self, Mode};
@@ -101,6 +106,13 @@ impl Split {
                         a.name
                     ));
                 }
+                let read = kernel.arrays.get(i).is_some_and(|k| k.read);
+                if a.slabs.is_none() && read && self.written_by_region(slot) {
+                    return Err(format!(
+                        "kernel {} reads `{}`, a replicated array the region writes: a split kernel writes only its own entries of it on each device, and a widened step would read the others",
+                        site.name, a.name
+                    ));
+                }
                 dist.push(a.slabs.is_some());
             }
             let plan = decomp::plan_kernel(kernel, refs, &dist)
@@ -124,6 +136,28 @@ impl Split {
         Ok(kernels)
     }
 
+    /// Whether a kernel of the region writes the array of `slot` or of a slot it swaps
+    /// places with.
+    fn written_by_region(&self, slot: usize) -> bool {
+        let mut slots = vec![slot];
+        for &(a, b) in self.info.swaps {
+            if a == slot {
+                slots.push(b);
+            }
+            if b == slot {
+                slots.push(a);
+            }
+        }
+        region_kernels(self.info).iter().any(|s| {
+            s.kernel().is_ok_and(|k| {
+                s.slots
+                    .iter()
+                    .enumerate()
+                    .any(|(j, sl)| slots.contains(sl) && k.arrays.get(j).is_some_and(|a| a.written))
+            })
+        })
+    }
+
     /// Starts a block of `steps` steps of `kernels` ([`Split::step_kernels`]), or ends the
     /// block in progress (`None`).
     pub(crate) fn set_block(&mut self, block: Option<(usize, Vec<(usize, usize)>)>) {
@@ -144,9 +178,10 @@ impl Split {
         }
     }
 
-    /// Whether the block in progress wrote `a`: its ghost planes hold what the block
-    /// computed, and refreshing them is not needed (nor allowed: it would not change
-    /// them, only cost).
+    /// Whether the block in progress wrote `a`: its held planes were current when the
+    /// block first wrote it ([`Split::prepare`] refreshed them then), and the block's
+    /// launches computed the planes its later launches read; a refresh now would bring
+    /// back the owners' values only within the writer's widening, and older ones beyond.
     pub(crate) fn written_in_block(&self, a: &SplitArray) -> bool {
         self.block.as_ref().is_some_and(|b| a.block == b.id)
     }
