@@ -25,6 +25,14 @@
 //! A stencil that reads other columns on other planes, or a subscript known only at run
 //! time, keeps `2·rz + 2` planes and a lag of `rz + 1`.
 //!
+//! Each plane of the walk is computed one of two ways. The general walk tests at every
+//! step whether the column is inside the input and the loop ranges and whether the plane
+//! is one the step computes, and computes only the columns whose value depends on the
+//! block's columns. A block whose whole tile lies inside the input and the loop ranges
+//! (most blocks of a large grid) computes the planes of the walk's middle, where no such
+//! test can fail, without them ([`interior_range`]), where the step reads no other array
+//! ([`interior_walk`]): every column, the last step's store the only test left.
+//!
 //! Points the step does not write (outside the loop's ranges: fixed boundary planes)
 //! keep, at step `s`, the value of the array that step writes in the unblocked loop: the
 //! input array at even steps, the output array at odd ones. The fused launch reads the
@@ -126,7 +134,15 @@ impl TemporalPlan {
     /// ([`Self::tile`]), elements of `elem_bytes` bytes.
     pub fn shared_bytes(&self, elem_bytes: u32) -> u64 {
         let [tx, ty] = self.tile().map(u64::from);
-        u64::from(self.depth) * u64::from(self.ring()) * tx * ty * u64::from(elem_bytes)
+        let rings = u64::from(self.depth) * u64::from(self.ring()) * tx * ty;
+        (rings + 2 * self.pad()) * u64::from(elem_bytes)
+    }
+    /// Elements of shared memory before the first ring and after the last, `(ry + 1)`
+    /// rows of the tile: a step of a walk's interior planes computes every column of its
+    /// tile, and a column at the tile's edge then reads up to `ry` rows and `rx` columns
+    /// past its ring, which must lie in the allocation.
+    pub fn pad(&self) -> u64 {
+        u64::from(self.reach[1] + 1) * u64::from(self.tile()[0])
     }
     /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: a
     /// multiple of the ring at least as large as the lowest plane a step names lies below
@@ -520,14 +536,22 @@ pub(crate) fn lower(
     invariants(&mut b, k, tp);
     queues(&mut b, k, tp);
     first_load(&mut p, &mut b, k, tp);
+    let interior = interior_walk(k, tp);
+    if interior {
+        interior_range(&mut b, k, tp);
+    }
     b.for_(l, |b| {
-        load_step(&mut p, b, k, tp);
-        for s in 1..tp.depth {
-            refs.step.set(s);
-            inner_step(&mut p, b, k, tp, s);
+        let general = b.nest(|b| walk_plane(&mut p, b, k, tp, &refs, Walk::General));
+        if interior {
+            let fast = b.nest(|b| walk_plane(&mut p, b, k, tp, &refs, Walk::Interior));
+            b.push(Stmt::if_else(
+                "mint_p >= mint_fa && mint_p < mint_fb",
+                fast,
+                general,
+            ));
+        } else {
+            b.extend(general);
         }
-        refs.step.set(tp.depth);
-        last_step(&mut p, b, k, tp);
         b.push(Stmt::Barrier {
             note: Some("this plane's steps are in their rings".into()),
         });
@@ -558,12 +582,121 @@ pub(crate) fn lower(
     }
 }
 
-/// The shared rings of steps `0..depth`; returns their bytes.
+/// How a plane of the walk is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// Every test: whether the column is inside the input and the loop ranges, whether
+    /// each step's plane is one it computes, the fixed boundary values outside the ranges,
+    /// and the margin of columns whose step-`s` value depends only on the block's columns
+    /// (`mint_col{s}`).
+    General,
+    /// A plane of the walk's middle (`mint_fa..mint_fb`) in a block whose whole tile lies
+    /// inside the input and the loop ranges ([`interior_range`]): no test but the last
+    /// step's margin. Steps `1..depth` compute every column of the tile, those outside
+    /// their margin from ghost cells of the previous step that hold no value of it; no
+    /// column inside a margin reads one (the margins shrink by the reach at each step),
+    /// and the rings' pads ([`TemporalPlan::pad`]) keep the reads of the tile's edge
+    /// columns in shared memory.
+    Interior,
+}
+
+/// Whether the kernel's walk has interior planes ([`Walk::Interior`]): where the step
+/// reads no array but its input. A step that reads another array would, at a ghost
+/// column, compute from values that are not the step's, and such a value could reach a
+/// subscript; and its loads already hold most of a thread's registers, which the second
+/// copy of the step would raise past the next occupancy step (the guide's GPU
+/// performance page has the measurements).
+fn interior_walk(k: &Kernel, tp: &TemporalPlan) -> bool {
+    !(k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read)
+}
+
+/// `mint_fa..mint_fb`: the planes of the walk where no test of the general walk can
+/// fail, empty unless the block's whole tile (ghost cells included) lies inside the input
+/// and the loop ranges in x and y. At such a plane `p` the input is loaded at `p` and
+/// `p + 1` (the look-ahead) inside the array and the block's reach; step `s` of
+/// `1..depth` computes plane `p − s·lag` within its planes (`mint_zlo{s}..mint_zhi{s}`)
+/// and the loop's whole z range; the last step's plane is one of the block's own.
+fn interior_range(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
+    let a = &k.arrays[tp.input].name;
+    let (d, lag, rz) = (tp.depth, tp.lag(), tp.reach[2]);
+    let mut tests = Vec::new();
+    for axis in 0..2 {
+        let first = format!(
+            "({} + (idx_t)blockIdx.{} * {} - {})",
+            lo_name(axis),
+            ["x", "y"][axis],
+            tp.inner()[axis],
+            d * tp.reach[axis]
+        );
+        let last = format!("{first} + {}", tp.tile()[axis] - 1);
+        tests.push(format!(
+            "{first} >= {} && {first} >= 0 && {last} < {} && {last} < {}",
+            lo_name(axis),
+            hi_name(axis),
+            extent_name(a, axis as u8)
+        ));
+    }
+    b.comment("the walk's middle planes, where a block inside the ranges needs no tests");
+    b.push(Stmt::konst("bool", "mint_interior", tests.join(" && ")));
+    let ahead = i64::from(look_ahead(k, tp));
+    let mut lo = vec!["(idx_t)0".to_string(), format!("mint_z0 + {}", d * lag)];
+    let mut hi = vec![
+        format!("{} - {ahead}", extent_name(a, 2)),
+        format!("mint_z1 + {} - {ahead}", d * rz),
+    ];
+    for s in 1..d {
+        lo.push(format!(
+            "max(mint_zlo{s}, {}) + {}",
+            whole_lo_name(2),
+            s * lag
+        ));
+        hi.push(format!(
+            "min(mint_zhi{s}, {}) + {}",
+            whole_hi_name(2),
+            s * lag
+        ));
+    }
+    let fold = |f: &str, v: Vec<String>| {
+        v.into_iter()
+            .reduce(|acc, e| format!("{f}({acc}, {e})"))
+            .unwrap()
+    };
+    b.push(Stmt::konst("idx_t", "mint_fa", fold("max", lo)));
+    b.push(Stmt::konst(
+        "idx_t",
+        "mint_fb",
+        format!("mint_interior ? {} : mint_fa", fold("min", hi)),
+    ));
+}
+
+/// One plane of the walk: the input loaded, steps `1..depth` one lag apart, the last into
+/// device memory.
+fn walk_plane(
+    p: &mut CPrinter,
+    b: &mut Builder,
+    k: &Kernel,
+    tp: &TemporalPlan,
+    refs: &StepRefs,
+    w: Walk,
+) {
+    refs.step.set(0);
+    load_step(p, b, k, tp, w);
+    for s in 1..tp.depth {
+        refs.step.set(s);
+        inner_step(p, b, k, tp, s, w);
+    }
+    refs.step.set(tp.depth);
+    last_step(p, b, k, tp, w);
+}
+
+/// The shared rings of steps `0..depth`, between two pads ([`TemporalPlan::pad`]);
+/// returns their bytes.
 fn rings(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) -> u32 {
     let elem = k.arrays[tp.input].elem;
     super::skeleton::dynamic_shared(b);
     let all = tp.shared_bytes(elem.size_bytes());
-    let ring = all / u64::from(tp.depth);
+    let pad = tp.pad() * u64::from(elem.size_bytes());
+    let ring = (all - 2 * pad) / u64::from(tp.depth);
     for s in 0..tp.depth {
         b.push(Stmt::SharedView {
             ty: elem.cuda_name().into(),
@@ -571,7 +704,7 @@ fn rings(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) -> u32 {
             rows: tp.tile()[1],
             cols: tp.tile()[0],
             base: "mint_smem".into(),
-            offset: (u64::from(s) * ring) as u32,
+            offset: (pad + u64::from(s) * ring) as u32,
             slots: tp.ring(),
         });
     }
@@ -769,8 +902,9 @@ fn plane(p: &CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, lag: i64,
 /// from the register it was loaded into at the previous plane of the walk, and the next
 /// plane's load issued into that register: the load's latency then overlaps the steps that
 /// follow it rather than stalling them. Otherwise loaded here.
-fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
+fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w: Walk) {
     let ahead = look_ahead(k, tp);
+    let tested = w == Walk::General;
     b.comment(if ahead {
         "step 0: the input plane, loaded one plane ahead"
     } else {
@@ -782,14 +916,17 @@ fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
         let top = queue_ref(tp, 0, i64::from(tp.queue()) - 1);
         let a = &k.arrays[tp.input].name;
         let (value, next) = if ahead {
-            (next_ref(tp), load_next(p, k, tp, "mint_p + 1".into()))
+            (
+                next_ref(tp),
+                load_next(p, k, tp, "mint_p + 1".into(), tested),
+            )
         } else {
             (flat_ref(p, &p.names.get(a), a, &axis_exprs(k)), Vec::new())
         };
-        let this = load_cond(k, tp, &z);
+        let this = tested.then(|| load_cond(k, tp, &z));
         per_row(b, tp, row_consts(p, k, tp, 0), |b| {
             shift(b, tp, 0);
-            b.if_(this, |b| {
+            b.if_some(this.as_deref(), |b| {
                 b.push(Stmt::assign(top.clone(), value));
                 b.push(Stmt::assign(
                     "mint_ring0[mint_slot_0][mint_ty][mint_tx]",
@@ -823,7 +960,13 @@ fn first_load(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) 
             init: Some("{}".into()),
         }],
     ));
-    let first = load_next(p, k, tp, format!("mint_z0 - {}", tp.depth * tp.reach[2]));
+    let first = load_next(
+        p,
+        k,
+        tp,
+        format!("mint_z0 - {}", tp.depth * tp.reach[2]),
+        true,
+    );
     b.scope(|b| {
         per_row(b, tp, row_consts(p, k, tp, 0), |b| {
             for st in first {
@@ -844,16 +987,24 @@ fn next_ref(tp: &TemporalPlan) -> String {
 
 /// The load of the input at plane `plane` of the thread's column (of its current row) into
 /// `mint_next`, where the walk loads that plane: the kernel's `z` bound to `plane` (in a
-/// scope of its own), then the guarded load.
-fn load_next(p: &CPrinter, k: &Kernel, tp: &TemporalPlan, plane: String) -> Vec<Stmt> {
+/// scope of its own), then the load, guarded where `tested` ([`Walk`]).
+fn load_next(
+    p: &CPrinter,
+    k: &Kernel,
+    tp: &TemporalPlan,
+    plane: String,
+    tested: bool,
+) -> Vec<Stmt> {
     let a = &k.arrays[tp.input].name;
     let z = p.names.get(k.axis_var(2).unwrap());
     let src = flat_ref(p, &p.names.get(a), a, &axis_exprs(k));
     let load = Stmt::assign(next_ref(tp), src);
-    vec![
-        Stmt::konst("idx_t", z.clone(), plane),
-        Stmt::if_(load_cond(k, tp, &z), vec![load]),
-    ]
+    let load = if tested {
+        Stmt::if_(load_cond(k, tp, &z), vec![load])
+    } else {
+        load
+    };
+    vec![Stmt::konst("idx_t", z.clone(), plane), load]
 }
 
 /// Whether the walk loads the input at plane `z` of the thread's column: inside the array,
@@ -875,7 +1026,7 @@ fn axis_exprs(k: &Kernel) -> [Expr; 3] {
 /// Step `s` of `1..depth`: where it writes, the body on the previous step's ring; outside
 /// the loop ranges, the array that step writes in the unblocked loop (the output at odd
 /// steps, the input at even ones).
-fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, s: u32) {
+fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, s: u32, w: Walk) {
     let keep = &k.arrays[if s % 2 == 1 { tp.output } else { tp.input }].name;
     b.comment(format!(
         "step {s}, {} plane(s) behind the input",
@@ -899,15 +1050,19 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
             top.clone(),
         );
         let els = vec![Stmt::assign(top, kept), store.clone()];
+        let valid = (w == Walk::General).then_some(valid);
         per_row(b, tp, row_consts(p, k, tp, s), |b| {
             shift(b, tp, s);
             let then = b.nest(|b| {
-                b.if_(valid, |b| {
+                b.if_some(valid.as_deref(), |b| {
                     b.body(p, |p| p.block_body(&k.body));
                     b.push(store)
                 })
             });
-            b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els)))
+            match w {
+                Walk::General => b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els))),
+                Walk::Interior => b.extend(then),
+            }
         });
     });
 }
@@ -925,13 +1080,16 @@ fn margin(tp: &TemporalPlan, s: u32, rx: u32, ry: u32) -> String {
 
 /// The last step: the body on the previous ring, into device memory, on the block's
 /// inner columns and its own planes.
-fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
+fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w: Walk) {
     let d = tp.depth;
     b.comment(format!("step {d}: into device memory"));
     b.scope(|b| {
         plane(p, b, k, tp, i64::from(d * tp.lag()), true);
         let z = p.names.get(k.axis_var(2).unwrap());
-        let cond = format!("{z} >= mint_z0 && mint_in_ranges && mint_col{d}");
+        let cond = match w {
+            Walk::General => format!("{z} >= mint_z0 && mint_in_ranges && mint_col{d}"),
+            Walk::Interior => format!("mint_col{d}"),
+        };
         let row = row_consts(p, k, tp, d);
         per_row(b, tp, row, |b| {
             b.if_(cond, |b| b.body(p, |p| p.block_body(&k.body)))
@@ -1009,7 +1167,8 @@ mod tests {
         assert_eq!(t.config.block, [32, 32, 1]);
         // a star: its other planes are read at the thread's own column, from registers,
         // so each ring holds the plane the next step reads and the one being written
-        assert_eq!(t.dynamic_shared_bytes, 3 * 2 * 32 * 32 * 4);
+        // (and a pad of ry + 1 = 3 tile rows before the first ring and after the last)
+        assert_eq!(t.dynamic_shared_bytes, (3 * 2 * 32 * 32 + 2 * 3 * 32) * 4);
         let s = &t.source;
         // one barrier per plane, after all the steps; each step one plane behind
         assert_eq!(s.matches("__syncthreads()").count(), 1, "{s}");
@@ -1034,12 +1193,59 @@ mod tests {
     }
 
     #[test]
+    fn blocks_inside_the_grid_walk_their_middle_planes_without_tests() {
+        let k = blocked(&heat(STAR), 3, [32, 32, 64]);
+        let s = crate::translate(&k, &Target::default()).unwrap().source;
+        // a tile inside the ranges and the input along x and y: 32 - 2·3·1 inner columns,
+        // 32 - 2·3·2 inner rows, the tile widened by 3 and 6
+        assert!(
+            s.contains(
+                "const bool mint_interior = (mint_lo_x + (idx_t)blockIdx.x * 26 - 3) >= mint_lo_x"
+            ),
+            "{s}"
+        );
+        assert!(
+            s.contains("(mint_lo_y + (idx_t)blockIdx.y * 20 - 6) + 31 < mint_ny_u"),
+            "{s}"
+        );
+        // the middle planes: the last step one of the block's own, every step inside the
+        // whole z range and its planes, the look-ahead load inside the input
+        assert!(s.contains("mint_z0 + 3"), "{s}");
+        assert!(s.contains("max(mint_zlo2, mint_whole_lo_z) + 2"), "{s}");
+        assert!(s.contains("min(mint_zhi1, mint_whole_hi_z) + 1"), "{s}");
+        assert!(s.contains("mint_nz_u - 1"), "{s}");
+        let (fast, general) = s
+            .split_once("if (mint_p >= mint_fa && mint_p < mint_fb) {")
+            .and_then(|(_, rest)| rest.split_once("} else {"))
+            .expect("the walk's two ways");
+        // the interior planes test nothing but the last step's margin
+        for test in [
+            "mint_in &&",
+            "mint_in_ranges &&",
+            "if (mint_col1)",
+            "mint_whole",
+        ] {
+            assert!(!fast.contains(test), "{test}: {fast}");
+            assert!(general.contains(test), "{test}: {general}");
+        }
+        assert!(fast.contains("if (mint_col3) {"), "{fast}");
+        // a step that reads another array walks every plane with its tests
+        let k = blocked(
+            &heat("v[z][y][x] = c[z][y][x] * u[z][y][x+1];"),
+            3,
+            [32, 32, 64],
+        );
+        let s = crate::translate(&k, &Target::default()).unwrap().source;
+        assert!(!s.contains("mint_interior"), "{s}");
+    }
+
+    #[test]
     fn planes_read_at_other_columns_lengthen_the_ring() {
         // Poisson's edges: u[z±1][y±1][x] from the ring, which then holds 4 planes, and
         // each step is 2 planes behind the previous one
         let k = heat("v[z][y][x] = u[z][y][x] + u[z-1][y+1][x] + u[z+1][y-1][x] + u[z+1][y][x];");
         let t = crate::translate(&blocked(&k, 3, [32, 32, 64]), &Target::default()).unwrap();
-        assert_eq!(t.dynamic_shared_bytes, 3 * 4 * 32 * 32 * 4);
+        assert_eq!(t.dynamic_shared_bytes, (3 * 4 * 32 * 32 + 2 * 2 * 32) * 4);
         let s = &t.source;
         assert!(s.contains("const idx_t z = mint_p - 6;"), "{s}");
         assert!(
@@ -1055,7 +1261,7 @@ mod tests {
             "let b = if z == 1 { z } else { z - 1 }; v[z][y][x] = u[z][y][x] + u[b][y][x] + u[z][y][x+1];",
         );
         let t = crate::translate(&blocked(&k, 3, [32, 32, 64]), &Target::default()).unwrap();
-        assert_eq!(t.dynamic_shared_bytes, 3 * 4 * 32 * 32 * 4);
+        assert_eq!(t.dynamic_shared_bytes, (3 * 4 * 32 * 32 + 2 * 32) * 4);
         assert!(
             t.source.contains("const idx_t z = mint_p - 6;"),
             "{}",
@@ -1071,12 +1277,13 @@ mod tests {
         // 32 threads by 32, two rows each: a 32×64 tile, 26 by 64 - 2·3·2 inner points
         assert_eq!(t.config.tile, [26, 52, 64]);
         assert_eq!(t.config.block, [32, 32, 1]);
-        assert_eq!(t.dynamic_shared_bytes, 3 * 2 * 32 * 64 * 4);
+        assert_eq!(t.dynamic_shared_bytes, (3 * 2 * 32 * 64 + 2 * 3 * 32) * 4);
         let s = &t.source;
         assert_eq!(s.matches("__syncthreads()").count(), 1, "{s}");
         // every step, the load included, walks the thread's two rows, and so does the
-        // walk's first load one plane ahead (3 steps × 2 rows: it looks ahead)
-        assert_eq!(s.matches("mint_r < 2").count(), 5, "{s}");
+        // walk's first load one plane ahead (3 steps × 2 rows: it looks ahead), in the
+        // walk's general planes and in its interior ones
+        assert_eq!(s.matches("mint_r < 2").count(), 9, "{s}");
         assert!(s.contains("float mint_next[2] = {};"), "{s}");
         assert!(
             s.contains("mint_q0[mint_r * 3 + 2] = mint_next[mint_r];"),
