@@ -139,9 +139,16 @@ impl KernelPlan {
     }
 
     /// The registers per thread the kernel is held to ([`Target::max_registers`] for the
-    /// vector path, through its launch bounds), if it is.
+    /// vector path and a temporally blocked walk of interior groups,
+    /// [`crate::optimizer::temporal::Interior::Groups`], through its launch bounds), if
+    /// it is.
     pub fn max_registers(&self, target: &Target) -> Option<u32> {
-        matches!(self.kind, Kind::Vector(_)).then_some(target.max_registers)
+        let held = match &self.kind {
+            Kind::Vector(_) => true,
+            Kind::Temporal(t) => t.interior == crate::optimizer::temporal::Interior::Groups,
+            _ => false,
+        };
+        held.then_some(target.max_registers)
     }
 
     /// The report's level: what the kernel's kind stages and how.

@@ -31,7 +31,9 @@
 //! block's columns. A block whose whole tile lies inside the input and the loop ranges
 //! (most blocks of a large grid) computes the planes of the walk's middle, where no such
 //! test can fail, without them ([`interior_range`]), where the step reads no other array
-//! ([`interior_walk`]): every column, the last step's store the only test left.
+//! ([`Interior`]): every column, the last step's store the only test left, one plane at a
+//! time or, where registers allow, in groups that rename the register queues rather than
+//! move them.
 //!
 //! Points the step does not write (outside the loop's ranges: fixed boundary planes)
 //! keep, at step `s`, the value of the array that step writes in the unblocked loop: the
@@ -96,6 +98,30 @@ pub struct TemporalPlan {
     /// reference at the thread's own column with a constant offset reads the thread's
     /// register queue instead ([`Self::queue`]). `[-rz, rz]` assumes the most.
     pub shared_dz: [i32; 2],
+    /// How a block inside the grid walks its middle planes.
+    pub interior: Interior,
+}
+
+/// How a block whose whole tile lies inside the grid walks the middle planes of its z walk
+/// ([`TemporalPlan::interior`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interior {
+    /// With every test, as the planes of the tile's edges: the step reads an array other
+    /// than its input (a value computed at a ghost column from values that are not the
+    /// step's must not reach another array's subscript, and another array's loads already
+    /// hold most of a thread's registers).
+    Tested,
+    /// One plane at a time without tests, the register queues moved down a register at
+    /// each plane.
+    Planes,
+    /// In groups of [`TemporalPlan::queue`] planes without tests, each plane naming the
+    /// queues' registers in turn so that nothing moves: where the walk looks ahead
+    /// ([`look_ahead`]), every subscript of the input is a constant offset, and a block
+    /// held to [`crate::Target::max_registers`] fills an SM's registers alone (1,024
+    /// threads at 64), so that the more registers the group's interleaved planes take
+    /// cost no block per SM (they do for 512 threads: 3 blocks per SM down to 2). The
+    /// kernel is held to that cap, which the runtime raises where it spills.
+    Groups,
 }
 
 impl TemporalPlan {
@@ -186,6 +212,7 @@ pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: 
         rows: 1,
         planes: 64,
         shared_dz: [-(reach[2] as i32), reach[2] as i32],
+        interior: Interior::Tested,
     };
     while tp.threads[1] > 8 && tp.shared_bytes(elem_bytes) > u64::from(shared_bytes) {
         tp.threads[1] -= 8;
@@ -340,7 +367,7 @@ pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Optio
     if cfg.block[2] != 1 || cfg.chunk[0] != 1 {
         return err("a blocked step has one thread per column of its rows: chunksize 1 in x, rows per thread in y, and in z equal to the tile".into());
     }
-    let tp = TemporalPlan {
+    let mut tp = TemporalPlan {
         depth,
         input,
         output,
@@ -349,7 +376,9 @@ pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Optio
         rows: cfg.chunk[1],
         planes: cfg.tile[2],
         shared_dz: shared_planes(k, input, reach),
+        interior: Interior::Tested,
     };
+    tp.interior = interior(k, &tp, target);
     if tp.inner().contains(&0) {
         return err(format!(
             "a tile of {}×{} columns leaves no inner points after {depth} steps of reach {}×{} on each side; use a wider tile or fewer steps",
@@ -384,6 +413,8 @@ struct StepRefs<'a> {
     k: &'a Kernel,
     tp: &'a TemporalPlan,
     step: Cell<u32>,
+    /// How the plane being printed is walked ([`Walk`]).
+    walk: Cell<Walk>,
 }
 
 impl RefResolver for StepRefs<'_> {
@@ -396,7 +427,8 @@ impl RefResolver for StepRefs<'_> {
         if ai == self.tp.input {
             match stencil_offset(self.k, array, index) {
                 Some([0, 0, dz]) => {
-                    return queue_ref(self.tp, s - 1, dz + i64::from(self.tp.reach[2]));
+                    let j = dz + i64::from(self.tp.reach[2]);
+                    return queue_ref(self.tp, s - 1, j, self.walk.get());
                 }
                 Some([dx, dy, dz]) => {
                     return format!(
@@ -424,7 +456,10 @@ impl RefResolver for StepRefs<'_> {
             );
         }
         if ai == self.tp.output && s < self.tp.depth {
-            return queue_ref(self.tp, s, i64::from(self.tp.queue()) - 1);
+            return queue_ref(self.tp, s, i64::from(self.tp.queue()) - 1, self.walk.get());
+        }
+        if ai == self.tp.output && self.walk.get() != Walk::General {
+            return "mint_out".into();
         }
         flat_ref(p, &p.names.get(array), array, index)
     }
@@ -439,20 +474,36 @@ fn plus(d: i64) -> String {
 }
 
 /// Register `j` of step `s`'s queue in the thread's current row: the plane `z − rz + j`
-/// of the next step's plane `z` ([`TemporalPlan::queue`]).
-fn queue_ref(tp: &TemporalPlan, s: u32, j: i64) -> String {
+/// of the next step's plane `z` ([`TemporalPlan::queue`]). The general walk keeps the
+/// queue in order and moves it down one register at each plane ([`shift`]); the `r`-th
+/// plane of a group of interior planes ([`Walk::Interior`]) names register `j` of that
+/// order by the register `(j + r + 1) mod queue`, which needs no move: after the group's
+/// last plane the registers are in order again.
+fn queue_ref(tp: &TemporalPlan, s: u32, j: i64, w: Walk) -> String {
+    let q = i64::from(tp.queue());
+    let j = match w {
+        Walk::Interior(Some(r)) => (j + i64::from(r) + 1).rem_euclid(q),
+        _ => j,
+    };
     if tp.rows == 1 {
         format!("mint_q{s}[{j}]")
     } else {
-        format!("mint_q{s}[mint_r * {} + {j}]", tp.queue())
+        format!("mint_q{s}[mint_r * {q} + {j}]")
     }
 }
 
 /// Step `s`'s queue moved down one plane, its top register left as it was (the next
-/// plane's value, where the step computes one).
-fn shift(b: &mut Builder, tp: &TemporalPlan, s: u32) {
+/// plane's value, where the step computes one); nothing in a group of interior planes,
+/// which renames the registers instead ([`queue_ref`]).
+fn shift(b: &mut Builder, tp: &TemporalPlan, s: u32, w: Walk) {
+    if let Walk::Interior(Some(_)) = w {
+        return;
+    }
     for j in 0..i64::from(tp.queue()) - 1 {
-        b.push(Stmt::assign(queue_ref(tp, s, j), queue_ref(tp, s, j + 1)));
+        b.push(Stmt::assign(
+            queue_ref(tp, s, j, w),
+            queue_ref(tp, s, j + 1, w),
+        ));
     }
 }
 
@@ -517,6 +568,7 @@ pub(crate) fn lower(
         k,
         tp,
         step: Cell::new(0),
+        walk: Cell::new(Walk::General),
     };
     let mut p = CPrinter::new(names, &refs);
     let mut b = Builder::new();
@@ -531,30 +583,47 @@ pub(crate) fn lower(
         LoopRole::ZWindow,
         format!("idx_t mint_p = mint_z0 - {}", d * rz),
         format!("mint_p < mint_z1 + {}", d * lag),
-        "++mint_p",
+        "",
     );
     invariants(&mut b, k, tp);
     queues(&mut b, k, tp);
     first_load(&mut p, &mut b, k, tp);
-    let interior = interior_walk(k, tp);
-    if interior {
+    if tp.interior != Interior::Tested {
         interior_range(&mut b, k, tp);
     }
+    let q = tp.queue();
     b.for_(l, |b| {
-        let general = b.nest(|b| walk_plane(&mut p, b, k, tp, &refs, Walk::General));
-        if interior {
-            let fast = b.nest(|b| walk_plane(&mut p, b, k, tp, &refs, Walk::Interior));
-            b.push(Stmt::if_else(
-                "mint_p >= mint_fa && mint_p < mint_fb",
-                fast,
-                general,
-            ));
-        } else {
-            b.extend(general);
-        }
-        b.push(Stmt::Barrier {
-            note: Some("this plane's steps are in their rings".into()),
+        let general = b.nest(|b| {
+            walk_plane(&mut p, b, k, tp, &refs, (Walk::General, "mint_p".into()));
+            b.raw("++mint_p;");
         });
+        let group = match tp.interior {
+            Interior::Tested => return b.extend(general),
+            Interior::Planes => 1,
+            Interior::Groups => q,
+        };
+        let interior = b.nest(|b| {
+            if group > 1 {
+                b.comment(format!("{q} interior planes, one per register of a queue"));
+            }
+            for r in 0..group {
+                let w = format!("mint_p{}", plus(i64::from(r)));
+                let walk = match group {
+                    1 => Walk::Interior(None),
+                    _ => Walk::Interior(Some(r)),
+                };
+                walk_plane(&mut p, b, k, tp, &refs, (walk, w));
+            }
+            b.raw(match group {
+                1 => "++mint_p;".to_string(),
+                g => format!("mint_p += {g};"),
+            });
+        });
+        b.push(Stmt::if_else(
+            format!("mint_p >= mint_fa && mint_p + {group} <= mint_fb"),
+            interior,
+            general,
+        ));
     });
     let helpers = helpers_source(&p.helpers.borrow());
     let [ix, iy] = tp.inner();
@@ -596,18 +665,25 @@ enum Walk {
     /// their margin from ghost cells of the previous step that hold no value of it; no
     /// column inside a margin reads one (the margins shrink by the reach at each step),
     /// and the rings' pads ([`TemporalPlan::pad`]) keep the reads of the tile's edge
-    /// columns in shared memory.
-    Interior,
+    /// columns in shared memory. In a group of `queue` planes ([`Interior::Groups`]),
+    /// the plane's place in it ([`queue_ref`]).
+    Interior(Option<u32>),
 }
 
-/// Whether the kernel's walk has interior planes ([`Walk::Interior`]): where the step
-/// reads no array but its input. A step that reads another array would, at a ghost
-/// column, compute from values that are not the step's, and such a value could reach a
-/// subscript; and its loads already hold most of a thread's registers, which the second
-/// copy of the step would raise past the next occupancy step (the guide's GPU
-/// performance page has the measurements).
-fn interior_walk(k: &Kernel, tp: &TemporalPlan) -> bool {
-    !(k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read)
+/// How `k`'s walk computes its interior planes ([`Interior`]).
+fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
+    let name = &k.arrays[tp.input].name;
+    let others = (k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read);
+    let textbook = (references(k).iter())
+        .filter(|r| &r.array == name)
+        .all(|r| r.offset.is_some());
+    let threads = tp.threads[0] * tp.threads[1];
+    let one_block = crate::target::min_blocks(target.max_registers, threads) == 1;
+    match (others, look_ahead(k, tp) && textbook && one_block) {
+        (true, _) => Interior::Tested,
+        (false, false) => Interior::Planes,
+        (false, true) => Interior::Groups,
+    }
 }
 
 /// `mint_fa..mint_fb`: the planes of the walk where no test of the general walk can
@@ -669,24 +745,33 @@ fn interior_range(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     ));
 }
 
-/// One plane of the walk: the input loaded, steps `1..depth` one lag apart, the last into
-/// device memory.
+/// One plane of the walk, `mint_w` (the walk's plane `plane`), in a scope: the input
+/// loaded, steps `1..depth` one lag apart, the last into device memory, then the barrier
+/// that ends the plane.
 fn walk_plane(
     p: &mut CPrinter,
     b: &mut Builder,
     k: &Kernel,
     tp: &TemporalPlan,
     refs: &StepRefs,
-    w: Walk,
+    (w, plane): (Walk, String),
 ) {
-    refs.step.set(0);
-    load_step(p, b, k, tp, w);
-    for s in 1..tp.depth {
-        refs.step.set(s);
-        inner_step(p, b, k, tp, s, w);
-    }
-    refs.step.set(tp.depth);
-    last_step(p, b, k, tp, w);
+    refs.walk.set(w);
+    b.scope(|b| {
+        b.push(Stmt::konst("idx_t", "mint_w", plane));
+        refs.step.set(0);
+        load_step(p, b, k, tp, w);
+        for s in 1..tp.depth {
+            refs.step.set(s);
+            inner_step(p, b, k, tp, s, w);
+        }
+        refs.step.set(tp.depth);
+        last_step(p, b, k, tp, w);
+    });
+    refs.walk.set(Walk::General);
+    b.push(Stmt::Barrier {
+        note: Some("this plane's steps are in their rings".into()),
+    });
 }
 
 /// The shared rings of steps `0..depth`, between two pads ([`TemporalPlan::pad`]);
@@ -882,9 +967,9 @@ fn plane(p: &CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, lag: i64,
         "idx_t",
         z.clone(),
         if lag == 0 {
-            "mint_p".to_string()
+            "mint_w".to_string()
         } else {
-            format!("mint_p - {lag}")
+            format!("mint_w - {lag}")
         },
     ));
     let [lo, hi] = tp.shared_dz.map(i64::from);
@@ -913,19 +998,19 @@ fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
     b.scope(|b| {
         plane(p, b, k, tp, 0, false);
         let z = p.names.get(k.axis_var(2).unwrap());
-        let top = queue_ref(tp, 0, i64::from(tp.queue()) - 1);
+        let top = queue_ref(tp, 0, i64::from(tp.queue()) - 1, w);
         let a = &k.arrays[tp.input].name;
         let (value, next) = if ahead {
             (
                 next_ref(tp),
-                load_next(p, k, tp, "mint_p + 1".into(), tested),
+                load_next(p, k, tp, "mint_w + 1".into(), tested),
             )
         } else {
             (flat_ref(p, &p.names.get(a), a, &axis_exprs(k)), Vec::new())
         };
         let this = tested.then(|| load_cond(k, tp, &z));
         per_row(b, tp, row_consts(p, k, tp, 0), |b| {
-            shift(b, tp, 0);
+            shift(b, tp, 0, w);
             b.if_some(this.as_deref(), |b| {
                 b.push(Stmt::assign(top.clone(), value));
                 b.push(Stmt::assign(
@@ -1044,7 +1129,7 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
         let valid = format!("mint_col{s}");
         let idx = axis_exprs(k);
         let kept = flat_ref(p, &p.names.get(keep), keep, &idx);
-        let top = queue_ref(tp, s, i64::from(tp.queue()) - 1);
+        let top = queue_ref(tp, s, i64::from(tp.queue()) - 1, w);
         let store = Stmt::assign(
             format!("mint_ring{s}[mint_slot_0][mint_ty][mint_tx]"),
             top.clone(),
@@ -1052,7 +1137,7 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
         let els = vec![Stmt::assign(top, kept), store.clone()];
         let valid = (w == Walk::General).then_some(valid);
         per_row(b, tp, row_consts(p, k, tp, s), |b| {
-            shift(b, tp, s);
+            shift(b, tp, s, w);
             let then = b.nest(|b| {
                 b.if_some(valid.as_deref(), |b| {
                     b.body(p, |p| p.block_body(&k.body));
@@ -1061,7 +1146,7 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
             });
             match w {
                 Walk::General => b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els))),
-                Walk::Interior => b.extend(then),
+                Walk::Interior(_) => b.extend(then),
             }
         });
     });
@@ -1086,13 +1171,27 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
     b.scope(|b| {
         plane(p, b, k, tp, i64::from(d * tp.lag()), true);
         let z = p.names.get(k.axis_var(2).unwrap());
-        let cond = match w {
-            Walk::General => format!("{z} >= mint_z0 && mint_in_ranges && mint_col{d}"),
-            Walk::Interior => format!("mint_col{d}"),
-        };
         let row = row_consts(p, k, tp, d);
-        per_row(b, tp, row, |b| {
-            b.if_(cond, |b| b.body(p, |p| p.block_body(&k.body)))
+        let out = &k.arrays[tp.output];
+        let store = Stmt::if_(
+            format!("mint_col{d}"),
+            vec![Stmt::assign(
+                flat_ref(p, &p.names.get(&out.name), &out.name, &axis_exprs(k)),
+                "mint_out",
+            )],
+        );
+        per_row(b, tp, row, |b| match w {
+            Walk::General => b.if_(
+                format!("{z} >= mint_z0 && mint_in_ranges && mint_col{d}"),
+                |b| b.body(p, |p| p.block_body(&k.body)),
+            ),
+            // the value at every column, into `mint_out` ([`StepRefs`]), stored on the
+            // margin's: a predicated store rather than a branch around the step
+            Walk::Interior(_) => b.scope(|b| {
+                b.push(Stmt::var(out.elem.cuda_name(), "mint_out", "0"));
+                b.body(p, |p| p.block_body(&k.body));
+                b.push(store);
+            }),
         });
     });
 }
@@ -1170,9 +1269,10 @@ mod tests {
         // (and a pad of ry + 1 = 3 tile rows before the first ring and after the last)
         assert_eq!(t.dynamic_shared_bytes, (3 * 2 * 32 * 32 + 2 * 3 * 32) * 4);
         let s = &t.source;
-        // one barrier per plane, after all the steps; each step one plane behind
-        assert_eq!(s.matches("__syncthreads()").count(), 1, "{s}");
-        assert!(s.contains("const idx_t z = mint_p - 3;"), "{s}");
+        // one barrier per plane, after all the steps (the general walk's plane and the
+        // interior group's 3); each step one plane behind
+        assert_eq!(s.matches("__syncthreads()").count(), 4, "{s}");
+        assert!(s.contains("const idx_t z = mint_w - 3;"), "{s}");
         // outside the ranges, step 1 keeps the output's values and step 2 the input's
         assert!(s.contains("mint_q1[2] = v["), "{s}");
         assert!(s.contains("mint_q2[2] = u["), "{s}");
@@ -1214,8 +1314,9 @@ mod tests {
         assert!(s.contains("max(mint_zlo2, mint_whole_lo_z) + 2"), "{s}");
         assert!(s.contains("min(mint_zhi1, mint_whole_hi_z) + 1"), "{s}");
         assert!(s.contains("mint_nz_u - 1"), "{s}");
+        // a group of queue = 3 interior planes, then the general walk's one plane
         let (fast, general) = s
-            .split_once("if (mint_p >= mint_fa && mint_p < mint_fb) {")
+            .split_once("if (mint_p >= mint_fa && mint_p + 3 <= mint_fb) {")
             .and_then(|(_, rest)| rest.split_once("} else {"))
             .expect("the walk's two ways");
         // the interior planes test nothing but the last step's margin
@@ -1228,7 +1329,52 @@ mod tests {
             assert!(!fast.contains(test), "{test}: {fast}");
             assert!(general.contains(test), "{test}: {general}");
         }
-        assert!(fast.contains("if (mint_col3) {"), "{fast}");
+        assert_eq!(fast.matches("if (mint_col3) {").count(), 3, "{fast}");
+        assert!(fast.contains("mint_p += 3;") && general.contains("++mint_p;"));
+        // the general walk moves each queue down a register; the group's r-th plane names
+        // register j of it (z - 1 + j) by register (j + r + 1) mod 3, and moves nothing
+        assert!(general.contains("mint_q1[0] = mint_q1[1];"), "{general}");
+        assert!(!fast.contains("mint_q1[0] = mint_q1[1];"), "{fast}");
+        let planes: Vec<&str> = fast.split("const idx_t mint_w = ").skip(1).collect();
+        assert_eq!(planes.len(), 3);
+        for (r, plane) in planes.iter().enumerate() {
+            let reg = |j: usize| format!("mint_q0[{}]", (j + r + 1) % 3);
+            // the input's top register, then step 1 from u[z - 1], u[z], u[z + 1]
+            assert!(
+                plane.contains(&format!("{} = mint_next[0];", reg(2))),
+                "{plane}"
+            );
+            let step1 = format!("= {} + mint_ring0", reg(1));
+            assert!(plane.contains(&step1), "{r}: {plane}");
+            assert!(
+                plane.contains(&format!("{} + {}", reg(0), reg(2))),
+                "{plane}"
+            );
+        }
+        // on a tile's edge columns the last step's value is computed and not stored
+        assert!(fast.contains("mint_out = "), "{fast}");
+        // a group is held to 64 registers per thread: 1 block of 1024 threads per SM
+        assert!(s.contains("__launch_bounds__(1024, 1)"), "{s}");
+        // several rows per thread and depth 5: more registers than a group may take; 512
+        // threads, 3 blocks per SM where a group's 64 registers would leave 2; a subscript
+        // known only at run time: one interior plane at a time
+        let mut k5 = blocked(&heat(STAR), 5, [32, 64, 64]);
+        k5.clauses.chunk = Some([1, 2, 64].map(ClauseValue::Const));
+        let mut k512 = blocked(&heat(STAR), 3, [32, 32, 64]);
+        k512.clauses.chunk = Some([1, 2, 64].map(ClauseValue::Const));
+        let clamped =
+            heat("let b = if z == 1 { z } else { z - 1 }; v[z][y][x] = u[b][y][x] + u[z][y][x+1];");
+        for k in [k5, k512, blocked(&clamped, 3, [32, 32, 64])] {
+            let s = crate::translate(&k, &Target::default()).unwrap().source;
+            assert!(
+                s.contains("if (mint_p >= mint_fa && mint_p + 1 <= mint_fb) {"),
+                "{s}"
+            );
+            assert!(
+                !s.contains("__launch_bounds__(1024, ") && !s.contains("__launch_bounds__(512, "),
+                "{s}"
+            );
+        }
         // a step that reads another array walks every plane with its tests
         let k = blocked(
             &heat("v[z][y][x] = c[z][y][x] * u[z][y][x+1];"),
@@ -1247,7 +1393,7 @@ mod tests {
         let t = crate::translate(&blocked(&k, 3, [32, 32, 64]), &Target::default()).unwrap();
         assert_eq!(t.dynamic_shared_bytes, (3 * 4 * 32 * 32 + 2 * 2 * 32) * 4);
         let s = &t.source;
-        assert!(s.contains("const idx_t z = mint_p - 6;"), "{s}");
+        assert!(s.contains("const idx_t z = mint_w - 6;"), "{s}");
         assert!(
             s.contains("mint_ring0[mint_slot_m1][mint_ty + 1][mint_tx]"),
             "{s}"
@@ -1263,7 +1409,7 @@ mod tests {
         let t = crate::translate(&blocked(&k, 3, [32, 32, 64]), &Target::default()).unwrap();
         assert_eq!(t.dynamic_shared_bytes, (3 * 4 * 32 * 32 + 2 * 32) * 4);
         assert!(
-            t.source.contains("const idx_t z = mint_p - 6;"),
+            t.source.contains("const idx_t z = mint_w - 6;"),
             "{}",
             t.source
         );
@@ -1279,11 +1425,11 @@ mod tests {
         assert_eq!(t.config.block, [32, 32, 1]);
         assert_eq!(t.dynamic_shared_bytes, (3 * 2 * 32 * 64 + 2 * 3 * 32) * 4);
         let s = &t.source;
-        assert_eq!(s.matches("__syncthreads()").count(), 1, "{s}");
+        assert_eq!(s.matches("__syncthreads()").count(), 4, "{s}");
         // every step, the load included, walks the thread's two rows, and so does the
         // walk's first load one plane ahead (3 steps × 2 rows: it looks ahead), in the
-        // walk's general planes and in its interior ones
-        assert_eq!(s.matches("mint_r < 2").count(), 9, "{s}");
+        // walk's general plane and in each of its group of 3 interior ones
+        assert_eq!(s.matches("mint_r < 2").count(), 1 + 4 * 4, "{s}");
         assert!(s.contains("float mint_next[2] = {};"), "{s}");
         assert!(
             s.contains("mint_q0[mint_r * 3 + 2] = mint_next[mint_r];"),
