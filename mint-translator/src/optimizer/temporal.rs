@@ -106,10 +106,11 @@ pub struct TemporalPlan {
 /// ([`TemporalPlan::interior`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interior {
-    /// With every test, as the planes of the tile's edges: the step reads an array other
-    /// than its input (a value computed at a ghost column from values that are not the
-    /// step's must not reach another array's subscript, and another array's loads already
-    /// hold most of a thread's registers).
+    /// With every test, as the planes of the tile's edges, where computing a ghost column
+    /// from values that are not the step's could do harm or cost: the step reads an array
+    /// other than its input (such a value must not reach its subscript, and its loads
+    /// already hold most of a thread's registers), its elements are integers (signed
+    /// overflow), or a value could set a serial loop's trip count ([`fixed_loops`]).
     Tested,
     /// One plane at a time without tests, the register queues moved down a register at
     /// each plane.
@@ -665,7 +666,9 @@ enum Walk {
     /// their margin from ghost cells of the previous step that hold no value of it; no
     /// column inside a margin reads one (the margins shrink by the reach at each step),
     /// and the rings' pads ([`TemporalPlan::pad`]) keep the reads of the tile's edge
-    /// columns in shared memory. In a group of `queue` planes ([`Interior::Groups`]),
+    /// columns in shared memory. Such a read may land in a slot that another step writes
+    /// between the same two barriers: what it reads reaches only ghost columns, but
+    /// `compute-sanitizer --tool racecheck` reports it. In a group of `queue` planes ([`Interior::Groups`]),
     /// the plane's place in it ([`queue_ref`]).
     Interior(Option<u32>),
 }
@@ -673,7 +676,9 @@ enum Walk {
 /// How `k`'s walk computes its interior planes ([`Interior`]).
 fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
     let name = &k.arrays[tp.input].name;
-    let others = (k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read);
+    let others = (k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read)
+        || !k.arrays[tp.input].elem.is_float()
+        || !fixed_loops(k);
     let textbook = (references(k).iter())
         .filter(|r| &r.array == name)
         .all(|r| r.offset.is_some());
@@ -684,6 +689,41 @@ fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
         (false, false) => Interior::Planes,
         (false, true) => Interior::Groups,
     }
+}
+
+/// Whether every serial loop of `k`'s step runs a trip count no value sets: no `while`,
+/// and `for` bounds and steps of literals and the kernel's scalar parameters only (the
+/// radius-`r` star's `1..r + 1`). A loop whose trip count a value could set might, at a
+/// ghost column of the interior walk, computed from whatever its ring held, run without
+/// end.
+fn fixed_loops(k: &Kernel) -> bool {
+    let mut bound = std::collections::HashSet::new();
+    k.body.walk_stmts(&mut |st| match &st.kind {
+        StmtKind::Let { name, .. } | StmtKind::For { var: name, .. } => {
+            bound.insert(name.clone());
+        }
+        _ => {}
+    });
+    let uniform = |e: &Expr| {
+        let mut ok = true;
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::Var(n) => ok &= !bound.contains(n) && k.scalars.iter().any(|p| &p.name == n),
+            ExprKind::Elem { .. } | ExprKind::ArrayRef { .. } | ExprKind::Apply { .. } => {
+                ok = false
+            }
+            _ => {}
+        });
+        ok
+    };
+    let mut fixed = true;
+    k.body.walk_stmts(&mut |st| match &st.kind {
+        StmtKind::While { .. } => fixed = false,
+        StmtKind::For { lo, hi, step, .. } => {
+            fixed &= uniform(lo) && uniform(hi) && step.as_ref().is_none_or(uniform);
+        }
+        _ => {}
+    });
+    fixed
 }
 
 /// `mint_fa..mint_fb`: the planes of the walk where no test of the general walk can
@@ -1375,6 +1415,31 @@ mod tests {
                 "{s}"
             );
         }
+        // a step whose loop a value could lengthen, or of integers, walks every plane with
+        // its tests; a loop of literal bounds does not keep it from the interior walk
+        let counted = "let m = u[z][y][x] as usize; let mut t = 0.0; for i in 0..m { t = t + u[z][y][x+1]; } v[z][y][x] = t;";
+        // `while t > 1.0 { t = t * 0.5; }` (the test kernels' syntax has no `while`)
+        let mut whiles = heat(
+            "let mut t = u[z][y][x]; if t > 1.0 { t = t * 0.5; } v[z][y][x] = t + u[z][y][x+1];",
+        );
+        let StmtKind::If { cond, then, .. } = whiles.body.stmts[1].kind.clone() else {
+            panic!("the if")
+        };
+        whiles.body.stmts[1].kind = StmtKind::While { cond, body: then };
+        for k in [heat(counted), whiles] {
+            let s = crate::translate(&blocked(&k, 3, [32, 32, 64]), &Target::default());
+            let s = s.unwrap().source;
+            assert!(!s.contains("mint_interior"), "{s}");
+        }
+        let fixed = "let mut t = 0.0; for i in 1..n - 3 { t = t + u[z][y][x+1]; } v[z][y][x] = t;";
+        let mut fixed = heat(fixed);
+        fixed.scalars.push(ScalarParam {
+            name: "n".into(),
+            ty: Some(ScalarTy::Usize),
+            span: 0,
+        });
+        let s = crate::translate(&blocked(&fixed, 3, [32, 32, 64]), &Target::default());
+        assert!(s.unwrap().source.contains("mint_interior"));
         // a step that reads another array walks every plane with its tests
         let k = blocked(
             &heat("v[z][y][x] = c[z][y][x] * u[z][y][x+1];"),
