@@ -539,8 +539,24 @@ fn slot_var(dz: i64) -> String {
 /// already take most of a thread's registers, and the extra ones then cost occupancy or
 /// spill (the guide's GPU performance page has the measurements).
 fn look_ahead(k: &Kernel, tp: &TemporalPlan) -> bool {
-    let others = (k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read);
-    !others && tp.depth * tp.rows <= 6
+    !reads_others(k, tp) && tp.depth * tp.rows <= 6
+}
+
+/// Whether the step reads an array other than its input.
+fn reads_others(k: &Kernel, tp: &TemporalPlan) -> bool {
+    (k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read)
+}
+
+/// The first column (`axis` 0) or row (1) of the block's tile, ghost cells included: its
+/// inner points' origin less `depth × reach`.
+fn tile_origin(tp: &TemporalPlan, axis: usize) -> String {
+    format!(
+        "{} + (idx_t)blockIdx.{} * {} - {}",
+        lo_name(axis),
+        ["x", "y"][axis],
+        tp.inner()[axis],
+        tp.depth * tp.reach[axis]
+    )
 }
 
 /// The temporally blocked kernel of `k` ([`TemporalPlan`]).
@@ -668,23 +684,22 @@ enum Walk {
     /// and the rings' pads ([`TemporalPlan::pad`]) keep the reads of the tile's edge
     /// columns in shared memory. Such a read may land in a slot that another step writes
     /// between the same two barriers: what it reads reaches only ghost columns, but
-    /// `compute-sanitizer --tool racecheck` reports it. In a group of `queue` planes ([`Interior::Groups`]),
-    /// the plane's place in it ([`queue_ref`]).
+    /// `compute-sanitizer --tool racecheck` reports it. In a group of `queue` planes
+    /// ([`Interior::Groups`]), the plane's place in it ([`queue_ref`]).
     Interior(Option<u32>),
 }
 
 /// How `k`'s walk computes its interior planes ([`Interior`]).
 fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
     let name = &k.arrays[tp.input].name;
-    let others = (k.arrays.iter().enumerate()).any(|(i, a)| i != tp.input && a.read)
-        || !k.arrays[tp.input].elem.is_float()
-        || !fixed_loops(k);
+    let unsafe_ghosts =
+        reads_others(k, tp) || !k.arrays[tp.input].elem.is_float() || !fixed_loops(k);
     let textbook = (references(k).iter())
         .filter(|r| &r.array == name)
         .all(|r| r.offset.is_some());
     let threads = tp.threads[0] * tp.threads[1];
     let one_block = crate::target::min_blocks(target.max_registers, threads) == 1;
-    match (others, look_ahead(k, tp) && textbook && one_block) {
+    match (unsafe_ghosts, look_ahead(k, tp) && textbook && one_block) {
         (true, _) => Interior::Tested,
         (false, false) => Interior::Planes,
         (false, true) => Interior::Groups,
@@ -737,13 +752,7 @@ fn interior_range(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     let (d, lag, rz) = (tp.depth, tp.lag(), tp.reach[2]);
     let mut tests = Vec::new();
     for axis in 0..2 {
-        let first = format!(
-            "({} + (idx_t)blockIdx.{} * {} - {})",
-            lo_name(axis),
-            ["x", "y"][axis],
-            tp.inner()[axis],
-            d * tp.reach[axis]
-        );
+        let first = format!("({})", tile_origin(tp, axis));
         let last = format!("{first} + {}", tp.tile()[axis] - 1);
         tests.push(format!(
             "{first} >= {} && {first} >= 0 && {last} < {} && {last} < {}",
@@ -840,8 +849,6 @@ fn rings(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) -> u32 {
 /// whether the column is inside the input array and inside the loop ranges. With several
 /// rows per thread, the row-dependent ones are [`row_consts`], in each step's row loop.
 fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
-    let [ix, iy] = tp.inner();
-    let d = tp.depth;
     let x = p.names.get(k.axis_var(0).unwrap());
     b.comment("this thread's column: the block's tile widened by depth x reach on each side");
     b.push(Stmt::konst("int", "mint_tx", "(int)threadIdx.x"));
@@ -851,14 +858,9 @@ fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
         if one { "mint_ty" } else { "mint_ty0" },
         "(int)threadIdx.y",
     ));
-    for (axis, inner) in [ix, iy].into_iter().enumerate() {
+    for axis in 0..2 {
         let t = ["mint_tx", "mint_ty"][axis];
-        let base = format!(
-            "{} + (idx_t)blockIdx.{} * {inner} - {}",
-            lo_name(axis),
-            ["x", "y"][axis],
-            d * tp.reach[axis]
-        );
+        let base = tile_origin(tp, axis);
         match (axis, one) {
             (0, _) => b.push(Stmt::konst("idx_t", x.clone(), format!("{base} + {t}"))),
             (_, true) => b.push(Stmt::konst(
