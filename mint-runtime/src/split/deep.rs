@@ -49,21 +49,9 @@ impl Split {
         depth: usize,
         reach: usize,
     ) -> std::result::Result<(), String> {
-        if self.streamed {
-            return Err("a streamed region runs it step by step".into());
-        }
         let refs = site.slab_refs().map_err(|e| e.to_string())?;
         let reach = decomp::region_ghost(std::slice::from_ref(refs), self.layout.rank).max(reach);
-        let need = depth * reach;
-        if self.ghost < need {
-            return Err(format!(
-                "its slabs have {} ghost plane(s) each side, fewer than the {depth} x {reach} that {depth} steps between two exchanges need",
-                self.ghost
-            ));
-        }
-        if self.gpus.is_some() && check_reads() {
-            return Err("MINT_CHECK checks each step's reads".into());
-        }
+        self.block_allowed(depth, reach)?;
         let ring = slots.iter().any(|&s| {
             self.slots
                 .get(s)
@@ -73,6 +61,30 @@ impl Split {
         });
         if ring {
             return Err("its slabs are a ring (a periodic wrap)".into());
+        }
+        Ok(())
+    }
+
+    /// What any block of `depth` steps between two exchanges needs of the region, each
+    /// step reaching `per_step` planes along the slowest axis (one kernel's, or the sum of
+    /// a step's kernels, [`super::steps`]): a region not streamed, no `MINT_CHECK=1` on
+    /// GPUs, and slabs of at least `depth × per_step` ghost planes; `Err(why)` otherwise.
+    pub(super) fn block_allowed(
+        &self,
+        depth: usize,
+        per_step: usize,
+    ) -> std::result::Result<(), String> {
+        if self.streamed {
+            return Err("a streamed region runs it step by step".into());
+        }
+        if self.gpus.is_some() && check_reads() {
+            return Err("MINT_CHECK checks each step's reads".into());
+        }
+        if self.ghost < depth * per_step {
+            return Err(format!(
+                "its slabs have {} ghost plane(s) each side, fewer than the {depth} x {per_step} that {depth} steps between two exchanges need",
+                self.ghost
+            ));
         }
         Ok(())
     }

@@ -78,14 +78,8 @@ impl Split {
         sites: &[&'static KernelSite],
         depth: usize,
     ) -> std::result::Result<Vec<(usize, usize)>, String> {
-        if self.streamed {
-            return Err("a streamed region runs it step by step".into());
-        }
         if sites.is_empty() {
             return Err("the loop's kernels are not registered".into());
-        }
-        if self.gpus.is_some() && super::check_reads() {
-            return Err("MINT_CHECK checks each step's reads".into());
         }
         let mut kernels = Vec::with_capacity(sites.len());
         for site in sites {
@@ -126,13 +120,7 @@ impl Split {
             let reach = decomp::region_ghost(std::slice::from_ref(refs), self.layout.rank);
             kernels.push((*site as *const KernelSite as usize, reach));
         }
-        let per_step: usize = kernels.iter().map(|k| k.1).sum();
-        if self.ghost < depth * per_step {
-            return Err(format!(
-                "its slabs have {} ghost plane(s) each side, fewer than the {depth} x {per_step} that {depth} steps between two exchanges need",
-                self.ghost
-            ));
-        }
+        self.block_allowed(depth, kernels.iter().map(|k| k.1).sum())?;
         Ok(kernels)
     }
 

@@ -411,6 +411,15 @@ impl Var {
         }
     }
 
+    /// `name`, declared without a value.
+    pub fn plain(name: impl Into<String>) -> Var {
+        Var {
+            name: name.into(),
+            len: None,
+            init: None,
+        }
+    }
+
     /// `name[len]`: a vector's registers.
     pub fn array(name: impl Into<String>, len: u32) -> Var {
         Var {

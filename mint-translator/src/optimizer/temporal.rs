@@ -69,7 +69,7 @@ use crate::emit::cuda::{
     whole_hi_name, whole_lo_name,
 };
 use crate::ir::*;
-use crate::kir::{Builder, Loop, LoopRole, Stmt, Unroll};
+use crate::kir::{Builder, Loop, LoopRole, Stmt, Unroll, Var};
 use crate::target::Target;
 use crate::translation::KernelSource;
 use std::cell::Cell;
@@ -165,11 +165,17 @@ impl TemporalPlan {
         (rings + 2 * self.pad()) * u64::from(elem_bytes)
     }
     /// Elements of shared memory before the first ring and after the last, `(ry + 1)`
-    /// rows of the tile: a step of a walk's interior planes computes every column of its
-    /// tile, and a column at the tile's edge then reads up to `ry` rows and `rx` columns
-    /// past its ring, which must lie in the allocation.
+    /// rows of the tile where the walk has interior planes ([`Interior`]), none where it
+    /// tests every column ([`Interior::Tested`]): a step of a walk's interior planes
+    /// computes every column of its tile, and a column at the tile's edge then reads up
+    /// to `ry` rows and `rx` columns past its ring, which must lie in the allocation.
     pub fn pad(&self) -> u64 {
-        u64::from(self.reach[1] + 1) * u64::from(self.tile()[0])
+        match self.interior {
+            Interior::Tested => 0,
+            Interior::Planes | Interior::Groups => {
+                u64::from(self.reach[1] + 1) * u64::from(self.tile()[0])
+            }
+        }
     }
     /// What the ring slot of plane `z` adds before taking it modulo [`Self::ring`]: a
     /// multiple of the ring at least as large as the lowest plane a step names lies below
@@ -213,7 +219,8 @@ pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: 
         rows: 1,
         planes: 64,
         shared_dz: [-(reach[2] as i32), reach[2] as i32],
-        interior: Interior::Tested,
+        // counts the pads, which the plan may add
+        interior: Interior::Planes,
     };
     while tp.threads[1] > 8 && tp.shared_bytes(elem_bytes) > u64::from(shared_bytes) {
         tp.threads[1] -= 8;
@@ -1230,7 +1237,10 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
             // the value at every column, into `mint_out` ([`StepRefs`]), stored on the
             // margin's: a predicated store rather than a branch around the step
             Walk::Interior(_) => b.scope(|b| {
-                b.push(Stmt::var(out.elem.cuda_name(), "mint_out", "0"));
+                b.push(Stmt::vars(
+                    out.elem.cuda_name(),
+                    vec![Var::plain("mint_out")],
+                ));
                 b.body(p, |p| p.block_body(&k.body));
                 b.push(store);
             }),
@@ -1448,8 +1458,10 @@ mod tests {
             3,
             [32, 32, 64],
         );
-        let s = crate::translate(&k, &Target::default()).unwrap().source;
-        assert!(!s.contains("mint_interior"), "{s}");
+        let t = crate::translate(&k, &Target::default()).unwrap();
+        assert!(!t.source.contains("mint_interior"), "{}", t.source);
+        // and its rings need no pads: 3 rings of 2 planes of the 32x32 tile
+        assert_eq!(t.dynamic_shared_bytes, 3 * 2 * 32 * 32 * 4);
     }
 
     #[test]
