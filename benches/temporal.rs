@@ -2,7 +2,7 @@
 //! step-by-step loop and the device-to-device copy, measured in the same run.
 //!
 //! ```text
-//! cargo bench --bench temporal -- [--size 512] [--steps 60] [--reps 5] [--out DIR]
+//! cargo bench --bench temporal -- [--size 512] [--steps 60] [--reps 5] [--out DIR] [--only LIST]
 //! ```
 //!
 //! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, Poisson
@@ -19,7 +19,8 @@
 //! block and the tile rows per thread (by default `temporal::default_tile`: 32×32
 //! tile, 64 planes, two rows per thread up to `depth × element bytes` of 32, fewer thread
 //! rows where the rings would not fit).
-//! Writes `DIR/temporal.json`.
+//! `--only` takes a comma-separated list of `heat` (or `heat-f32`, `heat-f64`),
+//! `poisson` and `star`; all three by default. Writes `DIR/temporal.json`.
 
 use mint_kernels::{Level, heat3d};
 use ndarray::Array3;
@@ -254,8 +255,13 @@ fn rows<T: Clone + PartialEq>(
     }
 }
 
-/// 3-D heat in f32 (depths 1, 3, 5, 7) and f64 (1, 3, 5).
-fn heat_rows(rs: (usize, usize), u32_: &Array3<f32>, u64_: &Array3<f64>, add: &mut Add) {
+/// 3-D heat in f32 (depths 1, 3, 5, 7) and f64 (1, 3, 5), where `precisions` names them.
+fn heat_rows(
+    rs: (usize, usize),
+    (u32_, u64_): (&Array3<f32>, &Array3<f64>),
+    precisions: [bool; 2],
+    add: &mut Add,
+) {
     let opts = Level::Tuned.opts();
     let k = Kernel {
         name: "heat3d",
@@ -275,7 +281,9 @@ fn heat_rows(rs: (usize, usize), u32_: &Array3<f32>, u64_: &Array3<f64>, add: &m
         (7, &heat32_k7),
         (0, &heat32_auto),
     ];
-    rows(rs, &k, &tuned, &depths, add);
+    if precisions[0] {
+        rows(rs, &k, &tuned, &depths, add);
+    }
     let k = Kernel {
         name: "heat3d",
         precision: "f64",
@@ -293,7 +301,9 @@ fn heat_rows(rs: (usize, usize), u32_: &Array3<f32>, u64_: &Array3<f64>, add: &m
         (5, &heat64_k5),
         (0, &heat64_auto),
     ];
-    rows(rs, &k, &tuned, &depths, add);
+    if precisions[1] {
+        rows(rs, &k, &tuned, &depths, add);
+    }
 }
 
 /// Poisson 19-point (thesis Table 6.3) in f64 and f32, depths 1 and 3; three words per
@@ -411,8 +421,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ((z * 7 + y * 13 + x * 29) % 17) as f32
     });
     let u64_ = u32_.mapv(f64::from);
-    if only.contains("heat") {
-        heat_rows((reps, steps), &u32_, &u64_, &mut add);
+    let heat = |p: &str| {
+        only.split(',')
+            .any(|w| w == "heat" || w == format!("heat-{p}"))
+    };
+    if heat("f32") || heat("f64") {
+        heat_rows(
+            (reps, steps),
+            (&u32_, &u64_),
+            [heat("f32"), heat("f64")],
+            &mut add,
+        );
     }
     drop(u32_);
     if only.contains("poisson") {
