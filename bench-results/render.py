@@ -296,17 +296,16 @@ def gpu_page(files):
 
         tr = d.get("temporal_rows", [])
         if tr:
-            tiles = list(dict.fromkeys(r["tile"] for r in tr))
-            cols = [("f32", 3), ("f32", 5), ("f32", 7), ("f64", 3), ("f64", 5)]
-            at = {(r["tile"], r["precision"], r["depth"]): r for r in tr}
-            trow = [[f"`{t}`"] + [f"{at[(t, p, k)]['gpts']:.1f} ({at[(t, p, k)]['of_per_step_bound']:.2f}×)"
-                                  if (t, p, k) in at else "refused" for p, k in cols] for t in tiles]
             out += [f"### Rows per thread, {d['date']}", "",
                     "Heat at 512³ on the same GPU model, one call: GPts/s (multiple of the per-step bound) with "
                     "`MINT_TIME_TILE=x,y,z[,rows]`: `x × y` threads, `z` planes, `rows` tile rows per thread. "
                     "*Refused*: the rings do not fit the shared memory, and the loop ran step by step. Every "
                     "blocked run was bitwise equal to depth 1 over 7 steps.", "",
-                    table(["MINT_TIME_TILE"] + [f"{p} depth {k}" for p, k in cols], trow, right={1, 2, 3, 4, 5}), ""]
+                    depth_table("MINT_TIME_TILE", tr, code=True), ""]
+        tw = d.get("temporal_walks", [])
+        if tw:
+            out += [f"### The interior walk's plane, {d['date']}", "", d["temporal_walks_text"], "",
+                    depth_table("plane", tw, code=False), ""]
 
     # the kernel-IR redesign against the code before it
     for name, d in files:
@@ -433,6 +432,17 @@ def svg_convergence(title, series):
         s.append(f'<text x="{w - right + 38}" y="{ly + 4}">{label}</text>')
     s.append("</svg>")
     return "\n".join(s) + "\n"
+
+
+def depth_table(head, rs, code):
+    """A table of heat's blocked rates, a row per `tile` label of `rs` and a column per precision and
+    depth: GPts/s (multiple of the per-step bound), *refused* where the label has no such run."""
+    labels = list(dict.fromkeys(r["tile"] for r in rs))
+    cols = [("f32", 3), ("f32", 5), ("f32", 7), ("f64", 3), ("f64", 5)]
+    at = {(r["tile"], r["precision"], r["depth"]): r for r in rs}
+    rows = [[f"`{t}`" if code else t] + [f"{at[(t, p, k)]['gpts']:.1f} ({at[(t, p, k)]['of_per_step_bound']:.2f}×)"
+                                        if (t, p, k) in at else "refused" for p, k in cols] for t in labels]
+    return table([head] + [f"{p} depth {k}" for p, k in cols], rows, right={1, 2, 3, 4, 5})
 
 
 def latest_temporal(files):
