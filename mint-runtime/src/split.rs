@@ -977,7 +977,7 @@ impl Split {
                 let p = decomp::plan_kernel(kernel, site.slab_refs()?, &dist)
                     .map_err(|r| site.unsplittable(r))?;
                 if crate::stats::report_enabled()
-                    && once_per_process(format!("{:p} {dist:?}", site))
+                    && crate::stats::report_once(format!("{:p} {dist:?}", site))
                 {
                     let mut reach: Vec<String> = site
                         .slab_refs()?
@@ -1730,18 +1730,8 @@ fn launch_error(site: &KernelSite, e: Error) -> Error {
     }
 }
 
-/// Whether `key` is new to this process (reports are printed once per process).
-fn once_per_process(key: String) -> bool {
-    use std::sync::{Mutex, OnceLock};
-    static SEEN: OnceLock<Mutex<std::collections::HashSet<String>>> = OnceLock::new();
-    SEEN.get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key)
-}
-
 fn report_distributed(info: &'static RegionInfo, name: &str, s: &Slabs) {
-    if crate::stats::report_enabled() && once_per_process(format!("{:p} {name}", info)) {
+    if crate::stats::report_enabled() && crate::stats::report_once(format!("{:p} {name}", info)) {
         let slabs: Vec<String> = s
             .owned
             .iter()
@@ -1764,7 +1754,7 @@ fn report_distributed(info: &'static RegionInfo, name: &str, s: &Slabs) {
 }
 
 fn report_replicated(info: &'static RegionInfo, name: &str, why: &str) {
-    if crate::stats::report_enabled() && once_per_process(format!("{:p} {name}", info)) {
+    if crate::stats::report_enabled() && crate::stats::report_once(format!("{:p} {name}", info)) {
         eprintln!(
             "mint report: decomposition of {}: `{name}` replicated on every device: {why}",
             info.name

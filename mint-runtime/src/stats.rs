@@ -1,6 +1,6 @@
 //! Per-kernel launch counts and device times (CUDA events), and `MINT_REPORT`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
@@ -58,6 +58,13 @@ pub fn report_enabled() -> bool {
         }
         v => v == 2,
     }
+}
+
+/// Whether `key` is new to this process: a report line keyed by it is printed once per
+/// process, not at every call of the region that decides it again.
+pub(crate) fn report_once(key: String) -> bool {
+    static SEEN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    SEEN.lock().unwrap_or_else(|p| p.into_inner()).insert(key)
 }
 
 /// Times every CUDA launch with events from now on (`on = true`) or stops. Timing adds
@@ -212,5 +219,18 @@ pub(crate) fn record_time(kernel: &str, seconds: f64, points: f64, bytes: f64) {
         if e.samples.len() < MAX_SAMPLES {
             e.samples.push(seconds);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::report_once;
+
+    #[test]
+    fn a_report_key_is_new_once() {
+        let key = "stats::tests::a_report_key_is_new_once".to_string();
+        assert!(report_once(key.clone()));
+        assert!(!report_once(key.clone()));
+        assert!(report_once(key + " other"));
     }
 }

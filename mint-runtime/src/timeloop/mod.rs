@@ -199,22 +199,16 @@ impl TimeLoop {
 }
 
 /// `mint report: time loop of <kernel> at <file:line>: <what>` under `MINT_REPORT=1`,
-/// once per process: a region decides how its loops run at each call, and a program
-/// that calls it at every iteration would otherwise repeat the line.
+/// once per process ([`stats::report_once`]): a region decides how its loops run at each
+/// call.
 pub(crate) fn say(site: &KernelSite, what: &str) {
-    static SAID: std::sync::Mutex<std::collections::BTreeSet<String>> =
-        std::sync::Mutex::new(std::collections::BTreeSet::new());
     if stats::report_enabled() {
         let line = format!(
             "mint report: time loop of {} at {}: {what}",
             site.name,
             site.location()
         );
-        if SAID
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(line.clone())
-        {
+        if stats::report_once(line.clone()) {
             eprintln!("{line}");
         }
     }
