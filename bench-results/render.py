@@ -304,7 +304,7 @@ def gpu_page(files):
                     depth_table("MINT_TIME_TILE", tr, code=True), ""]
         tw = d.get("temporal_walks", [])
         if tw:
-            out += [f"### The interior walk's plane, {d['date']}", "", d["temporal_walks_text"], "",
+            out += [f"### The interior walk's plane, {d['date']}", "", d.get("temporal_walks_text", ""), "",
                     depth_table("plane", tw, code=False), ""]
 
     # the kernel-IR redesign against the code before it

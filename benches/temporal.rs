@@ -383,6 +383,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
+    let names: Vec<&str> = only.split(',').map(str::trim).collect();
+    let known = ["heat", "heat-f32", "heat-f64", "poisson", "star"];
+    if let Some(w) = names.iter().find(|w| !known.contains(w)) {
+        return Err(format!("--only: unknown kernel {w:?}; the kernels are {known:?}").into());
+    }
     if !mint::cuda_available() {
         println!("temporal: no CUDA device; the benchmark measures fused launches on a GPU");
         return Ok(());
@@ -422,8 +427,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let u64_ = u32_.mapv(f64::from);
     let heat = |p: &str| {
-        only.split(',')
-            .any(|w| w == "heat" || w == format!("heat-{p}"))
+        names
+            .iter()
+            .any(|&w| w == "heat" || w == format!("heat-{p}"))
     };
     if heat("f32") || heat("f64") {
         heat_rows(
@@ -434,11 +440,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     drop(u32_);
-    if only.contains("poisson") {
+    if names.contains(&"poisson") {
         poisson_rows((reps, steps), &u64_, &mut add);
     }
     drop(u64_);
-    if only.contains("star") {
+    if names.contains(&"star") {
         star_rows((reps, steps), n, &mut add);
     }
     if let Some(dir) = out {

@@ -31,9 +31,9 @@
 //! block's columns. A block whose whole tile lies inside the input and the loop ranges
 //! (most blocks of a large grid) computes the planes of the walk's middle, where no such
 //! test can fail, without them ([`interior_range`]), where the step reads no other array
-//! ([`Interior`]): every column, the last step's store the only test left, one plane at a
-//! time or, where registers allow, in groups that rename the register queues rather than
-//! move them.
+//! ([`Interior`]): every column, the last step's rows and store the only tests left, one
+//! plane at a time or, where registers allow, in groups that rename the register queues
+//! rather than move them.
 //!
 //! Points the step does not write (outside the loop's ranges: fixed boundary planes)
 //! keep, at step `s`, the value of the array that step writes in the unblocked loop: the
@@ -112,8 +112,9 @@ pub enum Interior {
     /// already hold most of a thread's registers), its elements are integers (signed
     /// overflow), or a value could set a serial loop's trip count ([`fixed_loops`]).
     Tested,
-    /// One plane at a time without tests, the register queues moved down a register at
-    /// each plane.
+    /// One plane at a time without the general walk's tests (the last step's rows and
+    /// store aside, [`Walk::Interior`]), the register queues moved down a register at each
+    /// plane.
     Planes,
     /// In groups of [`TemporalPlan::queue`] planes without tests, each plane naming the
     /// queues' registers in turn so that nothing moves: where the walk looks ahead
@@ -812,10 +813,9 @@ fn interior_range(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
 
 /// One plane of the walk, `mint_w` (the walk's plane `plane`), in a scope: the input
 /// loaded, steps `1..depth` one lag apart, the last into device memory. The caller ends
-/// the plane with a barrier: one after the walk's `if`/`else`, and one between the planes
-/// of a group, so that the loop's increment and barrier are shared by both walks (on the
-/// H200 the last step's row test ran 3.5% (f32, depth 3) to 4.5% (depth 5) faster that
-/// way; with a barrier and increment in each branch it ran 18% slower).
+/// the plane with a barrier: one after the walk's `if`/`else`, shared by both walks as the
+/// loop's increment is, and one between the planes of a group (the forms timed:
+/// `docs/src/guide/time-loops.md`).
 fn walk_plane(
     p: &mut CPrinter,
     b: &mut Builder,
@@ -1215,11 +1215,10 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
 }
 
 /// The rows of the tile inside the last step's margin ([`margin`]), which the interior
-/// walk's last step computes (`None`: every row, where the reach along y is 0). A warp is
-/// a row of the tile, or part of one, so the test skips whole warps: at depth 3 and a
-/// reach of 1, 6 of a tile's 32 rows. The earlier steps compute every row: tests of
-/// theirs raised the registers of heat at depth 3 from 40 to 47 (f32), fewer blocks per
-/// SM, and ran slower on the H200.
+/// walk's last step computes (`None`: every row, where the reach along y is 0). Where the
+/// tile is 32 or 64 columns wide a warp is a row of the tile or half of one, so the test
+/// skips whole warps: at depth 3 and a reach of 1, 6 of a tile's 32 rows. The earlier
+/// steps compute every row (why: `docs/src/guide/time-loops.md`).
 fn margin_rows(tp: &TemporalPlan) -> Option<String> {
     let (d, ry) = (tp.depth, tp.reach[1]);
     (ry > 0).then(|| {
