@@ -301,11 +301,11 @@ def gpu_page(files):
                     "`MINT_TIME_TILE=x,y,z[,rows]`: `x × y` threads, `z` planes, `rows` tile rows per thread. "
                     "*Refused*: the rings do not fit the shared memory, and the loop ran step by step. Every "
                     "blocked run was bitwise equal to depth 1 over 7 steps.", "",
-                    depth_table("MINT_TIME_TILE", tr, code=True), ""]
+                    depth_table("MINT_TIME_TILE", tr, "tile", code=True), ""]
         tw = d.get("temporal_walks", [])
         if tw:
             out += [f"### The interior walk's plane, {d['date']}", "", d.get("temporal_walks_text", ""), "",
-                    depth_table("plane", tw, code=False), ""]
+                    depth_table("plane", tw, "form", code=False), ""]
 
     # the kernel-IR redesign against the code before it
     for name, d in files:
@@ -434,12 +434,12 @@ def svg_convergence(title, series):
     return "\n".join(s) + "\n"
 
 
-def depth_table(head, rs, code):
-    """A table of heat's blocked rates, a row per `tile` label of `rs` and a column per precision and
-    depth: GPts/s (multiple of the per-step bound), *refused* where the label has no such run."""
-    labels = list(dict.fromkeys(r["tile"] for r in rs))
+def depth_table(head, rs, key, code):
+    """A table of heat's blocked rates, a row per label `r[key]` of `rs` and a column per precision
+    and depth: GPts/s (multiple of the per-step bound), *refused* where the label has no such run."""
+    labels = list(dict.fromkeys(r[key] for r in rs))
     cols = [("f32", 3), ("f32", 5), ("f32", 7), ("f64", 3), ("f64", 5)]
-    at = {(r["tile"], r["precision"], r["depth"]): r for r in rs}
+    at = {(r[key], r["precision"], r["depth"]): r for r in rs}
     rows = [[f"`{t}`" if code else t] + [f"{at[(t, p, k)]['gpts']:.1f} ({at[(t, p, k)]['of_per_step_bound']:.2f}×)"
                                         if (t, p, k) in at else "refused" for p, k in cols] for t in labels]
     return table([head] + [f"{p} depth {k}" for p, k in cols], rows, right={1, 2, 3, 4, 5})

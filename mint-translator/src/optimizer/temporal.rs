@@ -953,12 +953,7 @@ fn row_consts(p: &CPrinter, k: &Kernel, tp: &TemporalPlan, s: u32) -> Vec<Stmt> 
     ];
     out.extend(column_tests(p, k, tp));
     if s > 0 {
-        let [rx, ry, _] = tp.reach;
-        out.push(Stmt::konst(
-            "bool",
-            format!("mint_col{s}"),
-            margin(tp, s, rx, ry),
-        ));
+        out.push(Stmt::konst("bool", format!("mint_col{s}"), margin(tp, s)));
     }
     out
 }
@@ -991,7 +986,7 @@ fn per_row(b: &mut Builder, tp: &TemporalPlan, row: Vec<Stmt>, f: impl FnOnce(&m
 /// value depends only on columns of the block (`mint_col{s}`).
 fn invariants(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     let a = &k.arrays[tp.input].name;
-    let [rx, ry, rz] = tp.reach;
+    let rz = tp.reach[2];
     for s in 1..=tp.depth {
         let m = (tp.depth - s) * rz;
         if s < tp.depth {
@@ -1007,11 +1002,7 @@ fn invariants(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
             ));
         }
         if tp.rows == 1 {
-            b.push(Stmt::konst(
-                "bool",
-                format!("mint_col{s}"),
-                margin(tp, s, rx, ry),
-            ));
+            b.push(Stmt::konst("bool", format!("mint_col{s}"), margin(tp, s)));
         }
     }
 }
@@ -1194,50 +1185,44 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
         );
         let els = vec![Stmt::assign(top, kept), store.clone()];
         let valid = (w == Walk::General).then_some(valid);
-        per_row(b, tp, row_consts(p, k, tp, s), |b| match w {
-            Walk::General => {
-                shift(b, tp, s, w);
-                let then = b.nest(|b| {
-                    b.if_some(valid.as_deref(), |b| {
-                        b.body(p, |p| p.block_body(&k.body));
-                        b.push(store)
-                    })
-                });
-                b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els)))
-            }
-            Walk::Interior(_) => {
-                shift(b, tp, s, w);
-                b.body(p, |p| p.block_body(&k.body));
-                b.push(store)
+        per_row(b, tp, row_consts(p, k, tp, s), |b| {
+            shift(b, tp, s, w);
+            let then = b.nest(|b| {
+                b.if_some(valid.as_deref(), |b| {
+                    b.body(p, |p| p.block_body(&k.body));
+                    b.push(store)
+                })
+            });
+            match w {
+                Walk::General => b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els))),
+                Walk::Interior(_) => b.extend(then),
             }
         });
     });
 }
 
-/// The rows of the tile inside the last step's margin ([`margin`]), which the interior
-/// walk's last step computes (`None`: every row, where the reach along y is 0). Where the
-/// tile is 32 or 64 columns wide a warp is a row of the tile or half of one, so the test
-/// skips whole warps: at depth 3 and a reach of 1, 6 of a tile's 32 rows. The earlier
-/// steps compute every row (why: `docs/src/guide/time-loops.md`).
-fn margin_rows(tp: &TemporalPlan) -> Option<String> {
-    let (d, ry) = (tp.depth, tp.reach[1]);
-    (ry > 0).then(|| {
-        format!(
-            "mint_ty >= {} && mint_ty < {}",
-            d * ry,
-            tp.tile()[1] - d * ry
-        )
-    })
+/// The rows of the tile inside step `s`'s margin ([`margin`]). The interior walk's last
+/// step computes only those (where the reach along y is not 0): where the tile is 32 or
+/// 64 columns wide a warp is a row of the tile or half of one, so the test skips whole
+/// warps, at depth 3 and a reach of 1 6 of a tile's 32 rows. The earlier steps compute
+/// every row (why: `docs/src/guide/time-loops.md`).
+fn margin_rows(tp: &TemporalPlan, s: u32) -> String {
+    let ry = tp.reach[1];
+    format!(
+        "mint_ty >= {} && mint_ty < {}",
+        s * ry,
+        tp.tile()[1] - s * ry
+    )
 }
 
 /// The columns whose step-`s` value depends only on columns of the block.
-fn margin(tp: &TemporalPlan, s: u32, rx: u32, ry: u32) -> String {
+fn margin(tp: &TemporalPlan, s: u32) -> String {
+    let rx = tp.reach[0];
     format!(
-        "mint_tx >= {} && mint_tx < {} && mint_ty >= {} && mint_ty < {}",
+        "mint_tx >= {} && mint_tx < {} && {}",
         s * rx,
         tp.tile()[0] - s * rx,
-        s * ry,
-        tp.tile()[1] - s * ry
+        margin_rows(tp, s)
     )
 }
 
@@ -1251,6 +1236,7 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
         let z = p.names.get(k.axis_var(2).unwrap());
         let row = row_consts(p, k, tp, d);
         let out = &k.arrays[tp.output];
+        let rows = (tp.reach[1] > 0).then(|| margin_rows(tp, d));
         let store = Stmt::if_(
             format!("mint_col{d}"),
             vec![Stmt::assign(
@@ -1266,7 +1252,7 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
             // on the rows of the margin ([`margin_rows`]), the value at every column,
             // into `mint_out` ([`StepRefs`]), stored on the margin's: a predicated store
             // rather than a branch around the step
-            Walk::Interior(_) => b.if_some(margin_rows(tp).as_deref(), |b| {
+            Walk::Interior(_) => b.if_some(rows.as_deref(), |b| {
                 b.push(Stmt::vars(
                     out.elem.cuda_name(),
                     vec![Var::plain("mint_out")],
