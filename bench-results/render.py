@@ -243,11 +243,13 @@ def gpu_page(files):
         rs = d.get("temporal", [])
         if not rs:
             continue
+        grids = len({r["grid"] for r in rs}) > 1
         rows = []
         for r in rs:
-            rows.append([f"`{r['kernel']}`", r["variant"], r["precision"], str(r["depth"]), r["threads"] or "–",
-                         f"{r['shared_kib']:.0f} KiB" if r["shared_kib"] else "–", f"{r['ms_per_step']:.3f}",
-                         f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"])
+            rows.append([f"`{r['kernel']}`", r["variant"], r["precision"]] + ([r["grid"]] if grids else [])
+                        + [str(r["depth"]), r["threads"] or "–",
+                           f"{r['shared_kib']:.0f} KiB" if r["shared_kib"] else "–", f"{r['ms_per_step']:.3f}",
+                           f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"])
         prof = d.get("temporal_profile")
         note = ""
         if prof:
@@ -261,16 +263,28 @@ def gpu_page(files):
                                "redundant ghost-cell work (a 32×32 block writes 26×26 points at depth 3)."))
         goals = d.get("temporal_goals", "The goals of issue #45 (2× the bound for heat, faster than EBISU) are "
                       "not met; EBISU was not built.")
-        run = d["runs"][rs[0]["run"]]
+        used = [d["runs"][n] for n in dict.fromkeys(r["run"] for r in rs)]
+        reps = sorted({u.get("reps", 5) for u in used}, reverse=True)
+        copy = sorted({round(u["copy_gbs"]) for u in used})
+        copy = [copy[0], copy[-1]] if len(copy) > 1 else copy
+        head = ["kernel", "variant", "prec"] + (["grid"] if grids else []) + ["depth", "threads", "shared/block",
+                                                                            "ms/step", "GPts/s", "of bound"]
+        g = int(grids)
         out += [f"## Temporal blocking, {d['date']}", "",
                 f"`#[mint::time_loop(block = k)]` ([Time loops](../guide/time-loops.md)), {d['gpu']}, {d['date']}: "
-                f"device time per step by CUDA events, median of {run.get('reps', 5)} runs; the per-step bound is "
-                "the copy bandwidth "
-                f"({run['copy_gbs']:.0f} GB/s) over the words each point reads and writes (two; three for Poisson's "
-                "`u`, `b` and `u'`). Depth 1 is the same loop "
+                f"device time per step by CUDA events, median of {' or '.join(map(str, reps))} runs; the per-step "
+                "bound is the copy bandwidth "
+                f"({'–'.join(map(str, copy))} GB/s, measured in each run) over the words each point reads and writes "
+                "(two; three for Poisson's `u`, `b` and `u'`). Depth 1 is the same loop "
                 "unblocked, compiled without optimizer options." + note + " " + goals, "",
-                table(["kernel", "variant", "prec", "depth", "threads", "shared/block", "ms/step", "GPts/s",
-                       "of bound"], rs and rows, right={3, 6, 7, 8}), ""]
+                table(head, rs and rows, right={3 + g, 6 + g, 7 + g, 8 + g}), ""]
+        summ = d.get("temporal_summary", [])
+        if summ:
+            out += [f"### Where it stands, {d['date']}", "",
+                    "Heat at its best depth: the fused kernel's resources as the driver reports them, GPts/s, "
+                    "the tuned step-by-step kernel, what `block = auto` chose, and EBISU (below) on the grid "
+                    "named, in the same call as Mint's row unless marked.", "",
+                    temporal_summary(summ), ""]
         if name == latest_temporal(files):
             out += [f"![Heat, GPts/s against the depth of the blocked loop, {d['gpu']}]"
                     "(../figures/temporal-depth.svg)", ""]
@@ -286,8 +300,9 @@ def gpu_page(files):
                     f"{d['gpu']} (copy {prun['copy_gbs']:.0f} GB/s). GPts/s counts every point of the grid once "
                     "per step; EBISU's own figure counts interior cells only (1.2% fewer at 512³). EBISU times "
                     "8 launches of its compile-time depth back to back; its blocks each own one x-y tile and "
-                    "all must be resident (a cooperative launch, one block per SM), so in f64 only grids of at "
-                    "most 132 tiles of 32×32 run: 512×256×1024, the points of 512³. The bound is the same "
+                    "all must be resident (a cooperative launch, one block per SM), so a grid whose x-y plane "
+                    "holds more tiles than the GPU has SMs does not run, and the table gives one of as many points "
+                    "instead (f64 tiles are 32×32, f32 64×32). The bound is the same "
                     "two words per point for the 7-point and the box stencils. "
                     + d.get("temporal_peer_check", "EBISU's own check (`--check`, a CPU reference, RMS "
                             "tolerance 1e-5) gave an RMS difference of 1.15e-5 in f32."), "",
@@ -445,6 +460,18 @@ def depth_table(head, rs, key, code):
     return table([head] + [f"{p} depth {k}" for p, k in cols], rows, right={1, 2, 3, 4, 5})
 
 
+def temporal_summary(rs):
+    """The table of the temporal section's `temporal_summary` rows (also pasted in the README)."""
+    rows = [[r["precision"], r["grid"], str(r["depth"]), r["threads"], str(r["registers"]),
+             f"{r['shared_kib']:.1f} KiB", f"{r['blocks_per_sm']} ({r['occupancy_pct']}%)", f"{r['gpts']:.1f}",
+             f"{r['of_per_step_bound']:.2f}×", f"{r['step_gpts']:.1f}", r["auto"],
+             f"{r['ebisu_gpts']:.1f} ({r['ebisu_grid']}{'' if r['ebisu_same_call'] else ', another call'})",
+             f"{r['gpts'] / r['ebisu_gpts']:.2f}×"] for r in rs]
+    return table(["prec", "grid", "depth", "threads", "registers", "shared/block", "blocks/SM (occupancy)",
+                  "GPts/s", "of bound", "step by step", "block = auto", "EBISU", "Mint/EBISU"], rows,
+                 right={2, 4, 7, 8, 9, 12})
+
+
 def latest_temporal(files):
     """The name of the newest results file with temporal-blocking rows."""
     names = [n for n, d in sorted(files, key=lambda f: f[1].get("date", "")) if d.get("temporal")]
@@ -457,7 +484,7 @@ def depth_series(d):
     series, bounds = [], []
     for prec, colour in (("f32", "#4a78b5"), ("f64", "#c0504d")):
         rows = [r for r in d["temporal"] if r["kernel"] == "heat3d-7pt" and r["precision"] == prec
-                and r["variant"].startswith("time_loop") and "auto" not in r["variant"]]
+                and r["grid"] == "512³" and r["variant"].startswith("time_loop") and "auto" not in r["variant"]]
         pts = sorted((r["depth"], r["gpts"]) for r in rows)
         if pts:
             series.append((f"heat {prec}", colour, pts))
