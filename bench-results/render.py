@@ -248,7 +248,7 @@ def gpu_page(files):
         for r in rs:
             rows.append([f"`{r['kernel']}`", r["variant"], r["precision"]] + ([r["grid"]] if grids else [])
                         + [str(r["depth"]), r["threads"] or "–",
-                           f"{r['shared_kib']:.0f} KiB" if r["shared_kib"] else "–", f"{r['ms_per_step']:.3f}",
+                           f"{r['shared_kib']:g} KiB" if r["shared_kib"] else "–", f"{r['ms_per_step']:.3f}",
                            f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"])
         prof = d.get("temporal_profile")
         note = ""
@@ -297,8 +297,10 @@ def gpu_page(files):
             out += [f"### EBISU in the same call, {d['date']}", "",
                     "EBISU (Zhang et al., ICS 2023; `benches/peers/ebisu`: upstream's 3-D programs with four small "
                     "patches for CUDA 13) and Mint's blocked heat, one after the other in one call on the "
-                    f"{d['gpu']} (copy {prun['copy_gbs']:.0f} GB/s). GPts/s counts every point of the grid once "
-                    "per step; EBISU's own figure counts interior cells only (1.2% fewer at 512³). EBISU times "
+                    f"{d['gpu']} (copy {prun['copy_gbs']:.0f} GB/s; a Mint row from another call says so). "
+                    "Mint's GPts/s count the points its loop updates (510³ at 512³), EBISU's every point of "
+                    "its grid, which it updates too (its own figure counts the interior only, 1.2% fewer at "
+                    "512³). EBISU times "
                     "8 launches of its compile-time depth back to back; its blocks each own one x-y tile and "
                     "all must be resident (a cooperative launch, one block per SM), so a grid whose x-y plane "
                     "holds more tiles than the GPU has SMs does not run, and the table gives one of as many points "
@@ -311,8 +313,10 @@ def gpu_page(files):
 
         tr = d.get("temporal_rows", [])
         if tr:
+            trun = d["runs"][tr[0]["run"]]
             out += [f"### Rows per thread, {d['date']}", "",
-                    "Heat at 512³ on the same GPU model, one call: GPts/s (multiple of the per-step bound) with "
+                    f"Heat at 512³ on the same GPU model, one call (run {tr[0]['run']}, commit "
+                    f"{trun['commit'].split()[0].rstrip(',')}): GPts/s (multiple of the per-step bound) with "
                     "`MINT_TIME_TILE=x,y,z[,rows]`: `x × y` threads, `z` planes, `rows` tile rows per thread. "
                     "*Refused*: the rings do not fit the shared memory, and the loop ran step by step. Every "
                     "blocked run was bitwise equal to depth 1 over 7 steps.", "",
@@ -461,7 +465,8 @@ def depth_table(head, rs, key, code):
 
 
 def temporal_summary(rs):
-    """The table of the temporal section's `temporal_summary` rows (also pasted in the README)."""
+    """The table of the temporal section's `temporal_summary` rows (the README holds a hand-written subset
+    of it: keep the two in step)."""
     rows = [[r["precision"], r["grid"], str(r["depth"]), r["threads"], str(r["registers"]),
              f"{r['shared_kib']:.1f} KiB", f"{r['blocks_per_sm']} ({r['occupancy_pct']}%)", f"{r['gpts']:.1f}",
              f"{r['of_per_step_bound']:.2f}×", f"{r['step_gpts']:.1f}", r["auto"],
