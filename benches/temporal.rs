@@ -5,22 +5,24 @@
 //! cargo bench --bench temporal -- [--size 512] [--steps 60] [--reps 5] [--out DIR] [--only LIST]
 //! ```
 //!
-//! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, Poisson
-//! 19-point (Table 6.3) in f32 and f64, and the radius-4 star in f32: the autotuned
+//! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, heat with a
+//! variable coefficient and Poisson 19-point (Table 6.3) in f32 and f64, and the
+//! radius-4 star in f32: the autotuned
 //! step-by-step kernel (`mint_kernels`, level `tune`) and the blocked loop (depths 1, 3,
 //! 5 and 7 for heat; 1 and 3 for the others; `block = auto` with `tune` for heat and
 //! Poisson, whose warm-up run tunes the kernel at depth 1 and then chooses the depth; its
 //! row's depth reads 0). Prints the median of `reps` runs of `steps`
 //! steps: device ms per step (CUDA events around each launch), GPts/s (interior points ×
 //! steps / s) and the multiple of the per-step copy bound (copy GB/s ÷ the words each
-//! point reads and writes: 2 for heat and the star, 3 for Poisson's `u`, `b` and `u'`).
+//! point reads and writes: 2 for heat and the star, 3 for Poisson's `u`, `b` and `u'`,
+//! 4 for the variable coefficient's `u`, `b`, `κ` and `u'`).
 //! Each blocked row is checked bitwise against the same loop at depth 1 over 7 steps,
 //! and says so where it differs. `MINT_TIME_TILE=x,y,z[,rows]` sets the fused launch's
 //! block and the tile rows per thread (by default `temporal::default_tile`: 32×32
 //! tile, 64 planes, two rows per thread up to `depth × element bytes` of 32, fewer thread
 //! rows where the rings would not fit).
 //! `--only` takes a comma-separated list of `heat` (or `heat-f32`, `heat-f64`),
-//! `poisson` and `star`; all three by default. Writes `DIR/temporal.json`.
+//! `heatvar`, `poisson` and `star`; all four by default. Writes `DIR/temporal.json`.
 
 use mint_kernels::{Level, heat3d};
 use ndarray::Array3;
@@ -145,6 +147,54 @@ macro_rules! star4 {
     };
 }
 
+macro_rules! heatvar {
+    ($name:ident, $t:ty, $k:tt) => {
+        #[mint::parallel]
+        #[allow(clippy::too_many_arguments)]
+        fn $name(
+            u: &mut Array3<$t>,
+            unew: &mut Array3<$t>,
+            b: &Array3<$t>,
+            kappa: &Array3<$t>,
+            c: $t,
+            steps: usize,
+        ) -> mint::Result<()> {
+            let (nz, ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(unew, to_device);
+            mint::copy!(b, to_device);
+            mint::copy!(kappa, to_device);
+            #[mint::time_loop(block = $k)]
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for z in 1..nz - 1 {
+                    for y in 1..ny - 1 {
+                        for x in 1..nx - 1 {
+                            let uc = u[[z, y, x]];
+                            let kc = kappa[[z, y, x]];
+                            unew[[z, y, x]] = uc
+                                + b[[z, y, x]]
+                                + c * ((kc + kappa[[z, y, x + 1]]) * (u[[z, y, x + 1]] - uc)
+                                    - (kc + kappa[[z, y, x - 1]]) * (uc - u[[z, y, x - 1]])
+                                    + (kc + kappa[[z, y + 1, x]]) * (u[[z, y + 1, x]] - uc)
+                                    - (kc + kappa[[z, y - 1, x]]) * (uc - u[[z, y - 1, x]])
+                                    + (kc + kappa[[z + 1, y, x]]) * (u[[z + 1, y, x]] - uc)
+                                    - (kc + kappa[[z - 1, y, x]]) * (uc - u[[z - 1, y, x]]));
+                        }
+                    }
+                }
+                std::mem::swap(u, unew);
+            }
+            mint::copy!(u, from_device);
+            Ok(())
+        }
+    };
+}
+
+heatvar!(heatvar32_k1, f32, 1);
+heatvar!(heatvar32_k3, f32, 3);
+heatvar!(heatvar64_k1, f64, 1);
+heatvar!(heatvar64_k3, f64, 3);
 poisson!(poisson32_k1, f32, 1);
 poisson!(poisson32_k3, f32, 3);
 poisson!(poisson64_k1, f64, 1);
@@ -348,6 +398,49 @@ fn poisson_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
     rows(rs, &k, &tuned, &[(1, &k1), (3, &k3), (0, &ka)], add);
 }
 
+/// Heat with a variable coefficient and a source (`mint_kernels::heat7var`, thesis Table
+/// 6.3) in f32 and f64, depths 1 and 3: a step that reads two arrays besides its input,
+/// the conductivity at 7 points; four words per point (`u`, `b`, `κ` read; `u'`
+/// written).
+fn heatvar_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
+    use mint_kernels::heat7var;
+    let opts = Level::Tuned.opts();
+    let b64 = u64_.mapv(|v| 0.001 * v);
+    let k64 = u64_.mapv(|v| 0.5 + 0.01 * v);
+    let c = 0.05;
+    let k = Kernel {
+        name: "heat7var",
+        precision: "f64",
+        bytes: 8.0,
+        words: 4.0,
+        radius: 1,
+        u0: u64_,
+    };
+    let tuned = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| {
+        heat7var::f64::run(opts, u, v, &b64, &k64, c, st, [32, 8, 1], [1, 1, 1])
+    };
+    let k1 = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| heatvar64_k1(u, v, &b64, &k64, c, st);
+    let k3 = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| heatvar64_k3(u, v, &b64, &k64, c, st);
+    rows(rs, &k, &tuned, &[(1, &k1), (3, &k3)], add);
+    let u32_ = u64_.mapv(|v| v as f32);
+    let (b32, k32) = (b64.mapv(|v| v as f32), k64.mapv(|v| v as f32));
+    let c = c as f32;
+    let k = Kernel {
+        name: "heat7var",
+        precision: "f32",
+        bytes: 4.0,
+        words: 4.0,
+        radius: 1,
+        u0: &u32_,
+    };
+    let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
+        heat7var::f32::run(opts, u, v, &b32, &k32, c, st, [32, 8, 1], [1, 1, 1])
+    };
+    let k1 = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| heatvar32_k1(u, v, &b32, &k32, c, st);
+    let k3 = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| heatvar32_k3(u, v, &b32, &k32, c, st);
+    rows(rs, &k, &tuned, &[(1, &k1), (3, &k3)], add);
+}
+
 /// The radius-4 star (Farstad 2021) in f32, depths 1 and 3.
 fn star_rows(rs: (usize, usize), n: usize, add: &mut Add) {
     use mint_kernels::star::r4_3d;
@@ -371,7 +464,7 @@ fn star_rows(rs: (usize, usize), n: usize, add: &mut Add) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let (mut n, mut steps, mut reps, mut out) = (512usize, 60usize, 5usize, None);
-    let mut only = String::from("heat,poisson,star");
+    let mut only = String::from("heat,heatvar,poisson,star");
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
@@ -384,7 +477,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let names: Vec<&str> = only.split(',').map(str::trim).collect();
-    let known = ["heat", "heat-f32", "heat-f64", "poisson", "star"];
+    let known = ["heat", "heat-f32", "heat-f64", "heatvar", "poisson", "star"];
     if let Some(w) = names.iter().find(|w| !known.contains(w)) {
         return Err(format!("--only: unknown kernel {w:?}; the kernels are {known:?}").into());
     }
@@ -440,6 +533,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     drop(u32_);
+    if names.contains(&"heatvar") {
+        heatvar_rows((reps, steps), &u64_, &mut add);
+    }
     if names.contains(&"poisson") {
         poisson_rows((reps, steps), &u64_, &mut add);
     }

@@ -107,10 +107,11 @@ pub struct TemporalPlan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interior {
     /// With every test, as the planes of the tile's edges, where computing a ghost column
-    /// from values that are not the step's could do harm or cost: the step reads an array
-    /// other than its input (such a value must not reach its subscript, and its loads
-    /// already hold most of a thread's registers), its elements are integers (signed
-    /// overflow), or a value could set a serial loop's trip count ([`fixed_loops`]).
+    /// from values that are not the step's could do harm: the step reads an array other
+    /// than its input anywhere but at a constant offset from the point outside any `if`
+    /// or loop ([`others_fixed`]; a value must not reach its subscript), its elements are
+    /// integers (signed overflow), or a value could set a serial loop's trip count
+    /// ([`fixed_loops`]).
     Tested,
     /// One plane at a time without the general walk's tests (the last step's rows and
     /// store aside, [`Walk::Interior`]), the register queues moved down a register at each
@@ -710,7 +711,7 @@ enum Walk {
 fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
     let name = &k.arrays[tp.input].name;
     let unsafe_ghosts =
-        reads_others(k, tp) || !k.arrays[tp.input].elem.is_float() || !fixed_loops(k);
+        !others_fixed(k, tp) || !k.arrays[tp.input].elem.is_float() || !fixed_loops(k);
     let textbook = (references(k).iter())
         .filter(|r| &r.array == name)
         .all(|r| r.offset.is_some());
@@ -721,6 +722,21 @@ fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
         (false, false) => Interior::Planes,
         (false, true) => Interior::Groups,
     }
+}
+
+/// Whether the step reads every array other than its input at a constant offset from the
+/// point (the textbook `b[[z, y, x + 1]]`), outside any `if`, loop or conditional
+/// expression. On the interior planes every column a step computes, ghost cells included,
+/// is a point of the loop's ranges ([`interior_range`]), where the unblocked kernel reads
+/// the same elements; a subscript set by a value, or a read that a value could let
+/// happen, might at a ghost column computed from whatever its ring held read outside the
+/// array. Poisson's right-hand side `b[[z, y, x]]` is such a read.
+fn others_fixed(k: &Kernel, tp: &TemporalPlan) -> bool {
+    let input = &k.arrays[tp.input].name;
+    let output = &k.arrays[tp.output].name;
+    (references(k).iter())
+        .filter(|r| &r.array != input && &r.array != output)
+        .all(|r| r.offset.is_some() && !r.conditional && !r.write)
 }
 
 /// Whether every serial loop of `k`'s step runs a trip count no value sets: no `while`,
@@ -1168,23 +1184,26 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
     ));
     b.scope(|b| {
         plane(p, b, k, tp, i64::from(s * tp.lag()), true);
-        let z = p.names.get(k.axis_var(2).unwrap());
-        let needed = format!("mint_in && {z} >= mint_zlo{s} && {z} < mint_zhi{s}");
-        let in_ranges = format!(
-            "mint_in_ranges && {z} >= {} && {z} < {}",
-            whole_lo_name(2),
-            whole_hi_name(2)
-        );
-        let valid = format!("mint_col{s}");
-        let idx = axis_exprs(k);
-        let kept = flat_ref(p, &p.names.get(keep), keep, &idx);
         let top = queue_ref(tp, s, i64::from(tp.queue()) - 1, w);
         let store = Stmt::assign(
             format!("mint_ring{s}[mint_slot_0][mint_ty][mint_tx]"),
             top.clone(),
         );
-        let els = vec![Stmt::assign(top, kept), store.clone()];
-        let valid = (w == Walk::General).then_some(valid);
+        // the general walk's tests, and the value it keeps outside the loop ranges
+        let general = (w == Walk::General).then(|| {
+            let z = p.names.get(k.axis_var(2).unwrap());
+            let kept = flat_ref(p, &p.names.get(keep), keep, &axis_exprs(k));
+            (
+                format!("mint_in && {z} >= mint_zlo{s} && {z} < mint_zhi{s}"),
+                format!(
+                    "mint_in_ranges && {z} >= {} && {z} < {}",
+                    whole_lo_name(2),
+                    whole_hi_name(2)
+                ),
+                vec![Stmt::assign(top, kept), store.clone()],
+            )
+        });
+        let valid = general.as_ref().map(|_| format!("mint_col{s}"));
         per_row(b, tp, row_consts(p, k, tp, s), |b| {
             shift(b, tp, s, w);
             let then = b.nest(|b| {
@@ -1193,9 +1212,11 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
                     b.push(store)
                 })
             });
-            match w {
-                Walk::General => b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els))),
-                Walk::Interior(_) => b.extend(then),
+            match general {
+                Some((needed, in_ranges, els)) => {
+                    b.if_(needed, |b| b.push(Stmt::if_else(in_ranges, then, els)))
+                }
+                None => b.extend(then),
             }
         });
     });
@@ -1477,16 +1498,28 @@ mod tests {
         });
         let s = crate::translate(&blocked(&fixed, 3, [32, 32, 64]), &Target::default());
         assert!(s.unwrap().source.contains("mint_interior"));
-        // a step that reads another array walks every plane with its tests
+        // a step that reads another array where a value could set the subscript, or only
+        // where a value lets it, walks every plane with its tests
+        for body in [
+            "let m = u[z][y][x] as usize; v[z][y][x] = c[m][y][x] * u[z][y][x+1];",
+            "let mut t = u[z][y][x+1]; if t > 1.0 { t = c[z][y][x]; } v[z][y][x] = t;",
+            "let mut t = u[z][y][x+1]; for i in 0..2 { t = t + c[z][y][x]; } v[z][y][x] = t;",
+        ] {
+            let t = crate::translate(&blocked(&heat(body), 3, [32, 32, 64]), &Target::default());
+            let t = t.unwrap();
+            assert!(!t.source.contains("mint_interior"), "{}", t.source);
+            // and its rings need no pads: 3 rings of 2 planes of the 32x32 tile
+            assert_eq!(t.dynamic_shared_bytes, 3 * 2 * 32 * 32 * 4, "{body}");
+        }
+        // one read at a constant offset from the point everywhere (Poisson's right-hand
+        // side) reads the elements the unblocked kernel reads: the interior walk
         let k = blocked(
             &heat("v[z][y][x] = c[z][y][x] * u[z][y][x+1];"),
             3,
             [32, 32, 64],
         );
         let t = crate::translate(&k, &Target::default()).unwrap();
-        assert!(!t.source.contains("mint_interior"), "{}", t.source);
-        // and its rings need no pads: 3 rings of 2 planes of the 32x32 tile
-        assert_eq!(t.dynamic_shared_bytes, 3 * 2 * 32 * 32 * 4);
+        assert!(t.source.contains("mint_interior"), "{}", t.source);
     }
 
     #[test]
