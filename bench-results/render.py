@@ -325,6 +325,25 @@ def gpu_page(files):
         if tw:
             out += [f"### The interior walk's plane, {d['date']}", "", d.get("temporal_walks_text", ""), "",
                     depth_table("plane", tw, "form", code=False), ""]
+        to = d.get("temporal_others", [])
+        if to:
+            rows = [[f"`{r['kernel']}`", r["precision"], str(r["words"]), f"{r['step_gpts']:.1f}",
+                     f"{r['tested_gpts']:.1f} ({r['tested_gpts'] / r['bound_gpts']:.2f}×)",
+                     f"{r['interior_gpts']:.1f} ({r['interior_gpts'] / r['bound_gpts']:.2f}×)",
+                     f"{r['interior_gpts'] / r['tested_gpts']:.2f}"] for r in to]
+            out += [f"### Steps that read other arrays, {d['date']}", "", d.get("temporal_others_text", ""), "",
+                    table(["kernel", "prec", "words/point", "step by step", "tested walk (of bound)",
+                           "interior walk (of bound)", "interior/tested"], rows, right={2, 3, 4, 5, 6}), ""]
+        tp = d.get("temporal_profiles", [])
+        if tp:
+            rows = [[f"`{r['kernel']}`", f"{r['registers']}, {r['blocks_per_sm']}", f"{r['achieved_occupancy_pct']:.0f}%",
+                     f"{r['issue_ipc']:.2f}", f"{r['sm_pct']:.0f}%", f"{r['lsu_pipe_pct']:.0f}%",
+                     f"{r['shared_wavefronts_pct']:.0f}%", f"{r['dram_pct']:.0f}%", f"{r['no_eligible_pct']:.0f}%",
+                     f"{r['cycles_per_issue']:.1f} ({r['long_scoreboard']:.1f}, {r['barrier']:.1f})"] for r in tp]
+            out += [f"### What limits the fused kernels, {d['date']}", "", d.get("temporal_profiles_text", ""), "",
+                    table(["kernel (f32, depth 3)", "registers, blocks/SM", "occupancy", "IPC", "SM", "LSU pipe",
+                           "shared", "DRAM", "no warp eligible", "cycles/issue (global load, barrier)"], rows,
+                          right=set(range(1, 10))), ""]
 
     # the kernel-IR redesign against the code before it
     for name, d in files:
