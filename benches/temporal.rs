@@ -17,7 +17,8 @@
 //! point reads and writes: 2 for heat and the star, 3 for Poisson's `u`, `b` and `u'`,
 //! 4 for the variable coefficient's `u`, `b`, `κ` and `u'`).
 //! Each blocked row is checked bitwise against the same loop at depth 1 over 7 steps,
-//! and says so where it differs. `MINT_TIME_TILE=x,y,z[,rows]` sets the fused launch's
+//! and says so where it differs. `MINT_BENCH_DEPTHS=1,0` times only the blocked rows of
+//! the depths listed (0: `block = auto`). `MINT_TIME_TILE=x,y,z[,rows]` sets the fused launch's
 //! block and the tile rows per thread (by default `temporal::default_tile`: 32×32
 //! tile, 64 planes, two rows per thread up to `depth × element bytes` of 32, fewer thread
 //! rows where the rings would not fit).
@@ -284,7 +285,7 @@ fn rows<T: Clone + PartialEq>(
     let tuned_name = format!("{} step by step (tune)", k.name);
     add(&tuned_name, k.precision, 1, s, k.bytes, k.words, k.radius);
     let reference = run(blocked[0].1, 7).expect("run");
-    for &(depth, f) in blocked {
+    for &(depth, f) in blocked.iter().filter(|(d, _)| timed(*d)) {
         let s = time(reps, |st| run(f, st).map(drop), steps);
         let same = run(f, 7).expect("run") == reference;
         let name = format!(
@@ -303,6 +304,15 @@ fn rows<T: Clone + PartialEq>(
         );
         add(&name, k.precision, depth, s, k.bytes, k.words, k.radius);
     }
+}
+
+/// Whether the blocked row of `depth` is timed: every depth unless `MINT_BENCH_DEPTHS`
+/// lists some (`1,0`: depth 1 and `block = auto`). The bitwise check's reference, depth 1
+/// over 7 steps, runs either way.
+fn timed(depth: u32) -> bool {
+    std::env::var("MINT_BENCH_DEPTHS").map_or(true, |v| {
+        v.split(',').any(|d| d.trim().parse() == Ok(depth))
+    })
 }
 
 /// 3-D heat in f32 (depths 1, 3, 5, 7) and f64 (1, 3, 5), where `precisions` names them.
