@@ -93,6 +93,23 @@ pair!(clamped_b, clamped_p, f32, (), |u, unew, z, y, x, nz, ny, nx| [0, nz; 0, n
         + 0.1 * (u[[b, y, x]] + u[[t, y, x]] + u[[z, n, x]])
         + 0.05 * (u[[z, s, x]] + u[[z, y, w]] + u[[z, y, e]]);
 });
+// an index bound again, as real codes do (`let x = x + 1;`): the IR gives each such
+// binding a fresh name, so that the stencil analyzer and the fused kernel read it as the
+// offset it is, not as the thread's own index
+pair!(rebound_b, rebound_p, f32, (), |u, unew, z, y, x, nz, ny, nx| [1, nz - 1; 1, ny - 1; 1, nx - 1] {
+    let c = u[[z, y, x]];
+    let mut e = 0.0;
+    {
+        let x = x + 1;
+        e += u[[z, y, x]];
+    }
+    let mut b = 0.0;
+    {
+        let z = z - 1;
+        b += u[[z, y, x]];
+    }
+    unew[[z, y, x]] = 0.5 * c + 0.25 * e + 0.25 * b;
+});
 // variable conductivity from a coefficient array; a radius-2 star
 pair!(star_b, star_p, f64, (k: &Array3<f64>), |u, unew, z, y, x, nz, ny, nx| [2, nz - 2; 2, ny - 2; 2, nx - 2] {
     let c = k[[z, y, x]];
@@ -409,6 +426,52 @@ fn blocked_clamped_faces_equal_step_by_step() {
             matches!(d, Device::Cuda(_)),
         );
     }
+}
+
+#[test]
+fn a_rebound_index_is_read_where_it_points() {
+    for d in devices() {
+        same::<f32>(
+            d,
+            (rebound_b, rebound_p),
+            "rebound",
+            matches!(d, Device::Cuda(_)),
+        );
+    }
+    // and the step as plain Rust loops, on the CPU backend and split in two
+    let shape = (13, 11, 17);
+    let (u0, v0) = fields::<f32>(shape);
+    let (mut want, mut other) = (u0.clone(), v0.clone());
+    for _ in 0..3 {
+        for z in 1..shape.0 - 1 {
+            for y in 1..shape.1 - 1 {
+                for x in 1..shape.2 - 1 {
+                    other[[z, y, x]] = 0.5 * want[[z, y, x]]
+                        + 0.25 * want[[z, y, x + 1]]
+                        + 0.25 * want[[z - 1, y, x]];
+                }
+            }
+        }
+        std::mem::swap(&mut want, &mut other);
+    }
+    for d in [Device::Cpu, Device::Cpus(2)] {
+        let (mut a, mut b) = (u0.clone(), v0.clone());
+        mint::with_device(d, || rebound_p(&mut a, &mut b, 3)).unwrap();
+        assert!(
+            a == want && b == other,
+            "rebound on {d:?} differs from plain loops"
+        );
+    }
+    // in the kernel's IR the rebound `x` and `z` are new names: no binding repeats an index
+    // (which the translator refuses), and the step's reach is the offsets they hold
+    let site = mint::kernel_sites()
+        .find(|s| s.name == "rebound_b_0" && s.module.ends_with("time_loop"))
+        .expect("rebound_b_0 is a kernel site");
+    let mut k = site.kernel().unwrap().clone();
+    mint_translator::check(&mut k).unwrap_or_else(|e| panic!("{e:?}"));
+    let input = k.array_index("u").unwrap();
+    let (_, reach) = mint_translator::optimizer::temporal::check(&k, input).unwrap();
+    assert_eq!(reach, [1, 0, 1]);
 }
 
 #[test]

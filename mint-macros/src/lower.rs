@@ -43,7 +43,17 @@ pub struct Lowerer<'a> {
     /// is a float literal of the kernel's precision and `T::max(a, b)` a math function.
     pub generics: Vec<String>,
     pub errors: Vec<syn::Error>,
+    /// The kernel's parallel loop indices (`z`, `y`, `x`). A `let` or a serial `for` that
+    /// binds one of these names again is given a fresh name in the IR ([`Self::bind`]), so
+    /// that an index in a subscript is always the thread's own: the stencil analyzer reads
+    /// `u[[z, y, x]]` as the point itself, whatever a shadowing `let x = x + 1;` made of
+    /// `x` in Rust.
+    pub indices: Vec<String>,
+    /// Every identifier of the code being lowered, which a fresh name must not be.
+    pub taken: HashSet<String>,
     locals: Vec<HashSet<String>>,
+    /// Per scope, the indices bound again there and their fresh names.
+    renames: Vec<std::collections::HashMap<String, String>>,
 }
 
 const SUPPORTED: &str = "kernels support arithmetic, comparisons, `as` casts, `let`, assignments, `if`/`else`, serial `for` loops over ranges, `while`, math methods (sqrt, abs, exp, ln, powi, powf, min, max, sin, cos, mul_add, ...), the f32/f64 constants, and calls of `#[mint::device]` functions";
@@ -59,7 +69,10 @@ impl<'a> Lowerer<'a> {
             array_params: Vec::new(),
             generics: Vec::new(),
             errors: Vec::new(),
+            indices: Vec::new(),
+            taken: HashSet::new(),
             locals: vec![bound.iter().cloned().collect()],
+            renames: vec![Default::default()],
         }
     }
 
@@ -74,6 +87,42 @@ impl<'a> Lowerer<'a> {
 
     fn is_local(&self, n: &str) -> bool {
         self.locals.iter().any(|s| s.contains(n))
+    }
+
+    /// A scope of locals (a block, a loop's body) begins: `names` are bound in it.
+    fn enter(&mut self, names: HashSet<String>) {
+        self.locals.push(names);
+        self.renames.push(Default::default());
+    }
+
+    fn leave(&mut self) {
+        self.locals.pop();
+        self.renames.pop();
+    }
+
+    /// The IR name of a binding of `name` in the current scope: `name` itself, or, where
+    /// it is a parallel loop index ([`Self::indices`]), the first of `name_1`, `name_2`,
+    /// ... that no identifier of the kernel is.
+    fn bind(&mut self, name: &str) -> String {
+        if !self.indices.iter().any(|i| i == name) {
+            return name.to_string();
+        }
+        let fresh = (1..)
+            .map(|k| format!("{name}_{k}"))
+            .find(|f| !self.taken.contains(f))
+            .expect("a free name");
+        self.taken.insert(fresh.clone());
+        let scope = self.renames.last_mut().expect("a scope");
+        scope.insert(name.to_string(), fresh.clone());
+        fresh
+    }
+
+    /// The IR name that `name` refers to here: the fresh name of the innermost binding
+    /// of an index bound again ([`Self::bind`]), else `name`.
+    fn resolve(&self, name: &str) -> String {
+        (self.renames.iter().rev())
+            .find_map(|s| s.get(name).cloned())
+            .unwrap_or_else(|| name.to_string())
     }
 
     fn mk(&mut self, kind: ExprKind, s: Span) -> Expr {
@@ -107,6 +156,7 @@ impl<'a> Lowerer<'a> {
                     let id = &p.path.segments[0].ident;
                     let n = id.to_string();
                     self.idents.entry(n.clone()).or_insert_with(|| id.clone());
+                    let n = self.resolve(&n);
                     self.mk(ExprKind::Var(n), s)
                 } else if let Some(lit) = std_const(&p.path) {
                     self.mk(lit, s)
@@ -666,7 +716,7 @@ impl<'a> Lowerer<'a> {
                 self.idents
                     .entry(id.to_string())
                     .or_insert_with(|| id.clone());
-                Some(Place::Var(id.to_string()))
+                Some(Place::Var(self.resolve(&id.to_string())))
             }
             syn::Expr::Index(ix) => {
                 let (array, index) = self.elem(ix)?;
@@ -695,7 +745,7 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         };
-        self.locals.push(HashSet::new());
+        self.enter(HashSet::new());
         let mut out = Vec::new();
         for st in rest {
             if let Some(s) = self.stmt(st) {
@@ -703,19 +753,19 @@ impl<'a> Lowerer<'a> {
             }
         }
         let r = self.expr(last);
-        self.locals.pop();
+        self.leave();
         Some((Block { stmts: out }, r?))
     }
 
     pub fn stmts(&mut self, ss: &[syn::Stmt]) -> Block {
-        self.locals.push(HashSet::new());
+        self.enter(HashSet::new());
         let mut out = Vec::new();
         for st in ss {
             if let Some(s) = self.stmt(st) {
                 out.push(s);
             }
         }
-        self.locals.pop();
+        self.leave();
         Block { stmts: out }
     }
 
@@ -760,6 +810,7 @@ impl<'a> Lowerer<'a> {
                     None => None,
                 };
                 self.locals.last_mut().unwrap().insert(name.clone());
+                let name = self.bind(&name);
                 StmtKind::Let {
                     name,
                     mutable,
@@ -823,9 +874,10 @@ impl<'a> Lowerer<'a> {
                     }
                 };
                 let (lo, hi, inclusive, step, reverse) = self.range(&f.expr)?;
-                self.locals.push(HashSet::from([var.clone()]));
+                self.enter(HashSet::from([var.clone()]));
+                let var = self.bind(&var);
                 let body = self.block(&f.body);
-                self.locals.pop();
+                self.leave();
                 StmtKind::For {
                     var,
                     ty: None,
@@ -1192,6 +1244,25 @@ fn fmt_f32(v: f32) -> String {
 }
 
 /// Spans of identifiers in `e` that are among `names` (for dependent-bound errors).
+/// Every identifier in `ts`, inside groups too: the names a kernel's code uses, which a
+/// fresh name ([`Lowerer::bind`]) must avoid.
+pub fn idents_of(ts: TokenStream) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![ts];
+    while let Some(ts) = stack.pop() {
+        for tt in ts {
+            match tt {
+                proc_macro2::TokenTree::Ident(i) => {
+                    out.insert(i.to_string());
+                }
+                proc_macro2::TokenTree::Group(g) => stack.push(g.stream()),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 pub fn idents_in(e: &syn::Expr, names: &[String]) -> Vec<(String, Span)> {
     let mut out = Vec::new();
     fn go(ts: TokenStream, names: &[String], out: &mut Vec<(String, Span)>) {

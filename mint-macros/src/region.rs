@@ -578,6 +578,8 @@ impl RegionGen {
         let mut spans: Vec<Span> = vec![c.span];
         let mut lw = Lowerer::new(&mut spans, &var_names);
         lw.generics = self.generics.clone();
+        lw.indices = var_names.clone();
+        lw.taken = crate::lower::idents_of(body.to_token_stream());
         let ir_body = lw.block(body);
         // Bounds, for typing only (None when not expressible in the kernel language).
         let mut nest = Vec::new();

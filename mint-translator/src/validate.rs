@@ -73,6 +73,22 @@ fn is_local(locals: &[HashSet<String>], name: &str) -> bool {
     locals.iter().any(|s| s.contains(name))
 }
 
+/// A `let` or serial `for` of the kernel's IR that binds a parallel loop index again. The
+/// stencil analyzer reads an index in a subscript as the thread's own; the macro front end
+/// gives such a Rust binding (`let x = x + 1;`) a fresh name, so only IR built another way
+/// can hold one.
+fn rebinds_index(name: &str, span: SpanId, cx: &Ctx, diags: &mut Vec<Diag>) {
+    if cx.loop_vars.contains(name) {
+        diags.push(Diag::new(
+            span,
+            format!(
+                "this binds the loop index `{name}` again; a subscript's `{name}` must be the \
+                 loop's index: name the local differently"
+            ),
+        ));
+    }
+}
+
 fn walk(
     b: &Block,
     locals: &mut Vec<HashSet<String>>,
@@ -84,6 +100,7 @@ fn walk(
     for s in &b.stmts {
         match &s.kind {
             StmtKind::Let { name, .. } => {
+                rebinds_index(name, s.span, cx, diags);
                 locals.last_mut().unwrap().insert(name.clone());
             }
             StmtKind::Assign {
@@ -129,6 +146,7 @@ fn walk(
                 }
             }
             StmtKind::For { var, body, .. } => {
+                rebinds_index(var, s.span, cx, diags);
                 locals.push(HashSet::from([var.clone()]));
                 walk(body, locals, serial_depth + 1, cx, diags);
                 locals.pop();
@@ -152,4 +170,39 @@ fn walk(
         }
     }
     locals.pop();
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::kernel;
+
+    #[test]
+    fn a_binding_of_a_loop_index_is_refused() {
+        for body in [
+            "let x = x + 1; v[z][y][1] = u[z][y][x];",
+            "let mut t = 0.0; for y in 0..2 { t = t + u[z][y][x]; } v[z][1][x] = t;",
+        ] {
+            let mut k = kernel(
+                "k",
+                &format!(
+                    "arrays: u f32 3, v f32 3
+                     nest: z 1..n-1, y 1..n-1, x 1..n-1
+                     {body}"
+                ),
+            );
+            let e = crate::check(&mut k).unwrap_err();
+            assert!(
+                e.iter().any(|d| d.message.contains("binds the loop index")),
+                "{body}: {e:?}"
+            );
+        }
+        // a local of another name is what a rebinding becomes
+        let mut k = kernel(
+            "k",
+            "arrays: u f32 3, v f32 3
+             nest: z 1..n-1, y 1..n-1, x 1..n-1
+             let x_1 = x + 1; v[z][y][x] = u[z][y][x_1];",
+        );
+        crate::check(&mut k).unwrap();
+    }
 }
