@@ -241,3 +241,72 @@ fn a_loop_over_one_index_past_the_array_faults() {
         assert!(index.contains(&(n + 2)), "n = {n}: {index:?}");
     }
 }
+
+/// A row kernel that binds its innermost index again, as Rust allows (a serial `for x`, a
+/// `let x`): the face tests on the rebound `x` are tests of the new values, which the rows'
+/// face specialization and lifting must not take for the loop's own index.
+#[mint::parallel]
+fn rebound(u: &mut Array3<f64>, v: &mut Array3<f64>) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    #[mint::r#for(nest(all))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 1..nx {
+                let x = x - 1;
+                v[[z, y, x + 1]] = if x == 0 { 1.0 } else { u[[z, y, x]] };
+            }
+        }
+    }
+    mint::copy!(v, from_device);
+    Ok(())
+}
+
+/// The same with a serial `for x` first, whose clamped subscript names its own `x`.
+#[mint::parallel]
+fn rebound_for(u: &mut Array3<f64>, v: &mut Array3<f64>) -> mint::Result<()> {
+    let (nz, ny, nx) = u.dim();
+    mint::copy!(u, to_device);
+    mint::copy!(v, to_device);
+    #[mint::r#for(nest(all))]
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 1..nx {
+                let mut t = 0.0;
+                for x in 0..2 {
+                    t += u[[z, y, if x == 0 { x } else { x - 1 }]];
+                }
+                let x = x - 1;
+                v[[z, y, x + 1]] = if x == 0 { 1.0 } else { u[[z, y, x]] } + t;
+            }
+        }
+    }
+    mint::copy!(v, from_device);
+    Ok(())
+}
+
+#[test]
+fn a_rebound_index_matches_the_serial_loops() {
+    on_cpu();
+    let bits = |a: &Array3<f64>| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for (nz, ny, nx) in [(3, 5, 9), (2, 4, 40), (1, 2, 2)] {
+        let u = field(nz, ny, nx);
+        let (mut want, mut want_for) = (Array3::zeros(u.dim()), Array3::zeros(u.dim()));
+        for z in 0..nz {
+            for y in 0..ny {
+                for x in 1..nx {
+                    let c = if x == 1 { 1.0 } else { u[[z, y, x - 1]] };
+                    want[[z, y, x]] = c;
+                    want_for[[z, y, x]] = c + (u[[z, y, 0]] + u[[z, y, 0]]);
+                }
+            }
+        }
+        let (mut a, mut v) = (u.clone(), Array3::zeros(u.dim()));
+        rebound(&mut a, &mut v).expect("the kernel runs");
+        assert!(bits(&v) == bits(&want), "let x: {nz}x{ny}x{nx}");
+        let (mut a, mut v) = (u.clone(), Array3::zeros(u.dim()));
+        rebound_for(&mut a, &mut v).expect("the kernel runs");
+        assert!(bits(&v) == bits(&want_for), "for x: {nz}x{ny}x{nx}");
+    }
+}

@@ -337,3 +337,49 @@ fn mutable_array_parameters_reductions_and_single_blocks() {
         );
     }
 }
+
+/// A parameter hidden by a local of its name (`let i = i + 1;`) in a function that is not
+/// one expression (it has a `let mut`): the statements after the `let` name the local.
+#[mint::device]
+fn next_sum(a: &Array1<f64>, i: usize) -> f64 {
+    let i = i + 1;
+    let mut s = 0.0;
+    s += a[i];
+    s
+}
+
+#[mint::parallel]
+fn shifted(a: &Array1<f64>, b: &mut Array1<f64>) -> mint::Result<()> {
+    let n = a.len();
+    copy!(a, to_device);
+    copy!(b, to_device);
+    #[mint::r#for(tile(64))]
+    for i in 1..n - 1 {
+        let s = next_sum(&a, i);
+        b[i] = s;
+    }
+    copy!(b, from_device);
+    Ok(())
+}
+
+#[test]
+fn a_local_hiding_a_parameter_is_read_after_its_let() {
+    let n = 200;
+    let a = Array1::from_shape_fn(n, |i| rnd(i, 7));
+    let mut want = Array1::<f64>::zeros(n);
+    for i in 1..n - 1 {
+        want[i] = a[i + 1];
+    }
+    for d in backends() {
+        let mut b = Array1::<f64>::zeros(n);
+        mint::with_device(d, || shifted(&a, &mut b)).unwrap();
+        assert!(b == want, "{d:?}");
+    }
+    // the inlined kernel reads `a` one element past the point, as the function does
+    let site = mint::kernel_sites()
+        .find(|s| s.name == "shifted_0")
+        .expect("kernel site of shifted");
+    let t = site.translate(&mint::Target::default()).unwrap();
+    let reach = t.report.reaches.join("\n");
+    assert!(reach.contains("+1"), "{reach}");
+}

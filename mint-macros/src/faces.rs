@@ -29,6 +29,11 @@ const MAX_CASES: usize = 8;
 pub(crate) fn lift(body: &syn::Block, arrays: &HashSet<String>, vars: &[String]) -> syn::Block {
     let mut counts = Bindings::default();
     counts.visit_block(body);
+    // a body that binds a loop index again (`let x = x - 1;`) is left as written: the
+    // lifting reads an index's name as the loop's own
+    if vars.iter().any(|v| counts.0.contains_key(v)) {
+        return body.clone();
+    }
     let mut l = Lifter {
         arrays,
         vars,
@@ -557,6 +562,14 @@ fn specialize<'a>(
 ) -> (Found, syn::Block) {
     let mut bound = Bindings::default();
     bound.visit_block(body);
+    // nothing is specialized in a body that binds a loop index again (`let x = x - 1;`):
+    // a face test names the new value there, not the loop's index
+    if std::iter::once(x)
+        .chain(outer.iter().map(String::as_str))
+        .any(|v| bound.0.contains_key(v))
+    {
+        return (Found::default(), body.clone());
+    }
     let mut s = RowFaces {
         x,
         outer,

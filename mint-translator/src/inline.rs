@@ -539,16 +539,22 @@ impl Subst {
         }
     }
 
-    fn block(&self, b: &mut Block) {
+    /// A block's statements; a parameter a binding in it hides is visible again after it.
+    fn block(&mut self, b: &mut Block) {
+        let outer = self.values.clone();
         b.stmts.iter_mut().for_each(|s| self.stmt(s));
+        self.values = outer;
     }
 
-    fn stmt(&self, s: &mut Stmt) {
+    /// A statement; a `let` of a parameter's name hides the parameter from the statements
+    /// after it (`let x = x + 1;`), which then name the local.
+    fn stmt(&mut self, s: &mut Stmt) {
         match &mut s.kind {
             StmtKind::Let { name, init, .. } => {
                 if let Some(e) = init {
                     self.expr(e);
                 }
+                self.values.remove(name.as_str());
                 self.name(name);
             }
             StmtKind::Assign { place, value, .. } => {
@@ -581,8 +587,12 @@ impl Subst {
                 if let Some(st) = step {
                     self.expr(st);
                 }
+                let hidden = self.values.remove(var.as_str()).map(|v| (var.clone(), v));
                 self.name(var);
                 self.block(body);
+                if let Some((n, v)) = hidden {
+                    self.values.insert(n, v);
+                }
             }
             StmtKind::While { cond, body } => {
                 self.expr(cond);

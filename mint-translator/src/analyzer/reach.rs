@@ -559,7 +559,11 @@ impl<'k> Analyzer<'k> {
                 op: UnOp::Neg,
                 expr,
             } => self.expr(expr).map(|l| lin_scale(&l, -1)),
-            ExprKind::Cast { expr, to } if to.is_int() => self.expr(expr),
+            // a cast to 32 bits or more keeps an index's value; a narrower one may wrap it
+            ExprKind::Cast { expr, to } if to.is_int() && !to.is_narrow() => self.expr(expr),
+            ExprKind::Cast { to, .. } if to.is_int() => {
+                Val::Unknown(format!("a cast to `{}`, which may wrap", to.rust_name()))
+            }
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
             ExprKind::Select { cond, then, els } => {
                 let t = self.expr(then).guarded(&self.cond_guards(cond, true));

@@ -82,7 +82,9 @@ pub fn linear(e: &Expr) -> Option<Linear> {
                 _ => None,
             }
         }
-        ExprKind::Cast { expr, to } if to.is_int() => linear(expr),
+        // a cast to a type of 32 bits or more keeps an index's value (no array is 2^31
+        // elements along an axis); a narrower one may wrap it (`(x + 200) as u8`)
+        ExprKind::Cast { expr, to } if to.is_int() && !to.is_narrow() => linear(expr),
         _ => None,
     }
 }
@@ -282,5 +284,21 @@ mod tests {
             "transposed subscripts are not a stencil reference"
         );
         assert!(r[3].write && r[3].offset == Some([0, 0, 0]));
+    }
+
+    #[test]
+    fn a_narrowing_cast_is_not_an_offset() {
+        let k = kernel(
+            "r_0",
+            "arrays: u f64 3, v f64 3
+             nest: z 1..n, y 1..n, x 1..n
+             v[z][y][x] = u[z][y][((x + 200) as u8) as usize] + u[z][y][((x + 2) as i32) as usize];",
+        );
+        let r = references(&k);
+        assert_eq!(r[0].offset, None, "`as u8` wraps x + 200");
+        assert_eq!(r[1].offset, Some([2, 0, 0]));
+        let reach = crate::analyzer::reach::reaches(&k);
+        assert!(reach[0].reach[2].rel_to("x").is_none(), "{:?}", reach[0]);
+        assert_eq!(reach[1].reach[2].rel_to("x"), Some((2, 2)));
     }
 }

@@ -92,6 +92,14 @@ impl ScalarTy {
         !self.is_float() && self != ScalarTy::Bool
     }
 
+    /// An integer type of 8 or 16 bits, which may not hold an index's value.
+    pub fn is_narrow(self) -> bool {
+        matches!(
+            self,
+            ScalarTy::I8 | ScalarTy::I16 | ScalarTy::U8 | ScalarTy::U16
+        )
+    }
+
     pub fn is_signed_int(self) -> bool {
         matches!(
             self,

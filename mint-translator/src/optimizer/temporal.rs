@@ -30,10 +30,10 @@
 //! is one the step computes, and computes only the columns whose value depends on the
 //! block's columns. A block whose whole tile lies inside the input and the loop ranges
 //! (most blocks of a large grid) computes the planes of the walk's middle, where no such
-//! test can fail, without them ([`interior_range`]), where the step reads no other array
-//! ([`Interior`]): every column, the last step's rows and store the only tests left, one
-//! plane at a time or, where registers allow, in groups that rename the register queues
-//! rather than move them.
+//! test can fail, without them ([`interior_range`]), where the step reads other arrays only
+//! at constant offsets from the point ([`Interior`]): every column, the last step's rows
+//! and store the only tests left, one plane at a time or, where registers allow, in groups
+//! that rename the register queues rather than move them.
 //!
 //! Points the step does not write (outside the loop's ranges: fixed boundary planes)
 //! keep, at step `s`, the value of the array that step writes in the unblocked loop: the
@@ -734,9 +734,44 @@ fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
 fn others_fixed(k: &Kernel, tp: &TemporalPlan) -> bool {
     let input = &k.arrays[tp.input].name;
     let output = &k.arrays[tp.output].name;
-    (references(k).iter())
-        .filter(|r| &r.array != input && &r.array != output)
-        .all(|r| r.offset.is_some() && !r.conditional && !r.write)
+    let other = |a: &String| a != input && a != output;
+    let at_offsets = (references(k).iter())
+        .filter(|r| other(&r.array))
+        .all(|r| r.offset.is_some() && !r.conditional && !r.write);
+    // and no value in those subscripts at all, not even one that cancels out
+    // (`(x as i64 + m) - m`): the loop indices, literals and the kernel's scalars only
+    let mut bound = std::collections::HashSet::new();
+    k.body.walk_stmts(&mut |st| match &st.kind {
+        StmtKind::Let { name, .. } | StmtKind::For { var: name, .. } => {
+            bound.insert(name.clone());
+        }
+        _ => {}
+    });
+    let uniform = |e: &Expr| {
+        let mut ok = true;
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::Var(n) => {
+                ok &= !bound.contains(n)
+                    && (k.nest.iter().any(|l| &l.var == n)
+                        || k.scalars.iter().any(|p| &p.name == n))
+            }
+            ExprKind::Lit(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => {}
+            ExprKind::Cast { to, .. } => ok &= to.is_int() && !to.is_narrow(),
+            _ => ok = false,
+        });
+        ok
+    };
+    let mut plain = true;
+    k.body.walk_exprs(&mut |e| {
+        e.walk(&mut |x| {
+            if let ExprKind::Elem { array, index } = &x.kind
+                && other(array)
+            {
+                plain &= index.iter().all(uniform);
+            }
+        })
+    });
+    at_offsets && plain
 }
 
 /// Whether every serial loop of `k`'s step runs a trip count no value sets: no `while`,
@@ -1502,6 +1537,8 @@ mod tests {
         // where a value lets it, walks every plane with its tests
         for body in [
             "let m = u[z][y][x] as usize; v[z][y][x] = c[m][y][x] * u[z][y][x+1];",
+            "let m = u[z][y][x+1] as i64; v[z][y][x] = c[z][y][(((x as i64 + m) as u8) as i64 - m) as usize] * u[z][y][x];",
+            "let m = u[z][y][x+1] as i64; v[z][y][x] = c[z][y][((x as i64 + m) - m) as usize] * u[z][y][x];",
             "let mut t = u[z][y][x+1]; if t > 1.0 { t = c[z][y][x]; } v[z][y][x] = t;",
             "let mut t = u[z][y][x+1]; for i in 0..2 { t = t + c[z][y][x]; } v[z][y][x] = t;",
         ] {
