@@ -1243,7 +1243,6 @@ fn fmt_f32(v: f32) -> String {
     }
 }
 
-/// Spans of identifiers in `e` that are among `names` (for dependent-bound errors).
 /// Every identifier in `ts`, inside groups too: the names a kernel's code uses, which a
 /// fresh name ([`Lowerer::bind`]) must avoid.
 pub fn idents_of(ts: TokenStream) -> HashSet<String> {
@@ -1263,6 +1262,7 @@ pub fn idents_of(ts: TokenStream) -> HashSet<String> {
     out
 }
 
+/// Spans of identifiers in `e` that are among `names` (for dependent-bound errors).
 pub fn idents_in(e: &syn::Expr, names: &[String]) -> Vec<(String, Span)> {
     let mut out = Vec::new();
     fn go(ts: TokenStream, names: &[String], out: &mut Vec<(String, Span)>) {
