@@ -31,7 +31,7 @@ pub(crate) fn lift(body: &syn::Block, arrays: &HashSet<String>, vars: &[String])
     counts.visit_block(body);
     // a body that binds a loop index again (`let x = x - 1;`) is left as written: the
     // lifting reads an index's name as the loop's own
-    if vars.iter().any(|v| counts.0.contains_key(v)) {
+    if counts.binds_any(vars.iter().map(String::as_str)) {
         return body.clone();
     }
     let mut l = Lifter {
@@ -49,6 +49,13 @@ pub(crate) fn lift(body: &syn::Block, arrays: &HashSet<String>, vars: &[String])
 /// twice), and whether a `for` does.
 #[derive(Default)]
 struct Bindings(HashMap<String, (usize, bool)>);
+
+impl Bindings {
+    /// Whether the body binds any of `names` (a loop index bound again: `let x = x - 1;`).
+    fn binds_any<'n>(&self, mut names: impl Iterator<Item = &'n str>) -> bool {
+        names.any(|n| self.0.contains_key(n))
+    }
+}
 
 impl<'ast> Visit<'ast> for Bindings {
     fn visit_local(&mut self, l: &'ast syn::Local) {
@@ -564,10 +571,7 @@ fn specialize<'a>(
     bound.visit_block(body);
     // nothing is specialized in a body that binds a loop index again (`let x = x - 1;`):
     // a face test names the new value there, not the loop's index
-    if std::iter::once(x)
-        .chain(outer.iter().map(String::as_str))
-        .any(|v| bound.0.contains_key(v))
-    {
+    if bound.binds_any(std::iter::once(x).chain(outer.iter().map(String::as_str))) {
         return (Found::default(), body.clone());
     }
     let mut s = RowFaces {

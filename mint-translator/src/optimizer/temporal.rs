@@ -740,34 +740,14 @@ fn others_fixed(k: &Kernel, tp: &TemporalPlan) -> bool {
         .all(|r| r.offset.is_some() && !r.conditional && !r.write);
     // and no value in those subscripts at all, not even one that cancels out
     // (`(x as i64 + m) - m`): the loop indices, literals and the kernel's scalars only
-    let mut bound = std::collections::HashSet::new();
-    k.body.walk_stmts(&mut |st| match &st.kind {
-        StmtKind::Let { name, .. } | StmtKind::For { var: name, .. } => {
-            bound.insert(name.clone());
-        }
-        _ => {}
-    });
-    let uniform = |e: &Expr| {
-        let mut ok = true;
-        e.walk(&mut |x| match &x.kind {
-            ExprKind::Var(n) => {
-                ok &= !bound.contains(n)
-                    && (k.nest.iter().any(|l| &l.var == n)
-                        || k.scalars.iter().any(|p| &p.name == n))
-            }
-            ExprKind::Lit(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => {}
-            ExprKind::Cast { to, .. } => ok &= to.is_int() && !to.is_narrow(),
-            _ => ok = false,
-        });
-        ok
-    };
+    let no_value = NoValue::new(k, true);
     let mut plain = true;
     k.body.walk_exprs(&mut |e| {
         e.walk(&mut |x| {
             if let ExprKind::Elem { array, index } = &x.kind
                 && other(array)
             {
-                plain &= index.iter().all(uniform);
+                plain &= index.iter().all(|i| no_value.holds(i));
             }
         })
     });
@@ -780,24 +760,8 @@ fn others_fixed(k: &Kernel, tp: &TemporalPlan) -> bool {
 /// ghost column of the interior walk, computed from whatever its ring held, run without
 /// end.
 fn fixed_loops(k: &Kernel) -> bool {
-    let mut bound = std::collections::HashSet::new();
-    k.body.walk_stmts(&mut |st| match &st.kind {
-        StmtKind::Let { name, .. } | StmtKind::For { var: name, .. } => {
-            bound.insert(name.clone());
-        }
-        _ => {}
-    });
-    let uniform = |e: &Expr| {
-        let mut ok = true;
-        e.walk(&mut |x| match &x.kind {
-            ExprKind::Var(n) => ok &= !bound.contains(n) && k.scalars.iter().any(|p| &p.name == n),
-            ExprKind::Elem { .. } | ExprKind::ArrayRef { .. } | ExprKind::Apply { .. } => {
-                ok = false
-            }
-            _ => {}
-        });
-        ok
-    };
+    let no_value = NoValue::new(k, false);
+    let uniform = |e: &Expr| no_value.holds(e);
     let mut fixed = true;
     k.body.walk_stmts(&mut |st| match &st.kind {
         StmtKind::While { .. } => fixed = false,
@@ -807,6 +771,47 @@ fn fixed_loops(k: &Kernel) -> bool {
         _ => {}
     });
     fixed
+}
+
+/// Whether an expression of `k`'s step holds no value the step computes or reads: its
+/// names are the kernel's scalars (and, with `indices`, the parallel loop indices), never
+/// a local; it reads no array, calls no device function, and casts to no integer narrower
+/// than 32 bits (which may wrap). Such an expression has the same value at a ghost column
+/// computed from garbage as at a point of the unblocked loop.
+struct NoValue<'a> {
+    k: &'a Kernel,
+    indices: bool,
+    bound: std::collections::HashSet<String>,
+}
+
+impl<'a> NoValue<'a> {
+    fn new(k: &'a Kernel, indices: bool) -> Self {
+        let mut bound = std::collections::HashSet::new();
+        k.body.walk_stmts(&mut |st| match &st.kind {
+            StmtKind::Let { name, .. } | StmtKind::For { var: name, .. } => {
+                bound.insert(name.clone());
+            }
+            _ => {}
+        });
+        NoValue { k, indices, bound }
+    }
+
+    fn holds(&self, e: &Expr) -> bool {
+        let mut ok = true;
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::Var(n) => {
+                ok &= !self.bound.contains(n)
+                    && (self.k.scalars.iter().any(|p| &p.name == n)
+                        || self.indices && self.k.nest.iter().any(|l| &l.var == n))
+            }
+            ExprKind::Elem { .. } | ExprKind::ArrayRef { .. } | ExprKind::Apply { .. } => {
+                ok = false
+            }
+            ExprKind::Cast { to, .. } => ok &= !to.is_int() || !to.is_narrow(),
+            _ => {}
+        });
+        ok
+    }
 }
 
 /// `mint_fa..mint_fb`: the planes of the walk where no test of the general walk can
