@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo bench --bench temporal -- [--size 512] [--steps 60] [--reps 5] [--out DIR] [--only LIST]
+//!                                   [--device D]...
 //! ```
 //!
 //! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, heat with a
@@ -24,6 +25,12 @@
 //! rows where the rings would not fit).
 //! `--only` takes a comma-separated list of `heat` (or `heat-f32`, `heat-f64`),
 //! `heatvar`, `poisson` and `star`; all four by default. Writes `DIR/temporal.json`.
+//!
+//! `--device D` (repeatable: `--device cuda:0 --device cuda:all`) runs every row on each
+//! device in turn (`MINT_DEVICE`'s spellings) and prints each row's speed-up against the
+//! first device's. A launch on several GPUs is timed on the host, from before its halo
+//! exchange to the end of its slowest GPU (CUDA events cannot span GPUs); on one GPU with
+//! CUDA events. Without `--device`, rows run on GPU 0.
 
 use mint_kernels::{Level, heat3d};
 use ndarray::Array3;
@@ -216,6 +223,7 @@ blocked!(heat32_auto, f32, auto, tune);
 blocked!(heat64_auto, f64, auto, tune);
 
 struct Row {
+    device: String,
     name: String,
     precision: &'static str,
     depth: u32,
@@ -229,9 +237,11 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median device seconds per step over `reps` runs of `steps` steps of `f` (after one
-/// warm-up run, which compiles and tunes): the kernels' device time, timed with CUDA
-/// events (`mint::set_timing`), summed over the run's launches and divided by its steps.
+/// Median seconds per step over `reps` runs of `steps` steps of `f` (after one warm-up
+/// run, which compiles and tunes): the kernels' time (`mint::set_timing`), summed over the
+/// run's launches and divided by its steps. On one GPU a launch is timed with CUDA events
+/// (device time); on several, on the host from before its halo exchange to the end of its
+/// slowest GPU (events cannot span GPUs; such a launch waits for its GPUs anyway).
 fn time(reps: usize, mut f: impl FnMut(usize) -> mint::Result<()>, steps: usize) -> f64 {
     f(steps).expect("warm-up run");
     mint::set_timing(true);
@@ -475,6 +485,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let (mut n, mut steps, mut reps, mut out) = (512usize, 60usize, 5usize, None);
     let mut only = String::from("heat,heatvar,poisson,star");
+    let mut devices = Vec::new();
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
@@ -483,8 +494,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--reps" => reps = val()?.parse()?,
             "--out" => out = Some(std::path::PathBuf::from(val()?)),
             "--only" => only = val()?,
+            "--device" => {
+                let d = val()?;
+                devices.push((mint::Device::parse(&d)?, d));
+            }
             other => return Err(format!("unknown argument {other}").into()),
         }
+    }
+    let several = !devices.is_empty();
+    if devices.is_empty() {
+        devices.push((mint::Device::Cuda(0), "cuda:0".into()));
     }
     let names: Vec<&str> = only.split(',').map(str::trim).collect();
     let known = ["heat", "heat-f32", "heat-f64", "heatvar", "poisson", "star"];
@@ -497,9 +516,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let copy = mint::device_copy_bandwidth(1 << 30, 20)?;
     println!(
-        "temporal: {n}^3, {steps} steps, median of {reps}; copy {:.1} GB/s",
-        copy * 1e-9
+        "temporal: {n}^3, {steps} steps, median of {reps}; copy {:.1} GB/s (one GPU){}",
+        copy * 1e-9,
+        if several {
+            "; launches on several GPUs are timed on the host"
+        } else {
+            ""
+        }
     );
+    let device = std::cell::Cell::new(0);
     let mut rows = Vec::new();
     let mut add = |name: &str,
                    precision: &'static str,
@@ -511,12 +536,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let points = ((n - 2 * r) as f64).powi(3);
         let gpts = points / s * 1e-9;
         let bound = copy / (words * bytes) * 1e-9;
+        let on = devices[device.get()].1.clone();
+        // the same row on the first device, for the speed-up of the others
+        let first = rows
+            .iter()
+            .find(|r: &&Row| r.name == name && r.precision == precision && r.depth == depth);
+        let speedup = first.map_or(String::new(), |f| {
+            format!("  {:.2}x {}", f.ms_per_step / (s * 1e3), f.device)
+        });
         println!(
-            "  {name:28} {precision} depth {depth}: {:8.3} ms/step {gpts:8.1} GPts/s  {:.2}x the per-step bound ({bound:.0} GPts/s)",
+            "  {on:10} {name:28} {precision} depth {depth}: {:8.3} ms/step {gpts:8.1} GPts/s  {:.2}x the per-step bound ({bound:.0} GPts/s){speedup}",
             s * 1e3,
             gpts / bound
         );
         rows.push(Row {
+            device: on,
             name: name.into(),
             precision,
             depth,
@@ -534,24 +568,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .any(|&w| w == "heat" || w == format!("heat-{p}"))
     };
-    if heat("f32") || heat("f64") {
-        heat_rows(
-            (reps, steps),
-            (&u32_, &u64_),
-            [heat("f32"), heat("f64")],
-            &mut add,
-        );
-    }
-    drop(u32_);
-    if names.contains(&"heatvar") {
-        heatvar_rows((reps, steps), &u64_, &mut add);
-    }
-    if names.contains(&"poisson") {
-        poisson_rows((reps, steps), &u64_, &mut add);
-    }
-    drop(u64_);
-    if names.contains(&"star") {
-        star_rows((reps, steps), n, &mut add);
+    for (i, &(d, _)) in devices.iter().enumerate() {
+        device.set(i);
+        mint::with_device(d, || {
+            if heat("f32") || heat("f64") {
+                heat_rows(
+                    (reps, steps),
+                    (&u32_, &u64_),
+                    [heat("f32"), heat("f64")],
+                    &mut add,
+                );
+            }
+            if names.contains(&"heatvar") {
+                heatvar_rows((reps, steps), &u64_, &mut add);
+            }
+            if names.contains(&"poisson") {
+                poisson_rows((reps, steps), &u64_, &mut add);
+            }
+            if names.contains(&"star") {
+                star_rows((reps, steps), n, &mut add);
+            }
+        });
     }
     if let Some(dir) = out {
         std::fs::create_dir_all(&dir)?;
@@ -559,8 +596,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"kernel\": \"{}\", \"precision\": \"{}\", \"depth\": {}, \"size\": {n}, \"ms_per_step\": {:.4}, \"gpts\": {:.2}, \"of_per_step_bound\": {:.3}, \"copy_gbs\": {:.1}}}",
-                    r.name, r.precision, r.depth, r.ms_per_step, r.gpts, r.of_bound, copy * 1e-9
+                    "{{\"device\": \"{}\", \"kernel\": \"{}\", \"precision\": \"{}\", \"depth\": {}, \"size\": {n}, \"ms_per_step\": {:.4}, \"gpts\": {:.2}, \"of_per_step_bound\": {:.3}, \"copy_gbs\": {:.1}}}",
+                    r.device, r.name, r.precision, r.depth, r.ms_per_step, r.gpts, r.of_bound, copy * 1e-9
                 )
             })
             .collect();

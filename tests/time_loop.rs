@@ -399,7 +399,9 @@ fn a_loop_without_block_is_auto_only_when_tuned() {
 fn devices() -> Vec<Device> {
     let mut v = vec![Device::Cpu, Device::Cpus(2)];
     v.extend(common::gpu());
-    v.extend(common::gpu().map(|_| Device::parse("cuda:0,0").unwrap()));
+    if common::gpu().is_some() {
+        v.extend(common::gpu_pair_splits());
+    }
     v
 }
 
@@ -1038,7 +1040,8 @@ mod generated_loops {
     /// its views, the block's steps on its planes widened by what the later steps read)
     /// both arrays bitwise equal to the interpreter's step-by-step loop on whole arrays,
     /// with at least one block fused and at most one halo exchange per launch; with a GPU,
-    /// on `cuda:0,0` bitwise equal to the same blocked loop on one GPU. Runs in every
+    /// on `cuda:0,0` (and `cuda:all` with several GPUs) bitwise equal to the same blocked
+    /// loop on one GPU. Runs in every
     /// `cargo test` (`MINT_TIME_FUZZ_CASES` sets the cases, default 60).
     #[test]
     fn generated_blocked_loops_on_several_devices_equal_one_device() {
@@ -1098,18 +1101,20 @@ mod generated_loops {
                         }
                     }
                     if let Some(g) = gpu {
-                        let split = Device::parse("cuda:0,0").unwrap();
                         let one = mint::with_device(g, || c.run(&hosts, steps, Some(depth)));
-                        let two = mint::with_device(split, || c.run(&hosts, steps, Some(depth)));
-                        match (one, two) {
-                            (Ok((a, ..)), Ok((b, ..))) if a != b => failures
-                                .push(format!("cuda:0,0 differs from one GPU: {what}")),
-                            (Ok(_), Ok(_)) => {}
-                            (a, b) => failures.push(format!(
-                                "a GPU run failed: {:?} / {:?}: {what}",
-                                a.err(),
-                                b.err()
-                            )),
+                        for split in common::gpu_pair_splits() {
+                            let two =
+                                mint::with_device(split, || c.run(&hosts, steps, Some(depth)));
+                            match (&one, two) {
+                                (Ok((a, ..)), Ok((b, ..))) if *a != b => failures
+                                    .push(format!("{split:?} differs from one GPU: {what}")),
+                                (Ok(_), Ok(_)) => {}
+                                (a, b) => failures.push(format!(
+                                    "a GPU run failed: {:?} / {split:?}: {:?}: {what}",
+                                    a.as_ref().err(),
+                                    b.err()
+                                )),
+                            }
                         }
                     }
                 }};
@@ -1124,7 +1129,7 @@ mod generated_loops {
 /// refreshes them once per 3 steps (each device computing the planes within them that the
 /// later steps read; on GPUs in one fused launch); both arrays come out bit for bit as
 /// the same loop step by step on one device: `cpu:2` and `cpu:3` against the CPU,
-/// `cuda:0,0` against the GPU.
+/// `cuda:0,0` (and `cuda:all` with several GPUs) against the GPU.
 #[test]
 fn blocked_loops_on_several_devices_exchange_once_per_block() {
     let mut pairs = vec![
@@ -1132,7 +1137,7 @@ fn blocked_loops_on_several_devices_exchange_once_per_block() {
         (Device::Cpus(3), Device::Cpu),
     ];
     if let Some(g) = common::gpu() {
-        pairs.push((Device::parse("cuda:0,0").unwrap(), g));
+        pairs.extend(common::gpu_pair_splits().into_iter().map(|s| (s, g)));
     }
     let k = Array3::from_shape_fn((37, 29, 33), |(z, y, x)| {
         0.01 + ((z * 5 + y * 3 + x) % 7) as f64 * 0.005
@@ -1215,7 +1220,7 @@ fn blocked_loops_after_other_writes_equal_one_device() {
         (Device::Cpus(3), Device::Cpu),
     ];
     if let Some(g) = common::gpu() {
-        pairs.push((Device::parse("cuda:0,0").unwrap(), g));
+        pairs.extend(common::gpu_pair_splits().into_iter().map(|s| (s, g)));
     }
     for (many, one) in pairs {
         for steps in [4, 7] {

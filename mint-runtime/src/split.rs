@@ -1314,19 +1314,7 @@ impl Split {
             values,
         )?;
         if let Some(t0) = t0 {
-            let points: f64 = args
-                .bounds
-                .iter()
-                .map(|&(lo, hi)| (hi - lo).max(0) as f64)
-                .product();
-            let bytes: f64 = site
-                .kernel()?
-                .arrays
-                .iter()
-                .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
-                .sum::<f64>()
-                * points;
-            crate::stats::record_time(site.qualified(), t0.elapsed().as_secs_f64(), points, bytes);
+            record_host_time(site, args, t0)?;
         }
         let reduction = site.kernel()?.reduction.as_ref();
         if crate::ranks::size() > 1 && reduction.is_some() && plan.mode != Mode::Everywhere {
@@ -1772,4 +1760,30 @@ fn ghost_depth(site: &KernelSite) -> usize {
     } else {
         site.time_block.max(1) as usize
     }
+}
+
+/// Records a launch over several devices timed on the host from `t0` (events cannot span
+/// GPUs): its halo exchange and its slowest device included.
+///
+/// # Errors
+/// [`Error::Translate`] where the site's kernel does not translate.
+pub(crate) fn record_host_time(
+    site: &KernelSite,
+    args: &LaunchArgs,
+    t0: std::time::Instant,
+) -> Result<()> {
+    let points: f64 = args
+        .bounds
+        .iter()
+        .map(|&(lo, hi)| (hi - lo).max(0) as f64)
+        .product();
+    let bytes: f64 = site
+        .kernel()?
+        .arrays
+        .iter()
+        .map(|a| a.elem.size_bytes() as f64 * (a.read as u8 + a.written as u8) as f64)
+        .sum::<f64>()
+        * points;
+    crate::stats::record_time(site.qualified(), t0.elapsed().as_secs_f64(), points, bytes);
+    Ok(())
 }

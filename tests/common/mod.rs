@@ -35,6 +35,16 @@ pub fn gpu_splits() -> Vec<Device> {
     v
 }
 
+/// The GPU splits the longer tests run: two slabs on GPU 0 (`cuda:0,0`) and, on a
+/// machine with several GPUs, every GPU (`cuda:all`).
+pub fn gpu_pair_splits() -> Vec<Device> {
+    let mut v = vec![Device::parse("cuda:0,0").unwrap()];
+    if mint::cuda_device_count() > 1 {
+        v.push(Device::CudaAll);
+    }
+    v
+}
+
 /// One device and the splits whose results must equal its own bit for bit: the CPU with
 /// [`SPLITS`], and CUDA device 0 with [`gpu_splits`] when a GPU is present (after printing
 /// why the GPU half is skipped otherwise).

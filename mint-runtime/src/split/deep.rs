@@ -103,6 +103,8 @@ impl Split {
         nowait: bool,
         c: Candidate,
     ) -> Result<bool> {
+        // timed on the host as `Split::launch` is, its exchange included
+        let t0 = (!nowait && crate::stats::timing_enabled()).then(std::time::Instant::now);
         let plan = self.prepare(site, args.arrays)?;
         let clip = match plan.mode {
             Mode::Split { clip } => Some(clip),
@@ -120,6 +122,9 @@ impl Split {
         self.finish(site, &plan, args.arrays);
         if !nowait {
             self.synchronize()?;
+        }
+        if let Some(t0) = t0 {
+            super::record_host_time(site, args, t0)?;
         }
         Ok(true)
     }
