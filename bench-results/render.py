@@ -365,7 +365,7 @@ def gpu_page(files):
         for r in d.get("scaling", []):
             one, two, mpi = r["one_gpu_ms"], r["two_gpus_ms"], r["mpi_2_ranks_ms"]
             rows.append([d["gpu"], d["date"], r["case"], f"{one:.3f} ms", f"{two:.3f} ms ({one / two:.2f}×, "
-                         f"{one / two / 2:.0%} efficiency)", f"{mpi:.3f} ms ({one / mpi:.2f}×)"])
+                         f"{one / two / 2:.0%} efficiency)", f"{mpi:.3f} ms ({one / mpi:.2f}×)" if mpi else "–"])
     if rows:
         out += ["## Several GPUs", "",
                 "Time per step. One GPU by CUDA events around the kernels; several GPUs timed on the host around "
