@@ -9,7 +9,8 @@
 //! ```
 //!
 //! The kernel is tuned by default (`--level tune`: `#[mint::parallel(tune)]`, see the
-//! README's "Autotuning"); the warm-up step tunes it, so the timed steps run the choice.
+//! README's "Autotuning"); the warm-up run of two steps tunes it (and makes the first
+//! halo exchange on several devices), so the timed steps run the choice.
 //! Prints the backend, time per step, GPts/s, GFLOP/s (8 flops per point, thesis Table
 //! 6.3), effective bandwidth (one read and one write per point per step) and, on a GPU,
 //! its fraction of the device-to-device copy bandwidth measured in the same run. The
@@ -46,7 +47,7 @@ struct Args {
     /// f32 or f64.
     #[arg(long, default_value = "f64")]
     precision: String,
-    /// auto, cpu, cuda or cuda:N (default: MINT_DEVICE, else auto).
+    /// auto, cpu, cpu:N, cuda, cuda:N, cuda:0,1 or cuda:all (default: MINT_DEVICE, else auto).
     #[arg(long)]
     device: Option<String>,
     /// Compare with a serial reference run on the same input.
@@ -75,10 +76,11 @@ macro_rules! run {
         let opts = level.opts();
         let (c0, c1): ($t, $t) = (0.4, 0.1);
         let u0 = init::<$t>(n);
-        // warm-up: compiles (or loads) the kernel and touches the device
+        // warm-up: compiles (or loads) the kernel, touches the device and, in its second
+        // step, makes the first halo exchange on several devices (NCCL's communicator)
         {
             let (mut u, mut v) = (u0.clone(), u0.clone());
-            heat3d::$t::run(opts, &mut u, &mut v, c0, c1, 1, tile, chunk)?;
+            heat3d::$t::run(opts, &mut u, &mut v, c0, c1, 2, tile, chunk)?;
         }
         mint::reset_kernel_stats();
         mint::set_timing($on_gpu);
