@@ -30,7 +30,8 @@
 //! device in turn (`MINT_DEVICE`'s spellings) and prints each row's speed-up against the
 //! first device's. A launch on several GPUs is timed on the host, from before its halo
 //! exchange to the end of its slowest GPU (CUDA events cannot span GPUs); on one GPU with
-//! CUDA events. Without `--device`, rows run on GPU 0.
+//! CUDA events. The per-step bound stays one GPU's. Without `--device`, rows run on the
+//! process's device (`MINT_DEVICE`).
 
 use mint_kernels::{Level, heat3d};
 use ndarray::Array3;
@@ -481,30 +482,78 @@ fn star_rows(rs: (usize, usize), n: usize, add: &mut Add) {
     rows(rs, &k, &tuned, &[(1, &star32_k1), (3, &star32_k3)], add);
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// The command line: `--size`, `--steps`, `--reps`, `--out`, `--only` and the devices of
+/// `--device` (none: the process's device, `MINT_DEVICE`).
+struct Args {
+    n: usize,
+    steps: usize,
+    reps: usize,
+    out: Option<std::path::PathBuf>,
+    only: String,
+    devices: Vec<(Option<mint::Device>, String)>,
+}
+
+fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
-    let (mut n, mut steps, mut reps, mut out) = (512usize, 60usize, 5usize, None);
-    let mut only = String::from("heat,heatvar,poisson,star");
-    let mut devices = Vec::new();
-    while let Some(a) = args.next() {
-        let mut val = || args.next().ok_or(format!("{a} needs a value"));
-        match a.as_str() {
-            "--size" => n = val()?.parse()?,
-            "--steps" => steps = val()?.parse()?,
-            "--reps" => reps = val()?.parse()?,
-            "--out" => out = Some(std::path::PathBuf::from(val()?)),
-            "--only" => only = val()?,
+    let mut a = Args {
+        n: 512,
+        steps: 60,
+        reps: 5,
+        out: None,
+        only: String::from("heat,heatvar,poisson,star"),
+        devices: Vec::new(),
+    };
+    while let Some(flag) = args.next() {
+        let mut val = || args.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--size" => a.n = val()?.parse()?,
+            "--steps" => a.steps = val()?.parse()?,
+            "--reps" => a.reps = val()?.parse()?,
+            "--out" => a.out = Some(std::path::PathBuf::from(val()?)),
+            "--only" => a.only = val()?,
             "--device" => {
                 let d = val()?;
-                devices.push((mint::Device::parse(&d)?, d));
+                a.devices.push((Some(mint::Device::parse(&d)?), d));
             }
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    let several = !devices.is_empty();
-    if devices.is_empty() {
-        devices.push((mint::Device::Cuda(0), "cuda:0".into()));
+    if a.devices.is_empty() {
+        let d = std::env::var("MINT_DEVICE").unwrap_or_else(|_| "auto".into());
+        a.devices.push((None, d));
     }
+    Ok(a)
+}
+
+/// The rows as `DIR/temporal.json`; `copy_gbs` is one GPU's copy bandwidth, the bound of
+/// `of_per_step_bound` on every device.
+fn write_json(dir: &std::path::Path, rows: &[Row], n: usize, copy: f64) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let json: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"device\": \"{}\", \"kernel\": \"{}\", \"precision\": \"{}\", \"depth\": {}, \"size\": {n}, \"ms_per_step\": {:.4}, \"gpts\": {:.2}, \"of_per_step_bound\": {:.3}, \"copy_gbs\": {:.1}}}",
+                r.device, r.name, r.precision, r.depth, r.ms_per_step, r.gpts, r.of_bound, copy * 1e-9
+            )
+        })
+        .collect();
+    std::fs::write(
+        dir.join("temporal.json"),
+        format!("[\n  {}\n]\n", json.join(",\n  ")),
+    )
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let Args {
+        n,
+        steps,
+        reps,
+        out,
+        only,
+        devices,
+    } = parse_args()?;
+    let several = devices.iter().any(|d| d.0.is_some());
     let names: Vec<&str> = only.split(',').map(str::trim).collect();
     let known = ["heat", "heat-f32", "heat-f64", "heatvar", "poisson", "star"];
     if let Some(w) = names.iter().find(|w| !known.contains(w)) {
@@ -538,9 +587,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let bound = copy / (words * bytes) * 1e-9;
         let on = devices[device.get()].1.clone();
         // the same row on the first device, for the speed-up of the others
-        let first = rows
-            .iter()
-            .find(|r: &&Row| r.name == name && r.precision == precision && r.depth == depth);
+        let base = |n: &str| n.split("  DIFFERS").next().unwrap_or("").to_string();
+        let first = rows.iter().find(|r: &&Row| {
+            r.device == devices[0].1
+                && base(&r.name) == base(name)
+                && r.precision == precision
+                && r.depth == depth
+        });
         let speedup = first.map_or(String::new(), |f| {
             format!("  {:.2}x {}", f.ms_per_step / (s * 1e3), f.device)
         });
@@ -570,7 +623,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     for (i, &(d, _)) in devices.iter().enumerate() {
         device.set(i);
-        mint::with_device(d, || {
+        let on = |f: &mut dyn FnMut()| match d {
+            Some(d) => mint::with_device(d, f),
+            None => f(),
+        };
+        on(&mut || {
             if heat("f32") || heat("f64") {
                 heat_rows(
                     (reps, steps),
@@ -591,20 +648,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     if let Some(dir) = out {
-        std::fs::create_dir_all(&dir)?;
-        let json: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"device\": \"{}\", \"kernel\": \"{}\", \"precision\": \"{}\", \"depth\": {}, \"size\": {n}, \"ms_per_step\": {:.4}, \"gpts\": {:.2}, \"of_per_step_bound\": {:.3}, \"copy_gbs\": {:.1}}}",
-                    r.device, r.name, r.precision, r.depth, r.ms_per_step, r.gpts, r.of_bound, copy * 1e-9
-                )
-            })
-            .collect();
-        std::fs::write(
-            dir.join("temporal.json"),
-            format!("[\n  {}\n]\n", json.join(",\n  ")),
-        )?;
+        write_json(&dir, &rows, n, copy)?;
     }
     Ok(())
 }

@@ -1041,8 +1041,8 @@ mod generated_loops {
     /// both arrays bitwise equal to the interpreter's step-by-step loop on whole arrays,
     /// with at least one block fused and at most one halo exchange per launch; with a GPU,
     /// on `cuda:0,0` (and `cuda:all` with several GPUs) bitwise equal to the same blocked
-    /// loop on one GPU. Runs in every
-    /// `cargo test` (`MINT_TIME_FUZZ_CASES` sets the cases, default 60).
+    /// loop on one GPU. Runs in every `cargo test` (`MINT_TIME_FUZZ_CASES` sets the cases,
+    /// default 60).
     #[test]
     fn generated_blocked_loops_on_several_devices_equal_one_device() {
         let cases: usize = std::env::var("MINT_TIME_FUZZ_CASES")

@@ -333,10 +333,7 @@ fn pairs() -> Vec<(Device, Device)> {
     ];
     if let Some(g) = common::gpu() {
         v.push((g, g));
-        v.push((Device::parse("cuda:0,0").unwrap(), g));
-        if mint::cuda_device_count() > 1 {
-            v.push((Device::CudaAll, g));
-        }
+        v.extend(common::gpu_pair_splits().into_iter().map(|s| (s, g)));
     }
     v
 }

@@ -1763,7 +1763,8 @@ fn ghost_depth(site: &KernelSite) -> usize {
 }
 
 /// Records a launch over several devices timed on the host from `t0` (events cannot span
-/// GPUs): its halo exchange and its slowest device included.
+/// GPUs): its halo exchange, its slowest device and, at a first launch, its compilation
+/// and tuning included.
 ///
 /// # Errors
 /// [`Error::Translate`] where the site's kernel does not translate.

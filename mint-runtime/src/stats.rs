@@ -1,4 +1,5 @@
-//! Per-kernel launch counts and device times (CUDA events), and `MINT_REPORT`.
+//! Per-kernel launch counts and times (CUDA events on one GPU, the host over several), and
+//! `MINT_REPORT`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
@@ -12,15 +13,18 @@ pub struct KernelStats {
     /// `file:line` of its loop nest.
     pub location: String,
     pub launches: u64,
-    /// Launches timed with CUDA events (all of them while timing is on).
+    /// Launches timed while timing is on: every launch on one GPU (CUDA events); over
+    /// several GPUs, every launch that waits for them (not `nowait`), timed on the host.
     pub timed_launches: u64,
-    /// Device time of the timed launches, in seconds.
+    /// Time of the timed launches, in seconds: device time on one GPU; over several GPUs
+    /// the host's, from before the launch's halo exchange to the end of its slowest GPU
+    /// (a first launch's compilation and tuning included).
     pub device_seconds: f64,
     /// Points (loop iterations) of the timed launches.
     pub points: f64,
     /// Compulsory bytes of the timed launches: each array read once and written once.
     pub bytes: f64,
-    /// Device time of each timed launch, in seconds, in launch order (at most
+    /// Time of each timed launch, in seconds, in launch order (at most
     /// `MAX_SAMPLES` are kept).
     pub samples: Vec<f64>,
 }
@@ -29,7 +33,7 @@ pub struct KernelStats {
 pub const MAX_SAMPLES: usize = 100_000;
 
 impl KernelStats {
-    /// Mean device time per timed launch, in seconds.
+    /// Mean time per timed launch, in seconds ([`KernelStats::device_seconds`]).
     pub fn seconds_per_launch(&self) -> f64 {
         self.device_seconds / self.timed_launches.max(1) as f64
     }
@@ -67,8 +71,9 @@ pub(crate) fn report_once(key: String) -> bool {
     SEEN.lock().unwrap_or_else(|p| p.into_inner()).insert(key)
 }
 
-/// Times every CUDA launch with events from now on (`on = true`) or stops. Timing adds
-/// two event records per launch; `MINT_REPORT=1` turns it on.
+/// Times every CUDA launch from now on (`on = true`) or stops: on one GPU with CUDA events
+/// (two event records per launch), over several GPUs on the host, each launch that waits
+/// for its GPUs (see [`KernelStats::device_seconds`]). `MINT_REPORT=1` turns it on.
 pub fn set_timing(on: bool) {
     TIMING.store(on, Ordering::Relaxed);
 }
