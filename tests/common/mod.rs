@@ -25,13 +25,8 @@ pub const SPLITS: [Device; 3] = [Device::Cpus(2), Device::Cpus(3), Device::Cpus(
 /// (`cuda:0,0`, `cuda:0,0,0`, which run the whole multi-GPU path on one GPU) and, on a
 /// machine with several GPUs, every GPU (`cuda:all`).
 pub fn gpu_splits() -> Vec<Device> {
-    let mut v = vec![
-        Device::parse("cuda:0,0").unwrap(),
-        Device::parse("cuda:0,0,0").unwrap(),
-    ];
-    if mint::cuda_device_count() > 1 {
-        v.push(Device::CudaAll);
-    }
+    let mut v = gpu_pair_splits();
+    v.insert(1, Device::parse("cuda:0,0,0").unwrap());
     v
 }
 
