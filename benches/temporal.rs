@@ -2,13 +2,14 @@
 //! step-by-step loop and the device-to-device copy, measured in the same run.
 //!
 //! ```text
-//! cargo bench --bench temporal -- [--size 512] [--steps 60] [--reps 5] [--out DIR] [--only LIST]
-//!                                   [--device D]...
+//! cargo bench --bench temporal -- [--size 512] [--size2 8192] [--steps 60] [--reps 5] [--out DIR]
+//!                                   [--only LIST] [--device D]...
 //! ```
 //!
 //! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, heat with a
 //! variable coefficient and Poisson 19-point (Table 6.3) in f32 and f64, and the
-//! radius-4 star in f32: the autotuned
+//! radius-4 star in f32, and 2-D heat (5 points, Table 6.3) on a `size2²` grid in f32
+//! (depths 1, 3, 5, 7) and f64 (1, 3, 5): the autotuned
 //! step-by-step kernel (`mint_kernels`, level `tune`) and the blocked loop (depths 1, 3,
 //! 5 and 7 for heat; 1 and 3 for the others; `block = auto` with `tune` for heat and
 //! Poisson, whose warm-up run tunes the kernel at depth 1 and then chooses the depth; its
@@ -24,7 +25,8 @@
 //! tile, 64 planes, two rows per thread up to `depth × element bytes` of 32, fewer thread
 //! rows where the rings would not fit).
 //! `--only` takes a comma-separated list of `heat` (or `heat-f32`, `heat-f64`),
-//! `heatvar`, `poisson` and `star`; all four by default. Writes `DIR/temporal.json`.
+//! `heatvar`, `poisson`, `star` and `heat2d`; all five by default. Writes
+//! `DIR/temporal.json`.
 //!
 //! `--device D` (repeatable: `--device cuda:0 --device cuda:all`) runs every row on each
 //! device in turn (`MINT_DEVICE`'s spellings) and prints each row's speed-up against the
@@ -33,8 +35,8 @@
 //! CUDA events. The per-step bound stays one GPU's. Without `--device`, rows run on the
 //! process's device (`MINT_DEVICE`).
 
-use mint_kernels::{Level, heat3d};
-use ndarray::Array3;
+use mint_kernels::{Level, heat2d, heat3d};
+use ndarray::{Array2, Array3};
 
 macro_rules! blocked {
     ($name:ident, $t:ty, $k:tt $(, $opt:ident)?) => {
@@ -223,11 +225,45 @@ blocked!(heat64_k5, f64, 5);
 blocked!(heat32_auto, f32, auto, tune);
 blocked!(heat64_auto, f64, auto, tune);
 
+/// 2-D heat, 5 points (thesis Table 6.3, `mint_kernels::heat2d`), blocked at depth `$k`.
+macro_rules! heat2 {
+    ($name:ident, $t:ty, $k:tt) => {
+        #[mint::parallel]
+        fn $name(u: &mut Array2<$t>, unew: &mut Array2<$t>, steps: usize) -> mint::Result<()> {
+            let (ny, nx) = u.dim();
+            mint::copy!(u, to_device);
+            mint::copy!(unew, to_device);
+            #[mint::time_loop(block = $k)]
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for y in 1..ny - 1 {
+                    for x in 1..nx - 1 {
+                        unew[[y, x]] = 0.6 * u[[y, x]]
+                            + 0.1 * (u[[y, x - 1]] + u[[y, x + 1]] + u[[y - 1, x]] + u[[y + 1, x]]);
+                    }
+                }
+                std::mem::swap(u, unew);
+            }
+            mint::copy!(u, from_device);
+            Ok(())
+        }
+    };
+}
+
+heat2!(heat2d32_k1, f32, 1);
+heat2!(heat2d32_k3, f32, 3);
+heat2!(heat2d32_k5, f32, 5);
+heat2!(heat2d32_k7, f32, 7);
+heat2!(heat2d64_k1, f64, 1);
+heat2!(heat2d64_k3, f64, 3);
+heat2!(heat2d64_k5, f64, 5);
+
 struct Row {
     device: String,
     name: String,
     precision: &'static str,
     depth: u32,
+    grid: Grid,
     ms_per_step: f64,
     gpts: f64,
     of_bound: f64,
@@ -258,22 +294,46 @@ fn time(reps: usize, mut f: impl FnMut(usize) -> mint::Result<()>, steps: usize)
     median(per_step)
 }
 
-/// `(kernel, precision, depth, seconds per step, bytes per word, words per point, radius)`.
-type Add<'a> = dyn FnMut(&str, &'static str, u32, f64, f64, f64, usize) + 'a;
+/// `(kernel, precision, depth, seconds per step, bytes per word, words per point, grid)`.
+type Add<'a> = dyn FnMut(&str, &'static str, u32, f64, f64, f64, Grid) + 'a;
 
-/// A run of `steps` steps from the given `u` and `unew`.
-type Steps<'a, T> = &'a dyn Fn(&mut Array3<T>, &mut Array3<T>, usize) -> mint::Result<()>;
+/// The points a step updates: `n − 2r` per side of an `n`-point grid of `dims`
+/// dimensions.
+#[derive(Clone, Copy)]
+struct Grid {
+    n: usize,
+    dims: u32,
+    radius: usize,
+}
+
+/// The grid of the cube `u`, for a stencil of radius `radius`.
+fn cube<T>(u: &Array3<T>, radius: usize) -> Grid {
+    Grid {
+        n: u.dim().0,
+        dims: 3,
+        radius,
+    }
+}
+
+impl Grid {
+    fn points(self) -> f64 {
+        ((self.n - 2 * self.radius) as f64).powi(self.dims as i32)
+    }
+}
+
+/// A run of `steps` steps from the given `u` and `unew` (arrays `A`: `Array3` or `Array2`).
+type Steps<'a, A> = &'a dyn Fn(&mut A, &mut A, usize) -> mint::Result<()>;
 
 /// One kernel in one precision: what each row of it shares.
-struct Kernel<'a, T> {
+struct Kernel<'a, A> {
     name: &'a str,
     precision: &'static str,
-    /// Bytes per word, words each point reads and writes, the stencil's radius.
+    /// Bytes per word, words each point reads and writes, the grid and stencil radius.
     bytes: f64,
     words: f64,
-    radius: usize,
+    grid: Grid,
     /// The initial `u` (and `unew`: a copy).
-    u0: &'a Array3<T>,
+    u0: &'a A,
 }
 
 /// The rows of one kernel: the autotuned step-by-step kernel `tuned`, then the blocked
@@ -281,20 +341,20 @@ struct Kernel<'a, T> {
 /// `block = auto`, whose warm-up run tunes it). Each blocked depth is
 /// checked bitwise against depth 1 over 7 steps, and its row says so where it differs, so
 /// that a fast wrong kernel cannot pass unnoticed.
-fn rows<T: Clone + PartialEq>(
+fn rows<A: Clone + PartialEq>(
     (reps, steps): (usize, usize),
-    k: &Kernel<T>,
-    tuned: Steps<T>,
-    blocked: &[(u32, Steps<T>)],
+    k: &Kernel<A>,
+    tuned: Steps<A>,
+    blocked: &[(u32, Steps<A>)],
     add: &mut Add,
 ) {
-    let run = |f: Steps<T>, st: usize| {
+    let run = |f: Steps<A>, st: usize| {
         let (mut u, mut v) = (k.u0.clone(), k.u0.clone());
         f(&mut u, &mut v, st).map(|()| u)
     };
     let s = time(reps, |st| run(tuned, st).map(drop), steps);
     let tuned_name = format!("{} step by step (tune)", k.name);
-    add(&tuned_name, k.precision, 1, s, k.bytes, k.words, k.radius);
+    add(&tuned_name, k.precision, 1, s, k.bytes, k.words, k.grid);
     let reference = run(blocked[0].1, 7).expect("run");
     for &(depth, f) in blocked.iter().filter(|(d, _)| timed(*d)) {
         let s = time(reps, |st| run(f, st).map(drop), steps);
@@ -313,7 +373,7 @@ fn rows<T: Clone + PartialEq>(
                 "  DIFFERS from step by step"
             }
         );
-        add(&name, k.precision, depth, s, k.bytes, k.words, k.radius);
+        add(&name, k.precision, depth, s, k.bytes, k.words, k.grid);
     }
 }
 
@@ -339,13 +399,13 @@ fn heat_rows(
         precision: "f32",
         bytes: 4.0,
         words: 2.0,
-        radius: 1,
+        grid: cube(u32_, 1),
         u0: u32_,
     };
     let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
         heat3d::f32::run(opts, u, v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
     };
-    let depths: [(u32, Steps<f32>); 5] = [
+    let depths: [(u32, Steps<Array3<f32>>); 5] = [
         (1, &heat32_k1),
         (3, &heat32_k3),
         (5, &heat32_k5),
@@ -360,13 +420,13 @@ fn heat_rows(
         precision: "f64",
         bytes: 8.0,
         words: 2.0,
-        radius: 1,
+        grid: cube(u64_, 1),
         u0: u64_,
     };
     let tuned = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| {
         heat3d::f64::run(opts, u, v, 0.4, 0.1, st, [32, 8, 1], [1, 1, 1])
     };
-    let depths: [(u32, Steps<f64>); 4] = [
+    let depths: [(u32, Steps<Array3<f64>>); 4] = [
         (1, &heat64_k1),
         (3, &heat64_k3),
         (5, &heat64_k5),
@@ -389,7 +449,7 @@ fn poisson_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
         precision: "f64",
         bytes: 8.0,
         words: 3.0,
-        radius: 1,
+        grid: cube(u64_, 1),
         u0: u64_,
     };
     let tuned = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| {
@@ -407,7 +467,7 @@ fn poisson_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
         precision: "f32",
         bytes: 4.0,
         words: 3.0,
-        radius: 1,
+        grid: cube(&u32_, 1),
         u0: &u32_,
     };
     let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
@@ -434,7 +494,7 @@ fn heatvar_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
         precision: "f64",
         bytes: 8.0,
         words: 4.0,
-        radius: 1,
+        grid: cube(u64_, 1),
         u0: u64_,
     };
     let tuned = |u: &mut Array3<f64>, v: &mut Array3<f64>, st| {
@@ -451,7 +511,7 @@ fn heatvar_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
         precision: "f32",
         bytes: 4.0,
         words: 4.0,
-        radius: 1,
+        grid: cube(&u32_, 1),
         u0: &u32_,
     };
     let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
@@ -460,6 +520,51 @@ fn heatvar_rows(rs: (usize, usize), u64_: &Array3<f64>, add: &mut Add) {
     let k1 = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| heatvar32_k1(u, v, &b32, &k32, c, st);
     let k3 = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| heatvar32_k3(u, v, &b32, &k32, c, st);
     rows(rs, &k, &tuned, &[(1, &k1), (3, &k3)], add);
+}
+
+/// 2-D heat (thesis Table 6.3) on an `n × n` grid in f32 (depths 1, 3, 5, 7) and f64
+/// (1, 3, 5): a 2-D step streams along y with tiles of one row.
+fn heat2d_rows(rs: (usize, usize), n: usize, add: &mut Add) {
+    let opts = Level::Tuned.opts();
+    let u64_ = Array2::from_shape_fn((n, n), |(y, x)| ((y * 13 + x * 29) % 17) as f64);
+    let grid = Grid {
+        n,
+        dims: 2,
+        radius: 1,
+    };
+    let u32_ = u64_.mapv(|v| v as f32);
+    let k = Kernel {
+        name: "heat2d",
+        precision: "f32",
+        bytes: 4.0,
+        words: 2.0,
+        grid,
+        u0: &u32_,
+    };
+    let tuned = |u: &mut Array2<f32>, v: &mut Array2<f32>, st| {
+        heat2d::f32::run(opts, u, v, 0.6, 0.1, st, [32, 8, 1], [1, 1, 1])
+    };
+    let depths: [(u32, Steps<Array2<f32>>); 4] = [
+        (1, &heat2d32_k1),
+        (3, &heat2d32_k3),
+        (5, &heat2d32_k5),
+        (7, &heat2d32_k7),
+    ];
+    rows(rs, &k, &tuned, &depths, add);
+    let k = Kernel {
+        name: "heat2d",
+        precision: "f64",
+        bytes: 8.0,
+        words: 2.0,
+        grid,
+        u0: &u64_,
+    };
+    let tuned = |u: &mut Array2<f64>, v: &mut Array2<f64>, st| {
+        heat2d::f64::run(opts, u, v, 0.6, 0.1, st, [32, 8, 1], [1, 1, 1])
+    };
+    let depths: [(u32, Steps<Array2<f64>>); 3] =
+        [(1, &heat2d64_k1), (3, &heat2d64_k3), (5, &heat2d64_k5)];
+    rows(rs, &k, &tuned, &depths, add);
 }
 
 /// The radius-4 star (Farstad 2021) in f32, depths 1 and 3.
@@ -473,7 +578,7 @@ fn star_rows(rs: (usize, usize), n: usize, add: &mut Add) {
         precision: "f32",
         bytes: 4.0,
         words: 2.0,
-        radius: 4,
+        grid: cube(&u0, 4),
         u0: &u0,
     };
     let tuned = |u: &mut Array3<f32>, v: &mut Array3<f32>, st| {
@@ -486,6 +591,7 @@ fn star_rows(rs: (usize, usize), n: usize, add: &mut Add) {
 /// `--device` (none: the process's device, `MINT_DEVICE`).
 struct Args {
     n: usize,
+    n2: usize,
     steps: usize,
     reps: usize,
     out: Option<std::path::PathBuf>,
@@ -497,16 +603,18 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let mut a = Args {
         n: 512,
+        n2: 8192,
         steps: 60,
         reps: 5,
         out: None,
-        only: String::from("heat,heatvar,poisson,star"),
+        only: String::from("heat,heatvar,poisson,star,heat2d"),
         devices: Vec::new(),
     };
     while let Some(flag) = args.next() {
         let mut val = || args.next().ok_or(format!("{flag} needs a value"));
         match flag.as_str() {
             "--size" => a.n = val()?.parse()?,
+            "--size2" => a.n2 = val()?.parse()?,
             "--steps" => a.steps = val()?.parse()?,
             "--reps" => a.reps = val()?.parse()?,
             "--out" => a.out = Some(std::path::PathBuf::from(val()?)),
@@ -527,14 +635,14 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
 
 /// The rows as `DIR/temporal.json`; `copy_gbs` is one GPU's copy bandwidth, the bound of
 /// `of_per_step_bound` on every device.
-fn write_json(dir: &std::path::Path, rows: &[Row], n: usize, copy: f64) -> std::io::Result<()> {
+fn write_json(dir: &std::path::Path, rows: &[Row], copy: f64) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let json: Vec<String> = rows
         .iter()
         .map(|r| {
             format!(
-                "{{\"device\": \"{}\", \"kernel\": \"{}\", \"precision\": \"{}\", \"depth\": {}, \"size\": {n}, \"ms_per_step\": {:.4}, \"gpts\": {:.2}, \"of_per_step_bound\": {:.3}, \"copy_gbs\": {:.1}}}",
-                r.device, r.name, r.precision, r.depth, r.ms_per_step, r.gpts, r.of_bound, copy * 1e-9
+                "{{\"device\": \"{}\", \"kernel\": \"{}\", \"precision\": \"{}\", \"depth\": {}, \"size\": {}, \"dims\": {}, \"ms_per_step\": {:.4}, \"gpts\": {:.2}, \"of_per_step_bound\": {:.3}, \"copy_gbs\": {:.1}}}",
+                r.device, r.name, r.precision, r.depth, r.grid.n, r.grid.dims, r.ms_per_step, r.gpts, r.of_bound, copy * 1e-9
             )
         })
         .collect();
@@ -547,6 +655,7 @@ fn write_json(dir: &std::path::Path, rows: &[Row], n: usize, copy: f64) -> std::
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Args {
         n,
+        n2,
         steps,
         reps,
         out,
@@ -555,7 +664,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } = parse_args()?;
     let several = devices.iter().any(|d| d.0.is_some());
     let names: Vec<&str> = only.split(',').map(str::trim).collect();
-    let known = ["heat", "heat-f32", "heat-f64", "heatvar", "poisson", "star"];
+    let known = [
+        "heat", "heat-f32", "heat-f64", "heatvar", "poisson", "star", "heat2d",
+    ];
     if let Some(w) = names.iter().find(|w| !known.contains(w)) {
         return Err(format!("--only: unknown kernel {w:?}; the kernels are {known:?}").into());
     }
@@ -565,7 +676,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let copy = mint::device_copy_bandwidth(1 << 30, 20)?;
     println!(
-        "temporal: {n}^3, {steps} steps, median of {reps}; copy {:.1} GB/s (one GPU){}",
+        "temporal: {n}^3 ({n2}^2 in 2-D), {steps} steps, median of {reps}; copy {:.1} GB/s (one GPU){}",
         copy * 1e-9,
         if several {
             "; launches on several GPUs are timed on the host"
@@ -581,9 +692,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                    s: f64,
                    bytes: f64,
                    words: f64,
-                   r: usize| {
-        let points = ((n - 2 * r) as f64).powi(3);
-        let gpts = points / s * 1e-9;
+                   grid: Grid| {
+        let gpts = grid.points() / s * 1e-9;
         let bound = copy / (words * bytes) * 1e-9;
         let on = devices[device.get()].1.clone();
         // the same row on the first device, for the speed-up of the others
@@ -607,6 +717,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             name: name.into(),
             precision,
             depth,
+            grid,
             ms_per_step: s * 1e3,
             gpts,
             of_bound: gpts / bound,
@@ -645,10 +756,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if names.contains(&"star") {
                 star_rows((reps, steps), n, &mut add);
             }
+            if names.contains(&"heat2d") {
+                heat2d_rows((reps, steps), n2, &mut add);
+            }
         });
     }
     if let Some(dir) = out {
-        write_json(&dir, &rows, n, copy)?;
+        write_json(&dir, &rows, copy)?;
     }
     Ok(())
 }

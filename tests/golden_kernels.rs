@@ -255,7 +255,7 @@ fn temporal(site: &mint::__rt::KernelSite) -> Vec<(String, String)> {
         };
         let elem = k.arrays[input].elem.size_bytes();
         for depth in [3u32, 5] {
-            let block = temporal::default_tile(depth, reach, elem, 227 * 1024);
+            let block = temporal::default_tile(k.nest.len(), depth, reach, elem, 227 * 1024);
             let c = mint_translator::tune::Candidate::time_blocked(k, input, depth, block)
                 .expect("the default block");
             let kc = c.apply(k);

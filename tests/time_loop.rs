@@ -718,7 +718,7 @@ fn generated_blocked_steps_translate_and_compile() {
             let shared = Target::default().shared_bytes_optin;
             // the default tile, run with one row per thread and with two (from half the
             // threads)
-            let [bx, by, _, r] = temporal::default_tile(depth.into(), reach, elem, shared);
+            let [bx, by, _, r] = temporal::default_tile(3, depth.into(), reach, elem, shared);
             let by = by * r / rows;
             let mut c = Candidate {
                 options: Default::default(),

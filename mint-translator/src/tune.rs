@@ -46,12 +46,13 @@ impl Candidate {
     /// blocking, issue #45: `crate::optimizer::temporal`). `block` is `[x threads, y
     /// threads, planes, rows per thread]`, as `crate::optimizer::temporal::default_tile`
     /// gives it: the block's tile is `x × (y · rows)` columns over `planes` planes, each
-    /// thread computing `rows` rows. The kernel's own `unroll` is kept; its other options
-    /// are not, since the fused kernel stages through its own rings.
+    /// thread computing `rows` rows. A 2-D kernel's tile is one row (`y · rows` = 1) and
+    /// its `planes` are rows of the grid. The kernel's own `unroll` is kept; its other
+    /// options are not, since the fused kernel stages through its own rings.
     ///
     /// # Errors
     /// The reason in words where `y × rows` overflows `u32` (a `MINT_TIME_TILE` too
-    /// large), or `depth` or `input` is above 255.
+    /// large) or is not 1 for a 2-D kernel, or `depth` or `input` is above 255.
     pub fn time_blocked(
         kernel: &Kernel,
         input: usize,
@@ -62,6 +63,16 @@ impl Candidate {
         let ty = by
             .checked_mul(rows)
             .ok_or_else(|| format!("MINT_TIME_TILE: {by} threads × {rows} rows overflow"))?;
+        // a 2-D step's tile is one row, its planes the grid's rows (y)
+        let (tile, chunk) = match kernel.nest.len() {
+            2 if ty != 1 => {
+                return Err(format!(
+                    "a 2-D step's tile is one row: MINT_TIME_TILE x,1,planes, not {by} threads × {rows} rows"
+                ));
+            }
+            2 => ([bx, planes, 1], [1, planes, 1]),
+            _ => ([bx, ty, planes], [1, rows, planes]),
+        };
         let time_block =
             u8::try_from(depth).map_err(|_| format!("block = {depth} is above 255 steps"))?;
         let time_input = u8::try_from(input)
@@ -73,8 +84,8 @@ impl Candidate {
                 unroll: kernel.options.unroll,
                 ..OptOptions::default()
             },
-            tile: [bx, ty, planes],
-            chunk: [1, rows, planes],
+            tile,
+            chunk,
         })
     }
 

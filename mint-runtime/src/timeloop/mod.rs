@@ -117,15 +117,17 @@ impl TimeLoop {
                     ),
                 );
             }
+            // a 2-D step's tile is one row, its planes the grid's rows
+            let flat = site.kernel().is_ok_and(|k| k.nest.len() == 2);
+            let (threads_y, rows, planes) = match flat {
+                true => (1, 1, c.tile[1]),
+                false => (c.tile[1] / c.chunk[1].max(1), c.chunk[1], c.tile[2]),
+            };
             say(
                 site,
                 &format!(
-                    "{} steps per launch, {}x{} threads per block, {} row(s) each, {} planes",
-                    c.options.time_block,
-                    c.tile[0],
-                    c.tile[1] / c.chunk[1].max(1),
-                    c.chunk[1],
-                    c.tile[2]
+                    "{} steps per launch, {}x{threads_y} threads per block, {rows} row(s) each, {planes} planes",
+                    c.options.time_block, c.tile[0],
                 ),
             );
         }
@@ -158,7 +160,7 @@ impl TimeLoop {
             ));
         }
         let elem = kernel.arrays[input].elem.size_bytes();
-        let block = tile(depth as u32, reach, elem, shared_bytes)?;
+        let block = tile(kernel.nest.len(), depth as u32, reach, elem, shared_bytes)?;
         let c = Candidate::time_blocked(kernel, input, depth as u32, block)?;
         Ok(Fused { c, output, reach })
     }
@@ -221,6 +223,7 @@ pub(crate) fn say(site: &KernelSite, what: &str) {
 /// shared memory. `Err(why)` for a malformed `MINT_TIME_TILE` (the loop then runs step by
 /// step, and the report says why).
 fn tile(
+    dims: usize,
     depth: u32,
     reach: [u32; 3],
     elem_bytes: u32,
@@ -229,6 +232,7 @@ fn tile(
     match std::env::var("MINT_TIME_TILE") {
         Ok(v) => parse_tile(&v),
         Err(_) => Ok(mint_translator::optimizer::temporal::default_tile(
+            dims,
             depth,
             reach,
             elem_bytes,

@@ -82,15 +82,17 @@ pub struct TemporalPlan {
     /// The array each step reads (index in the kernel's arrays) and the one it writes.
     pub input: usize,
     pub output: usize,
-    /// The input's reach along x, y, z: the largest |offset| of its references.
+    /// The input's reach along the tile's columns, its rows and the walk: x, y, z of a
+    /// 3-D step; x, none (0) and y of a 2-D one, whose walk streams along y. The largest
+    /// |offset| of its references.
     pub reach: [u32; 3],
-    /// Threads per block along x and y.
+    /// Threads per block along x and y (1 for a 2-D step).
     pub threads: [u32; 2],
     /// Rows of the tile per thread (`chunksize` along y): thread row `t` computes the
     /// tile rows `t`, `t + threads[1]`, …; the tile with its ghost cells is
     /// `threads[0] × threads[1]·rows`.
     pub rows: u32,
-    /// Output planes per block along z.
+    /// Output planes per block along the walk (z; y of a 2-D step: rows of the grid).
     pub planes: u32,
     /// The planes, relative to a step's plane, that the step reads from shared memory
     /// (lowest, highest): those of the input's references at another column (an offset in
@@ -186,13 +188,15 @@ impl TemporalPlan {
         let (d, rz) = (i64::from(self.depth), i64::from(self.reach[2]));
         i64::from(self.ring()) * (d * rz + d * i64::from(self.lag()) + rz + 1)
     }
-    /// The launch configuration: the grid covers the loop ranges with the inner tiles.
+    /// The launch configuration: the grid covers the loop ranges with the inner tiles
+    /// (`[x, planes]` of a 2-D step's one-row tiles).
     pub fn launch(&self, cfg: &LaunchConfig) -> LaunchConfig {
         let [ix, iy] = self.inner();
-        LaunchConfig {
-            tile: [ix, iy, self.planes],
-            ..*cfg
-        }
+        let tile = match cfg.nest {
+            2 => [ix, self.planes, 1],
+            _ => [ix, iy, self.planes],
+        };
+        LaunchConfig { tile, ..*cfg }
     }
 }
 
@@ -206,7 +210,20 @@ impl TemporalPlan {
 /// 512³ that was 378 against 312 GPts/s (f32, depth 3) and 241 against 178 (f64, depth
 /// 3); f64 at depth 5 ran faster with one row (163 against 134). `MINT_TIME_TILE=x,y,z,rows`
 /// sets it. Returns `[x threads, y threads, planes, rows per thread]`.
-pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: u32) -> [u32; 4] {
+///
+/// A 2-D step (`dims` 2) streams along y with tiles of one row: 256 threads and 64 planes
+/// (rows of the grid) per block, where `2 × depth × reach` ghost columns of 256 cost
+/// little.
+pub fn default_tile(
+    dims: usize,
+    depth: u32,
+    reach: [u32; 3],
+    elem_bytes: u32,
+    shared_bytes: u32,
+) -> [u32; 4] {
+    if dims == 2 {
+        return [256, 1, 64, 1];
+    }
     let bx = if 32 < 2 * depth * reach[0] + 8 {
         64
     } else {
@@ -243,9 +260,9 @@ pub fn default_tile(depth: u32, reach: [u32; 3], elem_bytes: u32, shared_bytes: 
 /// # Errors
 /// The reason the step cannot be blocked.
 pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
-    if k.is_single() || k.nest.len() != 3 {
+    if k.is_single() || !(2..=3).contains(&k.nest.len()) {
         return Err(
-            "a blocked step streams along z: it needs three parallel loops (z, y, x)".into(),
+            "a blocked step streams along its outermost loop: it needs two or three parallel loops ([y, x] or [z, y, x])".into(),
         );
     }
     if k.reduction.is_some() {
@@ -274,9 +291,10 @@ pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
             b.name
         ));
     }
-    if a.ndim != 3 || b.ndim != 3 || a.elem != b.elem {
+    let n = k.nest.len();
+    if usize::from(a.ndim) != n || usize::from(b.ndim) != n || a.elem != b.elem {
         return Err(format!(
-            "`{}` and `{}` must be 3-D arrays of one element type",
+            "`{}` and `{}` must be {n}-D arrays (one dimension per parallel loop) of one element type",
             a.name, b.name
         ));
     }
@@ -299,7 +317,7 @@ pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
     let mut reach = [0u32; 3];
     for r in reaches(k).iter().filter(|r| r.array == a.name) {
         for (d, rc) in r.reach.iter().enumerate() {
-            let axis = 2 - d;
+            let axis = n - 1 - d;
             let Some((lo, hi)) = k.axis_var(axis).and_then(|v| rc.rel_to(v)) else {
                 return Err(format!(
                     "`{}` is read at `{}`, which reaches {}: a blocked step reads its input within a fixed distance of the point",
@@ -308,13 +326,44 @@ pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
                     rc.describe()
                 ));
             };
-            reach[axis] = reach[axis].max(lo.unsigned_abs().max(hi.unsigned_abs()) as u32);
+            let role = role_of_axis(k, axis);
+            reach[role] = reach[role].max(lo.unsigned_abs().max(hi.unsigned_abs()) as u32);
         }
     }
     if writes != 1 {
         return Err(format!("`{}` must be written once per point", b.name));
     }
     Ok((output, reach))
+}
+
+/// The kernel axis (0 = x, fastest) the walk streams along: the outermost parallel loop,
+/// `z` of a 3-D step, `y` of a 2-D one.
+pub fn walk_axis(k: &Kernel) -> usize {
+    k.nest.len() - 1
+}
+
+/// The plan's role (0: the tile's columns, 1: its rows, 2: the walk) of kernel axis
+/// `axis`: the same in 3-D; in 2-D `y` is the walk and the tile has one row.
+fn role_of_axis(k: &Kernel, axis: usize) -> usize {
+    if axis == walk_axis(k) { 2 } else { axis }
+}
+
+/// A stencil offset by kernel axis (`[x, y, z]`) as the plan's roles ([`role_of_axis`]).
+fn roles(k: &Kernel, off: [i64; 3]) -> [i64; 3] {
+    match k.nest.len() {
+        2 => [off[0], 0, off[1]],
+        _ => off,
+    }
+}
+
+/// The kernel's loop variable that the walk binds to its plane.
+fn walk_var<'k>(k: &'k Kernel) -> &'k str {
+    k.axis_var(walk_axis(k)).expect("the walk's loop")
+}
+
+/// Whether a step's tile has rows of its own (3-D), not one row (2-D).
+fn has_rows(k: &Kernel) -> bool {
+    k.nest.len() == 3
 }
 
 /// Whether the body updates `array` with a compound assignment (`+=`: a read).
@@ -344,7 +393,7 @@ fn shared_planes(k: &Kernel, input: usize, reach: [u32; 3]) -> [i32; 2] {
         dz = Some(dz.map_or([lo, hi], |[a, b]| [a.min(lo), b.max(hi)]));
     };
     for r in references(k).iter().filter(|r| &r.array == name) {
-        match r.offset {
+        match r.offset.map(|o| roles(k, o)) {
             Some([0, 0, _]) => {}
             Some([_, _, d]) => add(d as i32, d as i32),
             None => add(-rz, rz),
@@ -374,17 +423,26 @@ pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Optio
         Ok(r) => r,
         Err(why) => return err(format!("cannot block this time loop: {why}")),
     };
-    if cfg.block[2] != 1 || cfg.chunk[0] != 1 {
-        return err("a blocked step has one thread per column of its rows: chunksize 1 in x, rows per thread in y, and in z equal to the tile".into());
-    }
+    // a 2-D step's tile is one row of columns, its planes the rows of the grid
+    let (threads, rows, planes) = if has_rows(k) {
+        if cfg.block[2] != 1 || cfg.chunk[0] != 1 {
+            return err("a blocked step has one thread per column of its rows: chunksize 1 in x, rows per thread in y, and in z equal to the tile".into());
+        }
+        ([cfg.block[0], cfg.block[1]], cfg.chunk[1], cfg.tile[2])
+    } else {
+        if cfg.block[1] != 1 || cfg.chunk[0] != 1 {
+            return err("a blocked 2-D step has one thread per column: chunksize 1 in x, and in y equal to the tile".into());
+        }
+        ([cfg.block[0], 1], 1, cfg.tile[1])
+    };
     let mut tp = TemporalPlan {
         depth,
         input,
         output,
         reach,
-        threads: [cfg.block[0], cfg.block[1]],
-        rows: cfg.chunk[1],
-        planes: cfg.tile[2],
+        threads,
+        rows,
+        planes,
         shared_dz: shared_planes(k, input, reach),
         interior: Interior::Tested,
     };
@@ -435,7 +493,7 @@ impl RefResolver for StepRefs<'_> {
         let s = self.step.get();
         let ai = self.k.array_index(array).expect("kernel array");
         if ai == self.tp.input {
-            match stencil_offset(self.k, array, index) {
+            match stencil_offset(self.k, array, index).map(|o| roles(self.k, o)) {
                 Some([0, 0, dz]) => {
                     let j = dz + i64::from(self.tp.reach[2]);
                     return queue_ref(self.tp, s - 1, j, self.walk.get());
@@ -453,15 +511,22 @@ impl RefResolver for StepRefs<'_> {
             }
             // a subscript the reach analysis bounds within the reach: its distance from
             // the point, at run time
-            let v = |axis: usize| p.names.get(self.k.axis_var(axis).expect("three loops"));
+            let v = |axis: usize| {
+                p.names
+                    .get(self.k.axis_var(axis).expect("the nest's loops"))
+            };
             let (r, off) = (self.tp.ring(), self.tp.slot_offset());
+            let n = index.len();
+            // a 2-D step's tile has one row
+            let row = match n {
+                3 => format!("mint_ty + (int)({} - {})", p.expr_at(&index[1], 12), v(1)),
+                _ => "mint_ty".into(),
+            };
             return format!(
-                "mint_ring{}[(int)((unsigned)({} + {off}) % {r}u)][mint_ty + (int)({} - {})][mint_tx + (int)({} - {})]",
+                "mint_ring{}[(int)((unsigned)({} + {off}) % {r}u)][{row}][mint_tx + (int)({} - {})]",
                 s - 1,
                 p.expr_at(&index[0], 12),
-                p.expr_at(&index[1], 12),
-                v(1),
-                p.expr_at(&index[2], 12),
+                p.expr_at(&index[n - 1], 12),
                 v(0)
             );
         }
@@ -582,11 +647,11 @@ pub(crate) fn lower(
     // fixed boundary planes are those outside it
     params.push(Param {
         kind: ParamKind::WholeLo(0),
-        name: whole_lo_name(2),
+        name: whole_lo_name(walk_axis(k)),
     });
     params.push(Param {
         kind: ParamKind::WholeHi(0),
-        name: whole_hi_name(2),
+        name: whole_hi_name(walk_axis(k)),
     });
     let (params, packed) = cuda::pack_params(k, params, target.idx64, target.param_limit);
     let names = cuda::base_names(k, &params, &packed);
@@ -824,7 +889,7 @@ fn interior_range(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     let a = &k.arrays[tp.input].name;
     let (d, lag, rz) = (tp.depth, tp.lag(), tp.reach[2]);
     let mut tests = Vec::new();
-    for axis in 0..2 {
+    for axis in 0..if has_rows(k) { 2 } else { 1 } {
         let first = format!("({})", tile_origin(tp, axis));
         let last = format!("{first} + {}", tp.tile()[axis] - 1);
         tests.push(format!(
@@ -839,18 +904,18 @@ fn interior_range(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     let ahead = i64::from(look_ahead(k, tp));
     let mut lo = vec!["(idx_t)0".to_string(), format!("mint_z0 + {}", d * lag)];
     let mut hi = vec![
-        format!("{} - {ahead}", extent_name(a, 2)),
+        format!("{} - {ahead}", extent_name(a, walk_axis(k) as u8)),
         format!("mint_z1 + {} - {ahead}", d * rz),
     ];
     for s in 1..d {
         lo.push(format!(
             "max(mint_zlo{s}, {}) + {}",
-            whole_lo_name(2),
+            whole_lo_name(walk_axis(k)),
             s * lag
         ));
         hi.push(format!(
             "min(mint_zhi{s}, {}) + {}",
-            whole_hi_name(2),
+            whole_hi_name(walk_axis(k)),
             s * lag
         ));
     }
@@ -930,7 +995,8 @@ fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
         if one { "mint_ty" } else { "mint_ty0" },
         "(int)threadIdx.y",
     ));
-    for axis in 0..2 {
+    // a 2-D step's tile is one row: its `y` is the walk's plane
+    for axis in 0..if has_rows(k) { 2 } else { 1 } {
         let t = ["mint_tx", "mint_ty"][axis];
         let base = tile_origin(tp, axis);
         match (axis, one) {
@@ -943,15 +1009,21 @@ fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
             (_, false) => b.push(Stmt::konst("idx_t", "mint_yb", base)),
         }
     }
+    let w = walk_axis(k);
     b.push(Stmt::konst(
         "idx_t",
         "mint_z0",
-        format!("{} + (idx_t)blockIdx.z * {}", lo_name(2), tp.planes),
+        format!(
+            "{} + (idx_t)blockIdx.{} * {}",
+            lo_name(w),
+            ["x", "y", "z"][w],
+            tp.planes
+        ),
     ));
     b.push(Stmt::konst(
         "idx_t",
         "mint_z1",
-        format!("min(mint_z0 + {}, {})", tp.planes, hi_name(2)),
+        format!("min(mint_z0 + {}, {})", tp.planes, hi_name(w)),
     ));
     if one {
         for st in column_tests(p, k, tp) {
@@ -961,32 +1033,24 @@ fn origins(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
 }
 
 /// `mint_in` and `mint_in_ranges`: whether the thread's column (of its current row) is
-/// inside the input array, and inside the loop ranges.
+/// inside the input array, and inside the loop ranges (along x alone in 2-D).
 fn column_tests(p: &CPrinter, k: &Kernel, tp: &TemporalPlan) -> [Stmt; 2] {
     let a = &k.arrays[tp.input].name;
-    let x = p.names.get(k.axis_var(0).unwrap());
-    let y = p.names.get(k.axis_var(1).unwrap());
+    let axes = if has_rows(k) { 2 } else { 1 };
+    let (mut inside, mut ranges) = (Vec::new(), Vec::new());
+    for axis in 0..axes {
+        let v = p.names.get(k.axis_var(axis).unwrap());
+        let n = extent_name(a, axis as u8);
+        inside.push(format!("{v} >= 0 && {v} < {n}"));
+        ranges.push(format!(
+            "{v} >= {} && {v} < {}",
+            lo_name(axis),
+            hi_name(axis)
+        ));
+    }
     [
-        Stmt::konst(
-            "bool",
-            "mint_in",
-            format!(
-                "{x} >= 0 && {x} < {} && {y} >= 0 && {y} < {}",
-                extent_name(a, 0),
-                extent_name(a, 1)
-            ),
-        ),
-        Stmt::konst(
-            "bool",
-            "mint_in_ranges",
-            format!(
-                "{x} >= {} && {x} < {} && {y} >= {} && {y} < {}",
-                lo_name(0),
-                hi_name(0),
-                lo_name(1),
-                hi_name(1)
-            ),
-        ),
+        Stmt::konst("bool", "mint_in", inside.join(" && ")),
+        Stmt::konst("bool", "mint_in_ranges", ranges.join(" && ")),
     ]
 }
 
@@ -1054,7 +1118,7 @@ fn invariants(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
             b.push(Stmt::konst(
                 "idx_t",
                 format!("mint_zhi{s}"),
-                format!("min(mint_z1 + {m}, {})", extent_name(a, 2)),
+                format!("min(mint_z1 + {m}, {})", extent_name(a, walk_axis(k) as u8)),
             ));
         }
         if tp.rows == 1 {
@@ -1066,7 +1130,7 @@ fn invariants(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
 /// `const idx_t z = mint_p - lag;` and the ring slots of the planes around it that the
 /// step reads from shared memory ([`TemporalPlan::shared_dz`]).
 fn plane(p: &CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, lag: i64, reads: bool) {
-    let z = p.names.get(k.axis_var(2).unwrap());
+    let z = p.names.get(walk_var(k));
     let (r, off) = (i64::from(tp.ring()), tp.slot_offset());
     b.push(Stmt::konst(
         "idx_t",
@@ -1102,7 +1166,7 @@ fn load_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
     });
     b.scope(|b| {
         plane(p, b, k, tp, 0, false);
-        let z = p.names.get(k.axis_var(2).unwrap());
+        let z = p.names.get(walk_var(k));
         let top = queue_ref(tp, 0, i64::from(tp.queue()) - 1, w);
         let a = &k.arrays[tp.input].name;
         let (value, next) = if ahead {
@@ -1186,7 +1250,7 @@ fn load_next(
     tested: bool,
 ) -> Vec<Stmt> {
     let a = &k.arrays[tp.input].name;
-    let z = p.names.get(k.axis_var(2).unwrap());
+    let z = p.names.get(walk_var(k));
     let src = flat_ref(p, &p.names.get(a), a, &axis_exprs(k));
     let load = Stmt::assign(next_ref(tp), src);
     let load = if tested {
@@ -1203,14 +1267,16 @@ fn load_cond(k: &Kernel, tp: &TemporalPlan, z: &str) -> String {
     let a = &k.arrays[tp.input].name;
     format!(
         "mint_in && {z} >= 0 && {z} < {} && {z} < mint_z1 + {}",
-        extent_name(a, 2),
+        extent_name(a, walk_axis(k) as u8),
         tp.depth * tp.reach[2]
     )
 }
 
-/// `[z, y, x]`: the point's subscripts as the kernel names its indices.
-fn axis_exprs(k: &Kernel) -> [Expr; 3] {
-    [2, 1, 0].map(|a| Expr::new(ExprKind::Var(k.axis_var(a).unwrap().to_string()), 0))
+/// `[z, y, x]` (`[y, x]` in 2-D): the point's subscripts as the kernel names its indices.
+fn axis_exprs(k: &Kernel) -> Vec<Expr> {
+    (k.nest.iter())
+        .map(|l| Expr::new(ExprKind::Var(l.var.clone()), 0))
+        .collect()
 }
 
 /// Step `s` of `1..depth`: where it writes, the body on the previous step's ring; outside
@@ -1231,14 +1297,14 @@ fn inner_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, 
         );
         // the general walk's tests, and the value it keeps outside the loop ranges
         let general = (w == Walk::General).then(|| {
-            let z = p.names.get(k.axis_var(2).unwrap());
+            let z = p.names.get(walk_var(k));
             let kept = flat_ref(p, &p.names.get(keep), keep, &axis_exprs(k));
             (
                 format!("mint_in && {z} >= mint_zlo{s} && {z} < mint_zhi{s}"),
                 format!(
                     "mint_in_ranges && {z} >= {} && {z} < {}",
-                    whole_lo_name(2),
-                    whole_hi_name(2)
+                    whole_lo_name(walk_axis(k)),
+                    whole_hi_name(walk_axis(k))
                 ),
                 vec![Stmt::assign(top, kept), store.clone()],
             )
@@ -1294,7 +1360,7 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
     b.comment(format!("step {d}: into device memory"));
     b.scope(|b| {
         plane(p, b, k, tp, i64::from(d * tp.lag()), true);
-        let z = p.names.get(k.axis_var(2).unwrap());
+        let z = p.names.get(walk_var(k));
         let row = row_consts(p, k, tp, d);
         let out = &k.arrays[tp.output];
         let rows = (tp.reach[1] > 0).then(|| margin_rows(tp, d));
@@ -1638,6 +1704,36 @@ mod tests {
             "v[z][y][x] = c[z][y][x] * (u[z][y][x-1] + u[z][y][x+1] + u[z][y-1][x] + u[z][y+1][x] + u[z-1][y][x] + u[z+1][y][x]);",
         );
         assert!(!ahead(&coeff, 3, 2), "a coefficient array");
+    }
+
+    #[test]
+    fn a_2d_step_walks_its_rows_with_tiles_of_one_row() {
+        let k = kernel(
+            "heat2_0",
+            "arrays: u f32 2, v f32 2
+             nest: y 1..n-1, x 1..n-1
+             v[y][x] = u[y][x] + u[y][x-1] + u[y][x+1] + u[y-1][x] + u[y+1][x] + u[y+2][x];",
+        );
+        assert_eq!(check(&k, 0), Ok((1, [1, 0, 2])));
+        let mut b = k.clone();
+        b.options.time_block = 3;
+        b.options.time_input = 0;
+        b.clauses.tile = Some([256, 64, 1].map(ClauseValue::Const));
+        b.clauses.chunk = Some([1, 64, 1].map(ClauseValue::Const));
+        let t = crate::translate(&b, &Target::default()).unwrap();
+        // 256 - 2·3·1 columns of each of 64 rows per block, a block of 256 threads
+        assert_eq!(t.config.tile, [250, 64, 1]);
+        assert_eq!(t.config.block, [256, 1, 1]);
+        let s = &t.source;
+        assert!(s.contains("mint_lo_y + (idx_t)blockIdx.y * 64"), "{s}");
+        assert!(s.contains("const idx_t y = mint_w - 6;"), "{s}");
+        assert!(
+            s.contains("mint_ring0[mint_slot_0][mint_ty][mint_tx - 1]"),
+            "{s}"
+        );
+        // u[y-1], u[y], u[y+1], u[y+2] from the previous step's register queue
+        assert!(s.contains("float mint_q0[5] = {};"), "{s}");
+        assert!(!s.contains("mint_lo_z") && !s.contains("blockIdx.z"), "{s}");
     }
 
     #[test]
