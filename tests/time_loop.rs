@@ -623,10 +623,13 @@ fn rng() -> impl FnMut(u64) -> u64 {
 
 /// One generated blockable step ([`generated_blocked_steps_translate_and_compile`]): the
 /// kernel in the translator's test notation, arrays `u` (read), `v` (written) and `c` (a
-/// coefficient), scalars `nz, ny, nx`; the reach it was built with (x, y, z); the margin
-/// its ranges leave on each side (0: the whole array, clamped faces included).
-fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64) {
+/// coefficient) of 3 dimensions or (one case in four) 2, scalars `nz, ny, nx`; the reach
+/// it was built with as `temporal::check` gives it (the tile's columns, its rows, the
+/// walk: x, y, z in 3-D, x, 0, y in 2-D); the margin its ranges leave on each side (0:
+/// the whole array, clamped faces included); the dimensions.
+fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64, usize) {
     let ty = if next(2) == 0 { "f32" } else { "f64" };
+    let dims = if next(4) == 0 { 2 } else { 3 };
     let whole = next(3) == 0;
     let r = 1 + next(2) as i64;
     let (lo, hi) = if whole { (0, 0) } else { (r, r) };
@@ -636,7 +639,7 @@ fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64) 
     let axes = ["x", "y", "z"];
     let ext = ["nx", "ny", "nz"];
     for t in 0..2 + next(6) {
-        let axis = next(3) as usize;
+        let axis = next(dims as u64) as usize;
         let d = next(2 * r as u64 + 1) as i64 - r;
         // the point with `axis` moved by d, written one of four ways
         let v = axes[axis];
@@ -658,10 +661,12 @@ fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64) 
             (_, false, d) if d != 0 => format!("{v}{d:+}"),
             _ => v.to_string(),
         };
+        // a 2-D step walks along y: its reach along y is the walk's
+        let role = if dims == 2 && axis == 1 { 2 } else { axis };
         if sub != v {
-            reach[axis] = reach[axis].max(d.unsigned_abs() as u32);
+            reach[role] = reach[role].max(d.unsigned_abs() as u32);
         }
-        let idx: Vec<String> = (0..3)
+        let idx: Vec<String> = (0..dims)
             .rev()
             .map(|a| {
                 if a == axis {
@@ -673,13 +678,20 @@ fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64) 
             .collect();
         terms.push(format!("0.{}{} * u[{}]", 1 + next(8), t, idx.join("][")));
     }
+    let (point, nest) = match dims {
+        2 => ("[y][x]", format!("y {lo}..ny-{hi}, x {lo}..nx-{hi}")),
+        _ => (
+            "[z][y][x]",
+            format!("z {lo}..nz-{hi}, y {lo}..ny-{hi}, x {lo}..nx-{hi}"),
+        ),
+    };
     let text = format!(
-        "arrays: u {ty} 3, v {ty} 3, c {ty} 3\nscalars: nz usize, ny usize, nx usize\n\
-         nest: z {lo}..nz-{hi}, y {lo}..ny-{hi}, x {lo}..nx-{hi}\n{}\nv[z][y][x] = c[z][y][x] * ({});",
+        "arrays: u {ty} {dims}, v {ty} {dims}, c {ty} {dims}\nscalars: nz usize, ny usize, nx usize\n\
+         nest: {nest}\n{}\nv{point} = c{point} * ({});",
         lets.join("\n"),
         terms.join(" + ")
     );
-    (text, reach, lo)
+    (text, reach, lo, dims)
 }
 
 /// A small generator of blockable steps: random textbook offsets and clamped, `min` and
@@ -701,7 +713,7 @@ fn generated_blocked_steps_translate_and_compile() {
     let mut next = rng();
     let mut failures = Vec::new();
     for case in 0..150 {
-        let (text, reach, _) = generated_step(&mut next);
+        let (text, reach, _, dims) = generated_step(&mut next);
         let k = mint_testing::kernel("gen", &text);
         let input = k.array_index("u").unwrap();
         match temporal::check(&k, input) {
@@ -713,20 +725,20 @@ fn generated_blocked_steps_translate_and_compile() {
                 continue;
             }
         }
-        for (depth, rows) in [(3u8, 1u32), (5, 1), (3, 2)] {
+        // a 2-D step's tile is one row: no second row per thread
+        let shapes: &[(u8, u32)] = match dims {
+            2 => &[(3, 1), (5, 1)],
+            _ => &[(3, 1), (5, 1), (3, 2)],
+        };
+        for &(depth, rows) in shapes {
             let elem = k.arrays[input].elem.size_bytes();
             let shared = Target::default().shared_bytes_optin;
             // the default tile, run with one row per thread and with two (from half the
-            // threads)
-            let [bx, by, _, r] = temporal::default_tile(3, depth.into(), reach, elem, shared);
+            // threads), 16 planes
+            let [bx, by, _, r] = temporal::default_tile(dims, depth.into(), reach, elem, shared);
             let by = by * r / rows;
-            let mut c = Candidate {
-                options: Default::default(),
-                tile: [bx, by * rows, 16],
-                chunk: [1, rows, 16],
-            };
-            c.options.time_block = depth;
-            c.options.time_input = input as u8;
+            let block = [bx, by, 16, rows];
+            let c = Candidate::time_blocked(&k, input, depth.into(), block).unwrap();
             // a block whose ghost cells leave fewer than a quarter of its columns is
             // refused (it would run slower than step by step)
             let (d, ty) = (u32::from(depth), by * rows);
@@ -777,13 +789,14 @@ mod generated_loops {
         site: &'static KernelSite,
         info: &'static RegionInfo,
         bounds: Vec<(i64, i64)>,
-        shape: [usize; 3],
+        /// `[nz, ny, nx]` or `[ny, nx]`.
+        shape: Vec<usize>,
     }
 
     impl Case {
         /// Case `case` of kernel `k`, its loop blocked `depth` deep: its site belongs to a
         /// region of its own, `generated_loop_<case>`, which a decomposition plans from it.
-        fn new(k: &Kernel, shape: [usize; 3], margin: i64, (case, depth): (usize, u32)) -> Case {
+        fn new(k: &Kernel, shape: &[usize], margin: i64, (case, depth): (usize, u32)) -> Case {
             let infos: Vec<ArrayInfo> = ["u", "v", "c"]
                 .iter()
                 .map(|&name| ArrayInfo {
@@ -810,7 +823,15 @@ mod generated_loops {
                 site,
                 info,
                 bounds,
-                shape,
+                shape: shape.to_vec(),
+            }
+        }
+
+        /// The scalars `nz, ny, nx` (`nz` 1 in 2-D).
+        fn extents(&self) -> [usize; 3] {
+            match self.shape[..] {
+                [ny, nx] => [1, ny, nx],
+                _ => [self.shape[0], self.shape[1], self.shape[2]],
             }
         }
 
@@ -829,8 +850,7 @@ mod generated_loops {
             for (i, h) in hosts.iter().enumerate() {
                 region.copy_to_device(i, h, None)?;
             }
-            let [nz, ny, nx] = self.shape;
-            let scalars = [nz, ny, nx].map(ScalarValue::of);
+            let scalars = self.extents().map(ScalarValue::of);
             let args = LaunchArgs {
                 arrays: &[0, 1, 2],
                 scalars: &scalars,
@@ -845,25 +865,15 @@ mod generated_loops {
                 }
                 if region.is_cpu() {
                     let k = self.site.kernel()?;
-                    let values = [nz, ny, nx].map(|n| Value::Int(n as i128, ScalarTy::Usize));
-                    let bounds = &self.bounds;
+                    let values = self
+                        .extents()
+                        .map(|n| Value::Int(n as i128, ScalarTy::Usize));
+                    let at = (k, &values[..], &self.bounds[..]);
                     region.cpu_run(self.site, &[0, 1, 2], |dev: &CpuDev| {
-                        let [a, b, c] = &mut views;
-                        let views = vec![
-                            dev.view_mut::<3, _>(0, a),
-                            dev.view_mut::<3, _>(1, b),
-                            dev.view_mut::<3, _>(2, c),
-                        ];
-                        let mut store = DevStore {
-                            dev,
-                            views,
-                            elem: k.arrays[0].elem,
-                        };
-                        let outer = dev.range(bounds[0].0..bounds[0].1);
-                        let mut bounds = bounds.clone();
-                        bounds[0] = (outer.start, outer.end);
-                        interp::run_on(k, &mut store, &values, &bounds, None)
-                            .expect("the interpreter runs a generated step");
+                        match self.shape.len() {
+                            2 => on_views::<T, 2>(dev, &mut views, at),
+                            _ => on_views::<T, 3>(dev, &mut views, at),
+                        }
                     })?;
                 } else {
                     region.launch(self.site, &args, false)?;
@@ -886,10 +896,35 @@ mod generated_loops {
         }
     }
 
+    /// One step of kernel `k` (with scalars `values` and loop `bounds`) in the interpreter
+    /// on one emulated device's views of `hosts`, as the CPU backend's generated code runs
+    /// it: the outer loop clipped to the device's planes.
+    fn on_views<T: El, const N: usize>(
+        dev: &CpuDev,
+        hosts: &mut [ArrayD<T>; 3],
+        (k, values, bounds): (&Kernel, &[Value], &[(i64, i64)]),
+    ) {
+        let [a, b, c] = hosts;
+        let views = vec![
+            dev.view_mut::<N, _>(0, a),
+            dev.view_mut::<N, _>(1, b),
+            dev.view_mut::<N, _>(2, c),
+        ];
+        let mut store = DevStore {
+            dev,
+            views,
+            elem: k.arrays[0].elem,
+        };
+        let outer = dev.range(bounds[0].0..bounds[0].1);
+        let mut bounds = bounds.to_vec();
+        bounds[0] = (outer.start, outer.end);
+        interp::run_on(k, &mut store, values, &bounds, None)
+            .expect("the interpreter runs a generated step");
+    }
+
     /// `steps` steps in the interpreter, the two arrays swapped after each.
     fn interpret(k: &Kernel, c: &Case, arrays: &mut [Array], steps: usize) {
-        let [nz, ny, nx] = c.shape;
-        let scalars = [nz, ny, nx].map(|n| Value::Int(n as i128, ScalarTy::Usize));
+        let scalars = c.extents().map(|n| Value::Int(n as i128, ScalarTy::Usize));
         for _ in 0..steps {
             interp::run(
                 k,
@@ -934,28 +969,35 @@ mod generated_loops {
         let mut next = rng();
         let (mut failures, mut fused_cases) = (Vec::new(), 0);
         for case in 0..cases {
-            let (text, _, margin) = generated_step(&mut next);
+            let (text, _, margin, dims) = generated_step(&mut next);
             let mut k = mint_testing::kernel(&format!("tfuzz{case}"), &text);
             mint_translator::check(&mut k).expect("a generated step type-checks");
             let depth = if next(3) == 0 { 5 } else { 3 };
             // a third of the cases wide enough for blocks whose whole tile lies inside
-            // the grid (their walk's middle planes run without tests)
-            let wide = if next(3) == 0 { 56 } else { 0 };
-            let shape = [
-                8 + next(40) as usize,
-                8 + wide + next(40) as usize,
-                8 + wide + next(48) as usize,
-            ];
+            // the grid (their walk's middle planes run without tests): a 2-D tile is a
+            // row of 256 columns, a 3-D one 32×32
+            let wide = next(3) == 0;
+            let shape = match (dims, wide) {
+                (2, w) => vec![
+                    8 + next(150) as usize,
+                    8 + 520 * w as usize + next(48) as usize,
+                ],
+                (_, w) => vec![
+                    8 + next(40) as usize,
+                    8 + 56 * w as usize + next(40) as usize,
+                    8 + 56 * w as usize + next(48) as usize,
+                ],
+            };
             // enough steps for a fused launch and a remainder run step by step
             let steps = depth + 1 + next(6) as usize;
-            let c = Case::new(&k, shape, margin, (case, depth as u32));
+            let c = Case::new(&k, &shape, margin, (case, depth as u32));
             let f32 = k.arrays[0].elem == ScalarTy::F32;
-            let mut want = start(&k, shape);
+            let mut want = start(&k, &shape);
             interpret(&k, &c, &mut want, steps);
             let what = format!("case {case}, {shape:?}, {steps} steps, depth {depth}:\n{text}");
             macro_rules! go {
                 ($t:ty) => {{
-                    let hosts = hosts::<$t>(shape);
+                    let hosts = hosts::<$t>(&shape);
                     let plain = mint::with_device(gpu, || c.run(&hosts, steps, None));
                     let blocked = mint::with_device(gpu, || c.run(&hosts, steps, Some(depth)));
                     match (plain, blocked) {
@@ -1001,7 +1043,7 @@ mod generated_loops {
     }
 
     /// The interpreter's arrays `u`, `v`, `c` of kernel `k` when a generated loop starts.
-    fn start(k: &Kernel, shape: [usize; 3]) -> Vec<Array> {
+    fn start(k: &Kernel, shape: &[usize]) -> Vec<Array> {
         let n = shape.iter().product::<usize>();
         (0..3)
             .map(|a| Array {
@@ -1018,10 +1060,10 @@ mod generated_loops {
     }
 
     /// The same arrays on the host, as `T`.
-    fn hosts<T: El>(shape: [usize; 3]) -> [ArrayD<T>; 3] {
+    fn hosts<T: El>(shape: &[usize]) -> [ArrayD<T>; 3] {
         std::array::from_fn(|a| {
             ArrayD::from_shape_fn(shape.to_vec(), |ix| {
-                let i = (ix[0] * shape[1] + ix[1]) * shape[2] + ix[2];
+                let i = (0..shape.len()).fold(0, |i, d| i * shape[d] + ix[d]);
                 T::from_value(Value::F64(value(a, i)))
             })
         })
@@ -1053,26 +1095,29 @@ mod generated_loops {
         let mut next = rng();
         let mut failures = Vec::new();
         for case in 0..cases {
-            let (text, _, margin) = generated_step(&mut next);
+            let (text, _, margin, dims) = generated_step(&mut next);
             let mut k = mint_testing::kernel(&format!("tdeep{case}"), &text);
             mint_translator::check(&mut k).expect("a generated step type-checks");
             let depth = if next(3) == 0 { 5 } else { 3 };
-            let shape = [
-                6 + next(30) as usize,
-                6 + next(10) as usize,
-                6 + next(12) as usize,
-            ];
+            let shape = match dims {
+                2 => vec![6 + next(30) as usize, 6 + next(40) as usize],
+                _ => vec![
+                    6 + next(30) as usize,
+                    6 + next(10) as usize,
+                    6 + next(12) as usize,
+                ],
+            };
             let steps = depth + 1 + next(6) as usize;
             let id = 1000 + case;
-            let c = Case::new(&k, shape, margin, (id, depth as u32));
+            let c = Case::new(&k, &shape, margin, (id, depth as u32));
             let region = format!("generated_loop_{id}");
             let f32 = k.arrays[0].elem == ScalarTy::F32;
-            let mut want = start(&k, shape);
+            let mut want = start(&k, &shape);
             interpret(&k, &c, &mut want, steps);
             let what = format!("case {case}, {shape:?}, {steps} steps, depth {depth}:\n{text}");
             macro_rules! go {
                 ($t:ty) => {{
-                    let hosts = hosts::<$t>(shape);
+                    let hosts = hosts::<$t>(&shape);
                     for dev in [Device::Cpus(2), Device::Cpus(3)] {
                         let before = mint::halo_exchanges(&region);
                         match mint::with_device(dev, || c.run(&hosts, steps, Some(depth))) {
