@@ -345,6 +345,18 @@ def gpu_page(files):
                            "shared", "DRAM", "no warp eligible", "cycles/issue (global load, barrier)"], rows,
                           right=set(range(1, 10))), ""]
 
+        t2 = d.get("temporal_2d", [])
+        if t2:
+            rows = [[f"`{r['kernel']}`", r["variant"], r["precision"], r["grid"], str(r["depth"]), r["threads"],
+                     f"{r['ms_per_step']:.3f}", f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"] for r in t2]
+            out += [f"### 2-D steps, {d['date']}", "", d.get("temporal_2d_text", ""), "",
+                    table(["kernel", "variant", "prec", "grid", "depth", "threads", "ms/step", "GPts/s", "of bound"],
+                          rows, right={4, 6, 7, 8}), ""]
+            tt = d.get("temporal_2d_tiles", [])
+            if tt:
+                out += [d.get("temporal_2d_tiles_text", ""), "",
+                        depth_table("MINT_TIME_TILE", tt, "tile", code=True), ""]
+
     # the kernel-IR redesign against the code before it
     for name, d in files:
         rs = d.get("redesign", [])

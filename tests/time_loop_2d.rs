@@ -73,6 +73,11 @@ pair!(mirror_b, mirror_p, f32, (r: &Array2<f32>), |u, unew, y, x, ny, nx| [0, ny
     unew[[y, x]] = c + 0.2 * (u[[n, x]] + u[[s, x]] + u[[y, w]] + u[[y, e]] - 4.0 * c) - 0.01 * c * r[[y, x]];
 });
 
+// `block = auto`: the loop times depths 1, 3 and 5 on its first launches, then keeps one
+region!(heat_auto, [#[mint::time_loop(block = auto)]], f64, (), |u, unew, y, x, ny, nx| [1, ny - 1; 1, nx - 1] {
+    unew[[y, x]] = 0.6 * u[[y, x]] + 0.1 * (u[[y, x - 1]] + u[[y, x + 1]] + u[[y - 1, x]] + u[[y + 1, x]]);
+});
+
 /// Two buffers of one shape whose values, boundaries included, differ everywhere.
 fn fields<T: From<f32>>(shape: (usize, usize)) -> (Array2<T>, Array2<T>) {
     let f = |s: f32| {
@@ -169,6 +174,32 @@ fn blocked_mirrored_walls_equal_step_by_step() {
                     assert_eq!(n as usize, fused_launches(steps), "{at}: launches");
                 }
             }
+        }
+    }
+}
+
+/// `block = auto` runs its steps at several depths while it tunes, and still gives the
+/// step-by-step loop's arrays bit for bit on every device; on one GPU it fuses steps.
+#[test]
+fn an_auto_2d_block_equals_step_by_step() {
+    for d in devices() {
+        let (mut steps_run, mut launched) = (0, 0);
+        for (shape, steps) in [((13, 17), 7), ((150, 300), 60), ((70, 520), 45)] {
+            let (mut a, mut b) = fields::<f64>(shape);
+            let (mut c, mut e) = (a.clone(), b.clone());
+            let n = launches("heat_auto", || {
+                mint::with_device(d, || heat_auto(&mut a, &mut b, steps)).unwrap()
+            });
+            mint::with_device(d, || heat_p(&mut c, &mut e, steps)).unwrap();
+            let at = format!("block = auto on {d:?}, {shape:?}, {steps} steps");
+            assert!(a == c && b == e, "{at}: differs from step by step");
+            (steps_run, launched) = (steps_run + steps, launched + n as usize);
+        }
+        if matches!(d, Device::Cuda(0)) {
+            assert!(
+                launched < steps_run,
+                "block = auto fused no 2-D steps: {launched} launches for {steps_run} steps"
+            );
         }
     }
 }
