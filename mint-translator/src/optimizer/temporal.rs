@@ -359,7 +359,7 @@ fn roles(k: &Kernel, off: [i64; 3]) -> [i64; 3] {
 }
 
 /// The kernel's loop variable that the walk binds to its plane.
-fn walk_var<'k>(k: &'k Kernel) -> &'k str {
+fn walk_var(k: &Kernel) -> &str {
     k.axis_var(walk_axis(k)).expect("the walk's loop")
 }
 
