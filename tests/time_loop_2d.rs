@@ -4,7 +4,8 @@
 //! are fused: fewer launches than steps), on one GPU split in two (`cuda:0,0`: `k × reach`
 //! ghost rows, one exchange per `k` steps) and on the CPU backend, whole and split
 //! (`cpu:2`, `cpu:3`). Kernels written as real codes write them: 2-D heat with fixed
-//! boundary rows (thesis Table 6.3), the suite's radius-2 star with its serial loop,
+//! boundary rows (thesis Table 6.3) at depths 3 and 5, a lopsided textbook stencil, the
+//! suite's radius-2 star with its serial loop,
 //! no-flux walls mirrored into the subscripts as a cardiac code's diffusion writes them,
 //! and a step that also reads a second field.
 
@@ -38,11 +39,14 @@ macro_rules! region {
     };
 }
 
-/// The same region twice: `$blocked` with `#[mint::time_loop(block = 3)]`, `$plain`
-/// step by step.
+/// The same region twice: `$blocked` with `#[mint::time_loop(block = 3)]` (or the depth
+/// given), `$plain` step by step.
 macro_rules! pair {
     ($blocked:ident, $plain:ident, $($rest:tt)*) => {
-        region!($blocked, [#[mint::time_loop(block = 3)]], $($rest)*);
+        pair!(3: $blocked, $plain, $($rest)*);
+    };
+    ($k:literal: $blocked:ident, $plain:ident, $($rest:tt)*) => {
+        region!($blocked, [#[mint::time_loop(block = $k)]], $($rest)*);
         region!($plain, [], $($rest)*);
     };
 }
@@ -53,6 +57,15 @@ pair!(heat_b, heat_p, f64, (), |u, unew, y, x, ny, nx| [1, ny - 1; 1, nx - 1] {
 });
 pair!(heat32_b, heat32_p, f32, (), |u, unew, y, x, ny, nx| [1, ny - 1; 1, nx - 1] {
     unew[[y, x]] = 0.6 * u[[y, x]] + 0.1 * (u[[y, x - 1]] + u[[y, x + 1]] + u[[y - 1, x]] + u[[y + 1, x]]);
+});
+// the same at depth 5, whose interior walk goes in groups of renamed registers
+pair!(5: heat5_b, heat5_p, f32, (), |u, unew, y, x, ny, nx| [1, ny - 1; 1, nx - 1] {
+    unew[[y, x]] = 0.6 * u[[y, x]] + 0.1 * (u[[y, x - 1]] + u[[y, x + 1]] + u[[y - 1, x]] + u[[y + 1, x]]);
+});
+// a lopsided textbook stencil: reach 2 behind and 1 ahead along the walk, 1 and 2 across
+pair!(lopsided_b, lopsided_p, f64, (), |u, unew, y, x, ny, nx| [2, ny - 1; 1, nx - 2] {
+    unew[[y, x]] = 0.5 * u[[y, x]] + 0.2 * u[[y - 2, x]] + 0.1 * u[[y + 1, x]]
+        + 0.15 * u[[y, x - 1]] + 0.05 * u[[y, x + 2]];
 });
 // the suite's radius-2 star (`mint_kernels::star`), its neighbours summed in a serial loop
 pair!(star2_b, star2_p, f32, (), |u, unew, y, x, ny, nx| [2, ny - 2; 2, nx - 2] {
@@ -71,6 +84,12 @@ pair!(mirror_b, mirror_p, f32, (r: &Array2<f32>), |u, unew, y, x, ny, nx| [0, ny
     let e = if x == nx - 1 { x - 1 } else { x + 1 };
     let c = u[[y, x]];
     unew[[y, x]] = c + 0.2 * (u[[n, x]] + u[[s, x]] + u[[y, w]] + u[[y, e]] - 4.0 * c) - 0.01 * c * r[[y, x]];
+});
+
+// 2-D heat blocked, for the test against serial loops alone (the others count the
+// exchanges of `heat_b`)
+region!(heat_s, [#[mint::time_loop(block = 3)]], f64, (), |u, unew, y, x, ny, nx| [1, ny - 1; 1, nx - 1] {
+    unew[[y, x]] = 0.6 * u[[y, x]] + 0.1 * (u[[y, x - 1]] + u[[y, x + 1]] + u[[y - 1, x]] + u[[y + 1, x]]);
 });
 
 // `block = auto`: the loop times depths 1, 3 and 5 on its first launches, then keeps one
@@ -97,10 +116,15 @@ fn launches(region: &str, run: impl FnOnce()) -> u64 {
     count() - before
 }
 
-/// The launches of a loop of `steps` steps at depth 3: fused while more than 3 steps are
-/// left, then step by step.
-fn fused_launches(steps: usize) -> usize {
-    (steps - 1) / 3 + (steps - 1) % 3 + 1
+/// The launches of a loop of `steps` steps at depth `k`: fused while more than `k` steps
+/// are left, then step by step.
+fn fused_launches(steps: usize, k: usize) -> usize {
+    (steps - 1) / k + (steps - 1) % k + 1
+}
+
+/// Whether `device` splits a region over several devices.
+fn split(device: Device) -> bool {
+    !matches!(device, Device::Auto | Device::Cpu | Device::Cuda(_))
 }
 
 fn devices() -> Vec<Device> {
@@ -114,28 +138,38 @@ fn devices() -> Vec<Device> {
 
 type Run<T> = fn(&mut Array2<T>, &mut Array2<T>, usize) -> mint::Result<()>;
 
-/// Blocked against plain on `device`, both arrays bitwise, for several shapes and step
-/// counts; on one GPU, the blocked loop launches fewer times than it has steps. The
-/// shapes: smaller than one tile, several tiles of rows and columns, and (the last two)
-/// blocks whose whole tile lies inside the grid, which walk their middle rows without
-/// tests.
-fn same<T>(device: Device, (blocked, plain): (Run<T>, Run<T>), name: &str)
+/// Blocked (`k` steps per launch) against plain on `device`, both arrays bitwise, for
+/// several shapes and step counts; on one GPU, the blocked loop launches fewer times than
+/// it has steps, and split over devices it exchanges halos fewer times than it has steps.
+/// The shapes: smaller than one tile, several tiles of rows and columns, and (the last
+/// two) blocks whose whole tile lies inside the grid, which walk their middle rows
+/// without tests (a row of 256 columns less its ghost cells, from the second block on).
+fn same<T>(device: Device, (blocked, plain): (Run<T>, Run<T>), name: &str, k: usize)
 where
     T: From<f32> + Copy + PartialEq + std::fmt::Debug,
 {
-    for shape in [(13, 17), (150, 41), (70, 300), (200, 777)] {
+    let region = format!("{name}_b");
+    for shape in [(13, 17), (150, 41), (70, 520), (200, 777)] {
         for steps in [1, 2, 3, 4, 5, 8, 11] {
             let (mut a, mut b) = fields::<T>(shape);
             let (mut c, mut d) = (a.clone(), b.clone());
-            let n = launches(&format!("{name}_b"), || {
+            let exchanges = mint::halo_exchanges(&region);
+            let n = launches(&region, || {
                 mint::with_device(device, || blocked(&mut a, &mut b, steps)).unwrap()
             });
+            let exchanges = mint::halo_exchanges(&region) - exchanges;
             mint::with_device(device, || plain(&mut c, &mut d, steps)).unwrap();
             let at = format!("{name} on {device:?}, {shape:?}, {steps} steps");
             assert!(a == c, "{at}: u differs");
             assert!(b == d, "{at}: unew differs");
             if matches!(device, Device::Cuda(0)) {
-                assert_eq!(n as usize, fused_launches(steps), "{at}: launches");
+                assert_eq!(n as usize, fused_launches(steps, k), "{at}: launches");
+            }
+            if split(device) && steps > k + 1 {
+                assert!(
+                    (exchanges as usize) < steps,
+                    "{at}: {exchanges} halo exchanges: no block of steps ran"
+                );
             }
         }
     }
@@ -144,15 +178,23 @@ where
 #[test]
 fn blocked_2d_heat_equals_step_by_step() {
     for d in devices() {
-        same::<f64>(d, (heat_b, heat_p), "heat");
-        same::<f32>(d, (heat32_b, heat32_p), "heat32");
+        same::<f64>(d, (heat_b, heat_p), "heat", 3);
+        same::<f32>(d, (heat32_b, heat32_p), "heat32", 3);
+        same::<f32>(d, (heat5_b, heat5_p), "heat5", 5);
+    }
+}
+
+#[test]
+fn a_lopsided_2d_stencil_blocked_equals_step_by_step() {
+    for d in devices() {
+        same::<f64>(d, (lopsided_b, lopsided_p), "lopsided", 3);
     }
 }
 
 #[test]
 fn a_blocked_2d_star_with_a_serial_loop_equals_step_by_step() {
     for d in devices() {
-        same::<f32>(d, (star2_b, star2_p), "star2");
+        same::<f32>(d, (star2_b, star2_p), "star2", 3);
     }
 }
 
@@ -171,7 +213,7 @@ fn blocked_mirrored_walls_equal_step_by_step() {
                 let at = format!("mirror on {d:?}, {shape:?}, {steps} steps");
                 assert!(a == c && b == e, "{at}: differs");
                 if matches!(d, Device::Cuda(0)) {
-                    assert_eq!(n as usize, fused_launches(steps), "{at}: launches");
+                    assert_eq!(n as usize, fused_launches(steps, 3), "{at}: launches");
                 }
             }
         }
@@ -226,7 +268,7 @@ fn the_2d_step_is_the_serial_step() {
     }
     for d in [Device::Cpu, Device::Cpus(2)] {
         let (mut a, mut b) = (u0.clone(), v0.clone());
-        mint::with_device(d, || heat_b(&mut a, &mut b, 5)).unwrap();
+        mint::with_device(d, || heat_s(&mut a, &mut b, 5)).unwrap();
         assert!(
             a == want && b == other,
             "heat on {d:?} differs from plain loops"

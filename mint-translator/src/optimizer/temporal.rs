@@ -52,7 +52,12 @@
 //! `(depth − s) · rz` of the device's own from the `depth · rz` ghost planes its slabs
 //! carry, as they compute a tile's ghost cells (the runtime's deep halos, issue #45 item 4).
 //!
-//! What can be blocked ([`check`]): three parallel loops, no reduction; the step writes
+//! A 2-D step (two parallel loops, `[y, x]`) is the same scheme one dimension down: a tile
+//! of one row of `x` columns walking along `y` ([`walk_axis`]); the plan names the tile's
+//! columns, its rows and the walk as roles ([`role_of_axis`]), so that one lowering serves
+//! both.
+//!
+//! What can be blocked ([`check`]): two or three parallel loops, no reduction; the step writes
 //! one array, once, at its point, unconditionally, and does not read it; it reads the
 //! other within a distance of its point that the reach analysis bounds (the textbook
 //! `u[[z + c, y, x]]`, and clamped or mirrored faces written as the code's original
@@ -125,9 +130,9 @@ pub enum Interior {
     /// held to [`crate::Target::max_registers`] fills an SM's registers alone (1,024
     /// threads at 64), so that the more registers the group's interleaved planes take
     /// cost no block per SM (they do for 512 threads: 3 blocks per SM down to 2), or the
-    /// step is 2-D (a tile of one row, 256 threads: 2-D heat on an H200 at 8192² ran
-    /// 8–16% faster in groups at depths 3 and 5, as fast at 7). The kernel is held to
-    /// that cap, which the runtime raises where it spills.
+    /// step is 2-D (a tile of one row, 256 threads: 2-D heat on an H200 at 8192² ran 16%
+    /// faster in groups at depth 3 in `f32`, 3% at depth 5, 10% and 8% in `f64`). The
+    /// kernel is held to that cap, which the runtime raises where it spills.
     Groups,
 }
 
@@ -255,7 +260,8 @@ pub fn default_tile(
 
 /// Whether `k`'s step can be fused over time with `input` (an index in `k`'s arrays) as
 /// the array it reads: `Ok((output, reach))`, the array it writes and the input's reach
-/// along x, y, z; `Err(why)` in words otherwise. The input's subscripts may be anything
+/// by role ([`TemporalPlan::reach`]: x, y, z of a 3-D step; x, 0, y of a 2-D one);
+/// `Err(why)` in words otherwise. The input's subscripts may be anything
 /// the reach analysis bounds relative to the point (`crate::analyzer::reach`: clamped and
 /// mirrored faces, `min`, `max`, `saturating_sub`), not a periodic wrap.
 ///
@@ -406,11 +412,12 @@ fn shared_planes(k: &Kernel, input: usize, reach: [u32; 3]) -> [i32; 2] {
 
 /// The plan of `k` when its options ask for temporal blocking (`time_block` above 1),
 /// `None` otherwise. The block is `tile` x by y threads (the tile with its ghost cells),
-/// one thread along z; `tile` z is the output planes per block.
+/// one thread along z; `tile` z is the output planes per block. A 2-D step's block is
+/// `tile` x threads of one row, `tile` y the rows of the grid per block.
 ///
 /// # Errors
-/// A step that cannot be blocked ([`check`]), a block with one thread along z or
-/// `chunksize` above 1 in x or y, a tile too small for its ghost cells (no inner points,
+/// A step that cannot be blocked ([`check`]), a 3-D block with more than one thread along
+/// z, a 2-D one with more than one along y, `chunksize` above 1 in x, a tile too small for its ghost cells (no inner points,
 /// or fewer than a quarter of its columns: the radius-4 star at depth 3 in a 32×32 block
 /// writes 8×8 points and ran 25 times slower than step by step on the H100), or rings
 /// that do not fit the device's shared memory.
