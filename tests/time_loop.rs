@@ -623,7 +623,8 @@ fn rng() -> impl FnMut(u64) -> u64 {
 
 /// One generated blockable step ([`generated_blocked_steps_translate_and_compile`]): the
 /// kernel in the translator's test notation, arrays `u` (read), `v` (written) and `c` (a
-/// coefficient) of 3 dimensions or (one case in four) 2, scalars `nz, ny, nx`; the reach
+/// coefficient, read by half the steps, which the kernel's IR drops from the others) of 3
+/// dimensions or (one case in four) 2, scalars `nz, ny, nx`; the reach
 /// it was built with as `temporal::check` gives it (the tile's columns, its rows, the
 /// walk: x, y, z in 3-D, x, 0, y in 2-D); the margin its ranges leave on each side (0:
 /// the whole array, clamped faces included); the dimensions.
@@ -678,6 +679,13 @@ fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64, 
             .collect();
         terms.push(format!("0.{}{} * u[{}]", 1 + next(8), t, idx.join("][")));
     }
+    // half the steps read the coefficient: the others read their input alone, whose walk
+    // loads a plane ahead and (2-D) renames its registers in groups
+    let coefficient = if next(2) == 0 {
+        format!("c{} * ", if dims == 2 { "[y][x]" } else { "[z][y][x]" })
+    } else {
+        String::new()
+    };
     let (point, nest) = match dims {
         2 => ("[y][x]", format!("y {lo}..ny-{hi}, x {lo}..nx-{hi}")),
         _ => (
@@ -687,7 +695,7 @@ fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64, 
     };
     let text = format!(
         "arrays: u {ty} {dims}, v {ty} {dims}, c {ty} {dims}\nscalars: nz usize, ny usize, nx usize\n\
-         nest: {nest}\n{}\nv{point} = c{point} * ({});",
+         nest: {nest}\n{}\nv{point} = {coefficient}({});",
         lets.join("\n"),
         terms.join(" + ")
     );
@@ -695,7 +703,7 @@ fn generated_step(next: &mut impl FnMut(u64) -> u64) -> (String, [u32; 3], i64, 
 }
 
 /// A small generator of blockable steps: random textbook offsets and clamped, `min` and
-/// `saturating_sub` faces of the input within radius 2, a coefficient array, interior or
+/// `saturating_sub` faces of the input within radius 2, a coefficient array or none, interior or
 /// whole ranges, f32 or f64. Every case must pass `temporal::check` with the reach it was
 /// built with and translate at depths 3 and 5; where NVRTC is present (CI installs it),
 /// each fused kernel must compile for sm_90. Runs in every `cargo test`.
@@ -791,7 +799,13 @@ mod generated_loops {
         bounds: Vec<(i64, i64)>,
         /// `[nz, ny, nx]` or `[ny, nx]`.
         shape: Vec<usize>,
+        /// The region's slots of the kernel's arrays: `u`, `v` and, where the step reads
+        /// it, `c`.
+        slots: &'static [usize],
     }
+
+    /// The region's slots: `u`, `v`, `c`.
+    const SLOTS: [usize; 3] = [0, 1, 2];
 
     impl Case {
         /// Case `case` of kernel `k`, its loop blocked `depth` deep: its site belongs to a
@@ -812,9 +826,10 @@ mod generated_loops {
                 swaps: &[(0, 1)],
                 stream: None,
             }));
+            let slots = &SLOTS[..k.arrays.len()];
             let site: &'static KernelSite = leak(Box::new(
                 common::site_of(k, "time_loop", "tests/time_loop.rs", case as u32)
-                    .in_region(info, &[0, 1, 2])
+                    .in_region(info, slots)
                     .in_time_loop(depth),
             ));
             mint::__rt::register_site(site);
@@ -824,6 +839,7 @@ mod generated_loops {
                 info,
                 bounds,
                 shape: shape.to_vec(),
+                slots,
             }
         }
 
@@ -852,7 +868,7 @@ mod generated_loops {
             }
             let scalars = self.extents().map(ScalarValue::of);
             let args = LaunchArgs {
-                arrays: &[0, 1, 2],
+                arrays: self.slots,
                 scalars: &scalars,
                 bounds: &self.bounds,
                 clauses: &[],
@@ -869,7 +885,7 @@ mod generated_loops {
                         .extents()
                         .map(|n| Value::Int(n as i128, ScalarTy::Usize));
                     let at = (k, &values[..], &self.bounds[..]);
-                    region.cpu_run(self.site, &[0, 1, 2], |dev: &CpuDev| {
+                    region.cpu_run(self.site, self.slots, |dev: &CpuDev| {
                         match self.shape.len() {
                             2 => on_views::<T, 2>(dev, &mut views, at),
                             _ => on_views::<T, 3>(dev, &mut views, at),
@@ -904,12 +920,9 @@ mod generated_loops {
         hosts: &mut [ArrayD<T>; 3],
         (k, values, bounds): (&Kernel, &[Value], &[(i64, i64)]),
     ) {
-        let [a, b, c] = hosts;
-        let views = vec![
-            dev.view_mut::<N, _>(0, a),
-            dev.view_mut::<N, _>(1, b),
-            dev.view_mut::<N, _>(2, c),
-        ];
+        let views = (hosts.iter_mut().take(k.arrays.len()).enumerate())
+            .map(|(i, h)| dev.view_mut::<N, _>(i, h))
+            .collect();
         let mut store = DevStore {
             dev,
             views,
@@ -949,7 +962,7 @@ mod generated_loops {
 
     /// Generated blockable steps (the generator of
     /// `generated_blocked_steps_translate_and_compile`: textbook offsets and clamped,
-    /// `min` and `saturating_sub` faces within radius 2, a coefficient array, interior
+    /// `min` and `saturating_sub` faces within radius 2, a coefficient array or none, interior
     /// or whole ranges, f32 or f64) run as time loops on the GPU at depth 3 or 5 with
     /// the default block: the fused loop equals the same loop step by step bit for bit,
     /// both arrays, and the step-by-step loop equals the interpreter within the GPU's
@@ -1042,10 +1055,11 @@ mod generated_loops {
         0.5 + 0.3 * a as f64 + ((i * (7 + 5 * a) + 3 * a) % 23) as f64 * 0.01
     }
 
-    /// The interpreter's arrays `u`, `v`, `c` of kernel `k` when a generated loop starts.
+    /// The interpreter's arrays `u`, `v` (and `c`, where the step reads it) of kernel `k`
+    /// when a generated loop starts.
     fn start(k: &Kernel, shape: &[usize]) -> Vec<Array> {
         let n = shape.iter().product::<usize>();
-        (0..3)
+        (0..k.arrays.len())
             .map(|a| Array {
                 elem: k.arrays[a].elem,
                 shape: shape.to_vec(),
