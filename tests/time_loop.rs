@@ -254,20 +254,11 @@ fn fields<T: From<f32>>(shape: (usize, usize, usize)) -> (Array3<T>, Array3<T>) 
     (f(0.5), f(-0.25))
 }
 
-/// The launches of the kernel of `region` (its first `#[mint::r#for]`) while `run` runs.
-/// The statistics are the process's, and the tests run in parallel: each region is
-/// counted by difference, never by a reset that another test's count would see.
-fn launches(region: &str, run: impl FnOnce()) -> u64 {
-    let count = || mint::kernel_stat(&format!("{region}_0")).map_or(0, |s| s.launches);
-    let before = count();
-    run();
-    count() - before
-}
+use common::launches;
 
-/// The launches of a loop of `steps` steps at depth 3: fused while more than 3 steps are
-/// left, then step by step.
+/// The launches of a loop of `steps` steps at depth 3 ([`common::fused_launches`]).
 fn fused_launches(steps: usize) -> usize {
-    (steps - 1) / 3 + (steps - 1) % 3 + 1
+    common::fused_launches(steps, 3)
 }
 
 type Run<T> = fn(&mut Array3<T>, &mut Array3<T>, usize) -> mint::Result<()>;

@@ -107,20 +107,7 @@ fn fields<T: From<f32>>(shape: (usize, usize)) -> (Array2<T>, Array2<T>) {
     (f(0.5), f(-0.25))
 }
 
-/// The launches of the kernel of `region` while `run` runs (counted by difference: the
-/// tests run in parallel).
-fn launches(region: &str, run: impl FnOnce()) -> u64 {
-    let count = || mint::kernel_stat(&format!("{region}_0")).map_or(0, |s| s.launches);
-    let before = count();
-    run();
-    count() - before
-}
-
-/// The launches of a loop of `steps` steps at depth `k`: fused while more than `k` steps
-/// are left, then step by step.
-fn fused_launches(steps: usize, k: usize) -> usize {
-    (steps - 1) / k + (steps - 1) % k + 1
-}
+use common::{fused_launches, launches};
 
 /// Whether `device` splits a region over several devices.
 fn split(device: Device) -> bool {

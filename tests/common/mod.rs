@@ -146,3 +146,19 @@ pub fn site_of(
         &[],
     )
 }
+
+/// The launches of the kernel of `region` (its first `#[mint::r#for]`) while `run` runs.
+/// The statistics are the process's, and the tests run in parallel: each region is
+/// counted by difference, never by a reset that another test's count would see.
+pub fn launches(region: &str, run: impl FnOnce()) -> u64 {
+    let count = || mint::kernel_stat(&format!("{region}_0")).map_or(0, |s| s.launches);
+    let before = count();
+    run();
+    count() - before
+}
+
+/// The launches of a blocked time loop of `steps` steps at depth `k` on one GPU: fused
+/// while more than `k` steps are left (the loop's last step runs alone), then step by step.
+pub fn fused_launches(steps: usize, k: usize) -> usize {
+    (steps - 1) / k + (steps - 1) % k + 1
+}

@@ -790,8 +790,9 @@ fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
         .filter(|r| &r.array == name)
         .all(|r| r.offset.is_some());
     let threads = tp.threads[0] * tp.threads[1];
-    let one_block = crate::target::min_blocks(target.max_registers, threads) == 1 || !has_rows(k);
-    match (unsafe_ghosts, look_ahead(k, tp) && textbook && one_block) {
+    // the group's extra registers cost no block per SM, or were measured to pay (2-D)
+    let groups_pay = crate::target::min_blocks(target.max_registers, threads) == 1 || !has_rows(k);
+    match (unsafe_ghosts, look_ahead(k, tp) && textbook && groups_pay) {
         (true, _) => Interior::Tested,
         (false, false) => Interior::Planes,
         (false, true) => Interior::Groups,
