@@ -2,14 +2,18 @@
 //! step-by-step loop and the device-to-device copy, measured in the same run.
 //!
 //! ```text
-//! cargo bench --bench temporal -- [--size 512] [--size2 8192] [--steps 60] [--reps 5] [--out DIR]
+//! cargo bench --bench temporal -- [--size 512] [--size2 8192] [--cardiac 4096] [--steps 60]
+//!                                   [--reps 5] [--out DIR]
 //!                                   [--only LIST] [--device D]...
 //! ```
 //!
 //! For the 3-D heat equation (7 points, thesis Table 3.1) in f32 and f64, heat with a
 //! variable coefficient and Poisson 19-point (Table 6.3) in f32 and f64, and the
 //! radius-4 star in f32, and 2-D heat (5 points, Table 6.3) on a `size2²` grid in f32
-//! (depths 1, 3, 5, 7) and f64 (1, 3, 5): the autotuned
+//! (depths 1, 3, 5, 7) and f64 (1, 3, 5), and the cardiac model (Aliev-Panfilov,
+//! `examples/cardiac`) on `cardiac²` points in f32 (1, 3, 5, 7) and f64 (1, 3, 5), against
+//! the example's region and its fused kernel alone (4 words a point: E and R read and
+//! written): the autotuned
 //! step-by-step kernel (`mint_kernels`, level `tune`) and the blocked loop (depths 1, 3,
 //! 5 and 7 for heat; 1 and 3 for the others; `block = auto` with `tune` for heat and
 //! Poisson, whose warm-up run tunes the kernel at depth 1 and then chooses the depth; its
@@ -25,7 +29,7 @@
 //! tile, 64 planes, two rows per thread up to `depth × element bytes` of 32, fewer thread
 //! rows where the rings would not fit).
 //! `--only` takes a comma-separated list of `heat` (or `heat-f32`, `heat-f64`),
-//! `heatvar`, `poisson`, `star` and `heat2d`; all five by default. Writes
+//! `heatvar`, `poisson`, `star`, `heat2d` and `cardiac`; all six by default. Writes
 //! `DIR/temporal.json`.
 //!
 //! `--device D` (repeatable: `--device cuda:0 --device cuda:all`) runs every row on each
@@ -37,6 +41,23 @@
 
 use mint_kernels::{Level, heat2d, heat3d};
 use ndarray::{Array2, Array3};
+
+#[allow(dead_code)]
+#[macro_use]
+#[path = "../examples/cardiac/model.rs"]
+mod model;
+
+/// The cardiac model written to be blocked (`examples/cardiac/model.rs`), at depths 1, 3,
+/// 5 and 7.
+mod cardiac {
+    use super::model::*;
+    use mint::Real;
+    use ndarray::Array2;
+    blocked_model!(k1, [#[mint::time_loop(block = 1)]]);
+    blocked_model!(k3, [#[mint::time_loop(block = 3)]]);
+    blocked_model!(k5, [#[mint::time_loop(block = 5)]]);
+    blocked_model!(k7, [#[mint::time_loop(block = 7)]]);
+}
 
 macro_rules! blocked {
     ($name:ident, $t:ty, $k:tt $(, $opt:ident)?) => {
@@ -279,14 +300,27 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// run's launches and divided by its steps. On one GPU a launch is timed with CUDA events
 /// (device time); on several, on the host from before its halo exchange to the end of its
 /// slowest GPU (events cannot span GPUs; such a launch waits for its GPUs anyway).
-fn time(reps: usize, mut f: impl FnMut(usize) -> mint::Result<()>, steps: usize) -> f64 {
+fn time(reps: usize, f: impl FnMut(usize) -> mint::Result<()>, steps: usize) -> f64 {
+    time_where(reps, f, steps, |_| true)
+}
+
+/// [`time`], counting only the kernels whose names `which` accepts.
+fn time_where(
+    reps: usize,
+    mut f: impl FnMut(usize) -> mint::Result<()>,
+    steps: usize,
+    which: impl Fn(&str) -> bool,
+) -> f64 {
     f(steps).expect("warm-up run");
     mint::set_timing(true);
     let per_step = (0..reps)
         .map(|_| {
             mint::reset_kernel_stats();
             f(steps).expect("run");
-            let s: f64 = mint::kernel_stats().iter().map(|k| k.device_seconds).sum();
+            let s: f64 = (mint::kernel_stats().iter())
+                .filter(|k| which(&k.kernel))
+                .map(|k| k.device_seconds)
+                .sum();
             s / steps as f64
         })
         .collect();
@@ -587,11 +621,107 @@ fn star_rows(rs: (usize, usize), n: usize, add: &mut Add) {
     rows(rs, &k, &tuned, &[(1, &star32_k1), (3, &star32_k3)], add);
 }
 
+/// A run of the cardiac model from `(E, R)`, `steps` iterations: `(E, R)` after it.
+type Model<'a, T> =
+    &'a dyn Fn(&Array2<T>, &Array2<T>, usize) -> mint::Result<(Array2<T>, Array2<T>)>;
+
+/// The cardiac model (Aliev-Panfilov, `examples/cardiac`) on `n²` points in `T`: the
+/// example's region as it is (a mirror kernel and the fused PDE/ODE kernel, `tune`), its
+/// fused kernel alone, and the model written to be blocked ([`cardiac`]) at the depths
+/// `depths` (1 first: the tuned step-by-step kernel of that source). The state is the
+/// model's after `warm` iterations, fronts under way. Each blocked row is checked
+/// bitwise against its depth 1 over 7 steps, and depth 1 against the example's region.
+fn cardiac_rows<T: mint::Real + From<f32> + Into<f64>>(
+    (reps, steps): (usize, usize),
+    (n, warm): (usize, usize),
+    (precision, depths): (&'static str, &[(u32, Model<T>)]),
+    add: &mut Add,
+) {
+    let grid = Grid {
+        n: n + 2,
+        dims: 2,
+        radius: 1,
+    };
+    let (e0, r0) = model::initial::<T>(n);
+    let (e0, r0) = (depths[0].1)(&e0, &r0, warm).expect("warm-up");
+    let (dt, _) = model::step_size(n);
+    let example = |st: usize| {
+        let (mut e, mut ep, mut r) = (e0.clone(), e0.clone(), r0.clone());
+        let t_end = dt * (st as f64 - 0.5);
+        model::simulate(&mut e, &mut ep, &mut r, t_end, [32, 8], 0, &mut |_, _| {})?;
+        Ok((ep, r))
+    };
+    let bytes = std::mem::size_of::<T>() as f64;
+    let words = model::WORDS_PER_POINT;
+    let s = time(reps, |st| example(st).map(drop), steps);
+    add(
+        "cardiac, the example (mirror + kernel, tune)",
+        precision,
+        1,
+        s,
+        bytes,
+        words,
+        grid,
+    );
+    let s = time_where(
+        reps,
+        |st| example(st).map(drop),
+        steps,
+        |k| k.ends_with("simulate_1"),
+    );
+    add(
+        "cardiac, the example's kernel alone",
+        precision,
+        1,
+        s,
+        bytes,
+        words,
+        grid,
+    );
+    let reference = (depths[0].1)(&e0, &r0, 7).expect("run");
+    // the example's mirror kernel writes the ghost ring, which the blocked source leaves
+    let inner = |(e, r): (Array2<T>, Array2<T>)| {
+        let s = ndarray::s![1..n + 1, 1..n + 1];
+        (e.slice(s).to_owned(), r.slice(s).to_owned())
+    };
+    let same_as_example = inner(example(7).expect("run")) == inner(reference.clone());
+    for &(depth, f) in depths.iter().filter(|(d, _)| timed(*d)) {
+        let s = time(reps, |st| f(&e0, &r0, st).map(drop), steps);
+        let same = f(&e0, &r0, 7).expect("run") == reference;
+        let name = format!(
+            "cardiac time_loop{}{}",
+            if same {
+                ""
+            } else {
+                "  DIFFERS from step by step"
+            },
+            if depth == 1 && !same_as_example {
+                "  DIFFERS from the example"
+            } else {
+                ""
+            }
+        );
+        add(&name, precision, depth, s, bytes, words, grid);
+    }
+}
+
+/// A [`Model`] of the blocked model `f` (a `cardiac::k*` instance).
+macro_rules! model_run {
+    ($f:path, $t:ty) => {
+        &|e: &Array2<$t>, r: &Array2<$t>, st: usize| {
+            let (mut e, mut ep, mut r, mut rn) = (e.clone(), e.clone(), r.clone(), r.clone());
+            $f(&mut e, &mut ep, &mut r, &mut rn, st)?;
+            Ok((ep, r))
+        }
+    };
+}
+
 /// The command line: `--size`, `--steps`, `--reps`, `--out`, `--only` and the devices of
 /// `--device` (none: the process's device, `MINT_DEVICE`).
 struct Args {
     n: usize,
     n2: usize,
+    nc: usize,
     steps: usize,
     reps: usize,
     out: Option<std::path::PathBuf>,
@@ -604,10 +734,11 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
     let mut a = Args {
         n: 512,
         n2: 8192,
+        nc: 4096,
         steps: 60,
         reps: 5,
         out: None,
-        only: String::from("heat,heatvar,poisson,star,heat2d"),
+        only: String::from("heat,heatvar,poisson,star,heat2d,cardiac"),
         devices: Vec::new(),
     };
     while let Some(flag) = args.next() {
@@ -615,6 +746,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
         match flag.as_str() {
             "--size" => a.n = val()?.parse()?,
             "--size2" => a.n2 = val()?.parse()?,
+            "--cardiac" => a.nc = val()?.parse()?,
             "--steps" => a.steps = val()?.parse()?,
             "--reps" => a.reps = val()?.parse()?,
             "--out" => a.out = Some(std::path::PathBuf::from(val()?)),
@@ -656,6 +788,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Args {
         n,
         n2,
+        nc,
         steps,
         reps,
         out,
@@ -665,7 +798,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let several = devices.iter().any(|d| d.0.is_some());
     let names: Vec<&str> = only.split(',').map(str::trim).collect();
     let known = [
-        "heat", "heat-f32", "heat-f64", "heatvar", "poisson", "star", "heat2d",
+        "heat", "heat-f32", "heat-f64", "heatvar", "poisson", "star", "heat2d", "cardiac",
     ];
     if let Some(w) = names.iter().find(|w| !known.contains(w)) {
         return Err(format!("--only: unknown kernel {w:?}; the kernels are {known:?}").into());
@@ -758,6 +891,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             if names.contains(&"heat2d") {
                 heat2d_rows((reps, steps), n2, &mut add);
+            }
+            if names.contains(&"cardiac") {
+                let f32s: [(u32, Model<f32>); 4] = [
+                    (1, model_run!(cardiac::k1::<f32>, f32)),
+                    (3, model_run!(cardiac::k3::<f32>, f32)),
+                    (5, model_run!(cardiac::k5::<f32>, f32)),
+                    (7, model_run!(cardiac::k7::<f32>, f32)),
+                ];
+                cardiac_rows((reps, steps), (nc, 2000), ("f32", &f32s), &mut add);
+                let f64s: [(u32, Model<f64>); 3] = [
+                    (1, model_run!(cardiac::k1::<f64>, f64)),
+                    (3, model_run!(cardiac::k3::<f64>, f64)),
+                    (5, model_run!(cardiac::k5::<f64>, f64)),
+                ];
+                cardiac_rows((reps, steps), (nc, 2000), ("f64", &f64s), &mut add);
             }
         });
     }

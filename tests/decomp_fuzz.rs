@@ -200,7 +200,7 @@ fn run_typed<T: El, const N: usize>(
     while left > 0 {
         match run.depth {
             Some(d) if group => region.time_group_begin(d, left, 1),
-            Some(d) => region.time_step_begin(d, left, (0, n - 1)),
+            Some(d) => region.time_step_begin(d, left, &[(0, n - 1)]),
             None => {}
         }
         for &(site, slots, k) in &sites {

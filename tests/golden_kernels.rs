@@ -11,7 +11,8 @@
 //!   kernel as written, which covers `swizzle` and rolled z steps;
 //! - every suite kernel as written that a time loop can block, fused at depths 3 and 5
 //!   (`#[mint::time_loop]`, issue #45);
-//! - the kernels of the seismic, cardiac, Harris and multigrid programs;
+//! - the kernels of the seismic, cardiac, Harris and multigrid programs, and the fused
+//!   launches of the cardiac model written to be blocked;
 //! - the first 2,000 generated kernels of the fuzzer and as many with boundary subscripts;
 //! - the level clauses again for sm_70 (no `cp.async`: the fallbacks), sm_80, 64-bit
 //!   indices, and a 256-byte parameter limit (arrays packed into a device struct).
@@ -274,6 +275,39 @@ fn temporal(site: &mint::__rt::KernelSite) -> Vec<(String, String)> {
     out
 }
 
+/// The fused launches at depths 3 and 5 of the kernels of `module` (as they last ran, under
+/// `label`) that read and write every one of the swapped pairs `pairs` (`(read, written)`,
+/// by name): as the runtime configures them, with the default tile.
+fn carried(out: &mut BTreeMap<String, String>, module: &str, label: &str, pairs: &[(&str, &str)]) {
+    use mint_translator::optimizer::temporal;
+    let suffix = format!("::{module}");
+    for site in mint::kernel_sites().filter(|s| s.module.ends_with(&suffix)) {
+        let k = site.kernel().expect("app IR");
+        let index = |n: &str| k.arrays.iter().position(|a| a.name == n);
+        let Some(p) = (pairs.iter())
+            .map(|&(a, b)| Some((index(a)?, index(b)?)))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        let b = temporal::check_pairs(k, &p).expect("a step that carries its pairs");
+        for depth in [3u32, 5] {
+            let elem = if label == "f64" { 8 } else { 4 };
+            let block = temporal::default_tile(k.nest.len(), depth, b.reach, elem, 227 * 1024);
+            let c = mint_translator::tune::Candidate::time_blocked(k, b.input, depth, block)
+                .and_then(|c| c.carrying(&b.carried))
+                .expect("the default block");
+            let (name, hash) = entry(
+                format!("time_loop {} {label} depth {depth}", site.qualified()),
+                site.translate_as(&Target::default(), &c)
+                    .map(|t| t.source)
+                    .map_err(|e| e.to_string()),
+            );
+            out.insert(name, hash);
+        }
+    }
+}
+
 /// Runs `run` on the CPU backend, then adds the kernels of `module` (as translated with
 /// the types they ran with) under `label`.
 fn app(out: &mut BTreeMap<String, String>, module: &str, label: &str, run: impl FnOnce()) {
@@ -311,9 +345,13 @@ fn apps(out: &mut BTreeMap<String, String>) {
                     &mut |_, _| {},
                 )
                 .unwrap();
+                let mut r_next = r.clone();
+                cardiac::simulate_blocked::<T>(&mut e, &mut e_prev, &mut r, &mut r_next, 3)
+                    .unwrap();
             }
             if f64_ { one::<f64>() } else { one::<f32>() }
         });
+        carried(out, "cardiac", label, &[("e_prev", "e"), ("r", "r_next")]);
     }
     app(out, "detect", "f32", || {
         let (data, _) = detect::phantom(32);

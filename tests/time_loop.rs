@@ -868,7 +868,7 @@ mod generated_loops {
             let mut views = hosts.clone();
             while left > 0 {
                 if let Some(d) = depth {
-                    region.time_step_begin(d, left, (0, 1));
+                    region.time_step_begin(d, left, &[(0, 1)]);
                 }
                 if region.is_cpu() {
                     let k = self.site.kernel()?;

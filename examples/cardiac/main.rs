@@ -51,6 +51,11 @@ struct Args {
     /// Also run the plain serial loops from the same start and compare.
     #[arg(long)]
     verify: bool,
+    /// Run the model written to be blocked over time (`model::simulate_blocked`: the
+    /// walls mirrored into the subscripts, R in a second buffer; on a GPU the time loop
+    /// fuses several steps per launch, its depth chosen by timing). Not with `--plot`.
+    #[arg(long)]
+    blocked: bool,
 }
 
 fn main() -> ExitCode {
@@ -131,8 +136,15 @@ macro_rules! run_precision {
         };
         let tile = <[u32; 2]>::try_from(args.tile.as_slice())
             .map_err(|_| format!("--tile takes two values x,y, got {}", args.tile.len()))?;
+        let mut r_next = r.clone();
         let t0 = std::time::Instant::now();
-        let niter = model::simulate::<$t>(&mut e, &mut e_prev, &mut r, args.t, tile, args.plot, &mut frame)?;
+        let niter = if args.blocked {
+            let steps = model::iterations(n, args.t);
+            model::simulate_blocked::<$t>(&mut e, &mut e_prev, &mut r, &mut r_next, steps)?;
+            steps
+        } else {
+            model::simulate::<$t>(&mut e, &mut e_prev, &mut r, args.t, tile, args.plot, &mut frame)?
+        };
         let secs = t0.elapsed().as_secs_f64();
         if let Some(err) = frame_err {
             return Err(err.into());
@@ -154,18 +166,23 @@ macro_rules! run_precision {
         // is not timed).
         let (dt, _) = model::step_size(n);
         let timed = niter.min(2000);
+        mint::reset_kernel_stats();
         mint::set_timing(true);
-        model::simulate::<$t>(
-            &mut e.clone(),
-            &mut e_prev.clone(),
-            &mut r.clone(),
-            dt * timed as f64,
-            tile,
-            0,
-            &mut |_, _| {},
-        )?;
+        if args.blocked {
+            model::simulate_blocked::<$t>(&mut e.clone(), &mut e_prev.clone(), &mut r.clone(), &mut r_next, timed)?;
+        } else {
+            model::simulate::<$t>(
+                &mut e.clone(),
+                &mut e_prev.clone(),
+                &mut r.clone(),
+                dt * (timed as f64 - 0.5),
+                tile,
+                0,
+                &mut |_, _| {},
+            )?;
+        }
         mint::set_timing(false);
-        (niter, secs, mx, l2, frames, std::mem::size_of::<$t>())
+        (niter, timed, secs, mx, l2, frames, std::mem::size_of::<$t>())
     }};
 }
 
@@ -186,6 +203,9 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
                 format!("-n {n}: the domain needs at least 3 interior points per side").into(),
             );
         }
+        if args.plot > 0 && args.blocked {
+            return Err("--plot copies E back between steps, which a blocked time loop cannot: drop --blocked".into());
+        }
         if args.plot > 0 {
             std::fs::create_dir_all(&args.out)
                 .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
@@ -196,7 +216,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             args.t, args.precision
         );
         println!("backend: {}", backend.describe());
-        let (niter, secs, mx, l2, frames, bytes) = if args.precision == "f32" {
+        let (niter, timed, secs, mx, l2, frames, bytes) = if args.precision == "f32" {
             run_precision!(f32, args, n)
         } else {
             run_precision!(f64, args, n)
@@ -218,11 +238,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             model::WORDS_PER_POINT
         );
         let stats = mint::kernel_stats();
+        // a blocked launch runs several iterations: the device time over the iterations
         let per_iteration: f64 = stats
             .iter()
             .filter(|s| s.kernel.contains("simulate_") && s.timed_launches > 0)
-            .map(|s| s.seconds_per_launch())
-            .sum();
+            .map(|s| s.device_seconds)
+            .sum::<f64>()
+            / timed as f64;
         if per_iteration > 0.0 {
             println!(
                 "{:.2} us per iteration, the kernels {:.2} us of it on the device (CUDA events, a timed continuation): {:.2}x",

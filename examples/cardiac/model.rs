@@ -137,6 +137,94 @@ pub fn simulate<T: Real>(
     Ok(niter)
 }
 
+/// The iterations [`simulate`] runs to reach `t_end` for `n` interior points per side:
+/// `t += dt` from 0 while `t < t_end`, counted on the host.
+pub fn iterations(n: usize, t_end: f64) -> usize {
+    let (dt, _) = step_size(n);
+    let (mut t, mut niter) = (0.0f64, 0usize);
+    while t < t_end {
+        t += dt;
+        niter += 1;
+    }
+    niter
+}
+
+/// Defines `pub fn $name<T: Real>(e, e_prev, r, r_next, steps) -> mint::Result<()>`: the
+/// model of [`simulate`], `steps` iterations, written to be blocked over time, its time
+/// loop under the attributes `$tl` (`#[mint::time_loop(block = 3)]`, or none: step by
+/// step). The same statements as [`simulate`]'s, with the no-flux walls mirrored into the
+/// subscripts (at `j = 1` the neighbour `j − 1` is the ghost value `E[2]`, which the
+/// mirror loop would have copied there) and the recovery variable written into a second
+/// buffer `r_next`, swapped like E (guide, "Time loops": a step that carries state at its
+/// point). A fused launch then keeps `depth` steps of E and R on chip. Arrays
+/// `[n + 2, n + 2]`, `[j, i]` with `i` fastest; on return `e_prev` and `r` hold the last E
+/// and R, `e` and `r_next` the ones before (the ghost ring is neither read nor written).
+/// `Err` is a [`mint::Error`] from the device. The names the body uses (`step_size`, the
+/// constants, `Real`, `Array2`) resolve where the macro is invoked: this module, or one
+/// that imports them (`use model::*`).
+macro_rules! blocked_model {
+    ($(#[$doc:meta])* $name:ident, [$($tl:tt)*]) => {
+        $(#[$doc])*
+        #[mint::parallel(tune)]
+        pub fn $name<T: Real>(
+            e: &mut Array2<T>,
+            e_prev: &mut Array2<T>,
+            r: &mut Array2<T>,
+            r_next: &mut Array2<T>,
+            steps: usize,
+        ) -> mint::Result<()> {
+            let n = e.nrows() - 2;
+            let (dt64, alpha64) = step_size(n);
+            let (dt, alpha) = (T::new(dt64), T::new(alpha64));
+            let (kk, a, b) = (T::new(KK), T::new(A), T::new(B));
+            let (epsilon, m1, m2) = (T::new(EPSILON), T::new(M1), T::new(M2));
+            mint::copy!(e, to_device);
+            mint::copy!(e_prev, to_device);
+            mint::copy!(r, to_device);
+            mint::copy!(r_next, to_device);
+            $($tl)*
+            for _ in 0..steps {
+                #[mint::r#for(nest(all))]
+                for j in 1..n + 1 {
+                    for i in 1..n + 1 {
+                        let jm = if j == 1 { j + 1 } else { j - 1 };
+                        let jp = if j == n { j - 1 } else { j + 1 };
+                        let im = if i == 1 { i + 1 } else { i - 1 };
+                        let ip = if i == n { i - 1 } else { i + 1 };
+                        e[[j, i]] = e_prev[[j, i]]
+                            + alpha
+                                * (e_prev[[j, ip]] + e_prev[[j, im]]
+                                    - T::new(4.0) * e_prev[[j, i]]
+                                    + e_prev[[jp, i]]
+                                    + e_prev[[jm, i]]);
+                        e[[j, i]] = e[[j, i]]
+                            - dt * (kk * e[[j, i]] * (e[[j, i]] - a) * (e[[j, i]] - T::new(1.0))
+                                + e[[j, i]] * r[[j, i]]);
+                        r_next[[j, i]] = r[[j, i]]
+                            + dt * (epsilon + m1 * r[[j, i]] / (e[[j, i]] + m2))
+                                * (-r[[j, i]] - kk * e[[j, i]] * (e[[j, i]] - b - T::new(1.0)));
+                    }
+                }
+                std::mem::swap(e, e_prev);
+                std::mem::swap(r, r_next);
+            }
+            mint::copy!(e, from_device);
+            mint::copy!(e_prev, from_device);
+            mint::copy!(r, from_device);
+            mint::copy!(r_next, from_device);
+            Ok(())
+        }
+    };
+}
+
+blocked_model!(
+    /// The model of [`simulate`] written to be blocked over time (`blocked_model!`);
+    /// its loop, without `block`, times depths 1, 3 and 5 on its first launches under
+    /// `tune` and keeps the fastest.
+    simulate_blocked,
+    [#[mint::time_loop]]
+);
+
 /// The same steps in plain serial loops: the reference the tests compare with.
 pub fn serial<T: Real>(e_prev: &mut Array2<T>, r: &mut Array2<T>, t_end: f64) -> usize {
     let n = e_prev.nrows() - 2;

@@ -43,6 +43,7 @@ impl Options {
             // set by the runtime on a blocked time loop's fused launches only
             time_block: 0,
             time_input: 0,
+            time_carried: Default::default(),
         }
     }
 }

@@ -286,9 +286,9 @@ impl RegionGen {
                 return None;
             }
         };
-        let swap = match crate::timeloop::check(&f) {
+        let swaps: Vec<Expr> = match crate::timeloop::check(&f) {
             Ok(s) if s.kernels > 1 => return self.time_loop_steps(&f, k),
-            Ok(s) => s.swaps[0].clone(),
+            Ok(s) => s.swaps.into_iter().cloned().collect(),
             Err(es) => {
                 self.errors.extend(es);
                 return None;
@@ -300,7 +300,12 @@ impl RegionGen {
             self.errors.push(e);
             return None;
         }
-        let (a, b) = self.swap_of(&swap)?;
+        let mut pairs = Vec::new();
+        for swap in &swaps {
+            let (a, b) = self.swap_of(swap)?;
+            pairs.push(quote!((#a, #b)));
+        }
+        let swaps = quote!(&[#(#pairs),*]);
         self.time_block = match k {
             Depth::Fixed(k, _) => quote!(.in_time_loop(#k)),
             Depth::Auto => quote!(.in_time_loop(__mint_crate::__rt::AUTO_DEEPEST)),
@@ -313,13 +318,13 @@ impl RegionGen {
             Depth::Fixed(k, _) => {
                 let k = k as usize;
                 (
-                    quote!(__mint_region.time_step_begin(#k, __mint_tl_left, (#a, #b))),
+                    quote!(__mint_region.time_step_begin(#k, __mint_tl_left, #swaps)),
                     quote!(__mint_region.time_step_end()),
                     quote!(),
                 )
             }
             Depth::Auto | Depth::Default => (
-                self.try_(quote!(__mint_region.time_step_begin_auto(&__MINT_TL_AUTO, __mint_tl_left, (#a, #b)))),
+                self.try_(quote!(__mint_region.time_step_begin_auto(&__MINT_TL_AUTO, __mint_tl_left, #swaps))),
                 self.try_(quote!(__mint_region.time_step_end_auto(&__MINT_TL_AUTO))),
                 if matches!(k, Depth::Auto) {
                     quote!(static __MINT_TL_AUTO: __mint_crate::__rt::AutoDepth = __mint_crate::__rt::AutoDepth::new();)

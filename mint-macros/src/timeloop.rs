@@ -2,7 +2,7 @@
 //! depth and the checks of the loop's shape, each misuse a compile error on its span.
 //!
 //! A blocked loop runs over a range and holds one kernel (`#[mint::r#for]`, no
-//! reduction) and the `std::mem::swap` of its two arrays, or several kernels followed by
+//! reduction) and the `std::mem::swap`s of its arrays, or several kernels followed by
 //! any swaps; nothing else: host code or a `copy!` between steps would see only every
 //! k-th step. The runtime fuses one kernel's steps where the kernel allows it, runs the
 //! steps of several kernels between two halo exchanges on several devices, and says why
@@ -96,9 +96,10 @@ pub(crate) struct Shape<'a> {
 }
 
 /// Checks the loop's shape: a range, an index the body does not use, and a body of
-/// `#[mint::r#for]` kernels followed by swaps of arrays: one kernel and one swap (whose
-/// steps a GPU fuses), or several kernels and any number of swaps (whose steps run between
-/// two halo exchanges on several devices).
+/// `#[mint::r#for]` kernels followed by swaps of arrays: one kernel and its swaps (whose
+/// steps a GPU fuses: the array it reads at its neighbours, and the pairs it carries at
+/// its point), or several kernels and any number of swaps (whose steps run between two
+/// halo exchanges on several devices).
 ///
 /// # Errors
 /// One error per misuse, on its span.
@@ -146,11 +147,10 @@ pub(crate) fn check(f: &ExprForLoop) -> Result<Shape<'_>, Vec<syn::Error>> {
             )),
         }
     }
-    let one = shape.kernels == 1 && shape.swaps.len() == 1;
-    if shape.kernels == 0 || (shape.kernels == 1 && !one) {
+    if shape.kernels == 0 || (shape.kernels == 1 && shape.swaps.is_empty()) {
         errs.push(syn::Error::new(
             f.for_token.span,
-            "a blocked time loop's body is one `#[mint::r#for]` kernel and `std::mem::swap(a, b)` of the array it reads and the one it writes, or several kernels followed by any swaps",
+            "a blocked time loop's body is one `#[mint::r#for]` kernel and `std::mem::swap(a, b)` of the array it reads and the one it writes (and of any other pair it carries at its point), or several kernels followed by any swaps",
         ));
     }
     if errs.is_empty() {

@@ -471,8 +471,8 @@ impl Region {
                 dev.faults.error(site).map_or(Ok(()), Err)
             }
             Some(s) => {
-                if let Some((steps, io)) = fused
-                    && s.run_fused(site, slots, steps, io, &mut f)?
+                if let Some((steps, pairs)) = fused
+                    && s.run_fused(site, slots, steps, &pairs, &mut f)?
                 {
                     self.time.ran(site, steps.0, true);
                     return Ok(());
@@ -484,13 +484,14 @@ impl Region {
 
     /// On emulated devices (`cpu:N`), in a blocked time loop: the steps `site` runs
     /// between two halo exchanges and its reach along the slowest axis, and the kernel's
-    /// input and output arrays; `None`: one step (on the host CPU, blocking changes
+    /// arrays that trade places at each step (`(read, written)`, the input and output
+    /// first); `None`: one step (on the host CPU, blocking changes
     /// nothing). Decided at the loop's first launch of `site`, as on GPUs.
     fn cpu_fused(
         &mut self,
         site: &'static KernelSite,
         slots: &[usize],
-    ) -> Option<((usize, usize), (usize, usize))> {
+    ) -> Option<((usize, usize), Vec<(usize, usize)>)> {
         let depth = self.time.requested()?;
         let split = self.split.as_ref()?;
         let f = match self.time.decision(site) {
@@ -504,7 +505,7 @@ impl Region {
                 self.time.decide(site, how)
             }
         }?;
-        Some(((depth, f.reach[2] as usize), (f.input(), f.output)))
+        Some(((depth, f.reach[2] as usize), f.pairs()))
     }
 
     /// [`Region::cpu_run`] for a reduction kernel: `f` returns a device's value; the
@@ -663,10 +664,10 @@ impl Region {
 
     /// `#[mint::time_loop(block = depth)]`, before an iteration of the loop's body with
     /// `left` steps to go: the body's launch fuses `depth` steps where it can (not the
-    /// loop's last step). `swap`: the slots of the two arrays the body's
-    /// `std::mem::swap` exchanges. The generated code calls it (issue #45).
-    pub fn time_step_begin(&mut self, depth: usize, left: usize, swap: (usize, usize)) {
-        self.time.begin(depth, left, swap);
+    /// loop's last step). `swaps`: the slots of the two arrays each of the body's
+    /// `std::mem::swap`s exchanges. The generated code calls it (issue #45).
+    pub fn time_step_begin(&mut self, depth: usize, left: usize, swaps: &[(usize, usize)]) {
+        self.time.begin(depth, left, swaps);
         if let Some(s) = &mut self.split {
             s.time_loop = self.time.execution();
         }
@@ -706,16 +707,16 @@ impl Region {
         &mut self,
         auto: &'static AutoDepth,
         left: usize,
-        swap: (usize, usize),
+        swaps: &[(usize, usize)],
     ) -> Result<()> {
         // the ranks of a split region would time different depths and choose apart
         if self.is_cpu() || (self.split.is_some() && crate::ranks::size() > 1) {
-            self.time_step_begin(1, left, swap);
+            self.time_step_begin(1, left, swaps);
             self.auto_launch = None;
             return Ok(());
         }
         let (depth, timed) = auto.next();
-        self.time_step_begin(depth, left, swap);
+        self.time_step_begin(depth, left, swaps);
         // the loop's last step runs alone: not a launch at `depth`
         if depth > 1 && left <= depth {
             self.auto_launch = None;

@@ -468,6 +468,25 @@ impl KernelSite {
         self.translate_bound(target, types.as_ref(), None, None)
     }
 
+    /// [`KernelSite::translate`] in the launch configuration `config` (a tuning candidate,
+    /// or a blocked time loop's fused launch), as the runtime would launch it.
+    ///
+    /// # Errors
+    /// As [`KernelSite::translate`].
+    pub fn translate_as(&self, target: &Target, config: &Candidate) -> Result<Translation> {
+        let types = self
+            .last_types
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let k = config.apply(&*self.bound_kernel(types.as_ref())?);
+        let target = Target {
+            clause_values: clause_values(&k, config.tile, config.chunk),
+            ..target.clone()
+        };
+        mint_translator::translate(&k, &target).map_err(|d| self.translate_err(d))
+    }
+
     /// Records the types a run on the CPU backend used, for a kernel whose types are bound
     /// at launch, so that [`KernelSite::translate`] (and `MINT_DUMP` through
     /// `mint::dump_kernels`) can show its CUDA on a machine without a GPU. `arrays[i]` is

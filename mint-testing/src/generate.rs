@@ -573,6 +573,7 @@ pub fn case(seed: u64) -> Case {
         roll_z: seed % 3 == 1,
         time_block: 0,
         time_input: 0,
+        time_carried: Default::default(),
     };
     let c = |v: [u32; 3]| v.map(ClauseValue::Const);
     let kernel = Kernel {
@@ -902,6 +903,7 @@ pub fn boundary_case(seed: u64) -> Case {
         roll_z: false,
         time_block: 0,
         time_input: 0,
+        time_carried: Default::default(),
     };
     let c = |v: [u32; 3]| v.map(ClauseValue::Const);
     let kernel = Kernel {

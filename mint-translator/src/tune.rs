@@ -89,6 +89,28 @@ impl Candidate {
         })
     }
 
+    /// The same fused launch carrying the pairs `carried` at its point (`(read, written)`,
+    /// indices in the kernel's arrays; `crate::optimizer::temporal::check_pairs`).
+    ///
+    /// # Errors
+    /// More than [`crate::ir::MAX_CARRIED`] pairs, or an index above 255.
+    pub fn carrying(mut self, carried: &[(usize, usize)]) -> Result<Candidate, String> {
+        if carried.len() > crate::ir::MAX_CARRIED {
+            return Err(format!(
+                "a blocked step carries at most {} pairs, not {}",
+                crate::ir::MAX_CARRIED,
+                carried.len()
+            ));
+        }
+        for (slot, &(i, o)) in self.options.time_carried.iter_mut().zip(carried) {
+            let b = |v: usize| {
+                u8::try_from(v).map_err(|_| format!("array {v} of the kernel is above 255"))
+            };
+            *slot = [b(i)?, b(o)?];
+        }
+        Ok(self)
+    }
+
     /// The candidate as a user would write it: `options; tile(..), chunksize(..)`.
     pub fn describe(&self) -> String {
         let opts = self.options.written();
@@ -204,6 +226,7 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         roll_z: false,
         time_block: 0,
         time_input: 0,
+        time_carried: Default::default(),
     };
     let none = opts(false, false, false, false);
     // the thesis's baseline level has no options at all: unrolling a long serial loop

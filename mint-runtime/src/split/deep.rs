@@ -111,8 +111,8 @@ impl Split {
             Mode::Everywhere => None,
             Mode::Owner => return Ok(false),
         };
-        let output = plan.writes.iter().position(|&w| w).unwrap_or(0);
-        self.refresh(site, args.arrays, output)?;
+        let outputs: Vec<usize> = (0..plan.writes.len()).filter(|&i| plan.writes[i]).collect();
+        self.refresh(site, args.arrays, &outputs)?;
         let launched = self.launch_fused_local(site, args, clip, c);
         // every rank fails alike, or none does
         crate::ranks::agree(
@@ -159,7 +159,8 @@ impl Split {
 
     /// `depth` steps of `site`'s CPU version on every emulated device between two
     /// exchanges: step `j` on each device's planes widened by `(depth − j) × reach`, the
-    /// kernel's arrays `input` and `output` (its indices) trading places at every step.
+    /// kernel's arrays of each pair of `pairs` (`(read, written)`, its indices; the input
+    /// and output first) trading places at every step.
     /// `Ok(false)`, having run nothing, where the kernel does not run split.
     ///
     /// # Errors
@@ -169,14 +170,16 @@ impl Split {
         site: &'static KernelSite,
         slots: &[usize],
         (depth, reach): (usize, usize),
-        (input, output): (usize, usize),
+        pairs: &[(usize, usize)],
         mut f: impl FnMut(&CpuDev),
     ) -> Result<bool> {
         let plan = self.prepare(site, slots)?;
         if !matches!(plan.mode, Mode::Split { .. }) {
             return Ok(false);
         }
-        self.refresh(site, slots, output)?;
+        let outputs: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+        let output = outputs[0];
+        self.refresh(site, slots, &outputs)?;
         let mut order = slots.to_vec();
         for j in 1..=depth {
             let widen = (depth - j) * reach;
@@ -204,32 +207,41 @@ impl Split {
                 || format!("kernel {} ({})", site.name, site.location()),
                 fault.map_or(Ok(()), Err),
             )?;
-            order.swap(input, output);
+            for &(input, output) in pairs {
+                order.swap(input, output);
+            }
         }
         self.finish(site, &plan, slots);
-        // the steps between the first and the last wrote the input too
+        // the steps between the first and the last wrote the inputs too
         let me = (site as *const KernelSite as usize, self.time_loop);
-        if let Some(a) = self.slots[slots[input]].as_mut().filter(|_| depth > 1) {
-            a.stale = true;
-            a.writers = a.writers.and(me);
+        for &(input, _) in pairs {
+            if let Some(a) = self.slots[slots[input]].as_mut().filter(|_| depth > 1) {
+                a.stale = true;
+                a.writers = a.writers.and(me);
+            }
         }
         Ok(true)
     }
 
-    /// Before a block of steps of `site` (its kernel's array `output` the one it writes):
+    /// Before a block of steps of `site` (its kernel's arrays `outputs` those it writes):
     /// the ghost planes of every array the block reads are current. The steps widened into
     /// the ghost planes read the other arrays there (coefficients) and, at the points no
     /// step writes (fixed boundaries), the output; `prepare` refreshed the input. The
     /// output is left as it is where only this loop's steps wrote it since its last
     /// exchange: they write the points inside the loop's ranges, which the block writes
     /// before it reads them.
-    fn refresh(&mut self, site: &'static KernelSite, slots: &[usize], output: usize) -> Result<()> {
+    fn refresh(
+        &mut self,
+        site: &'static KernelSite,
+        slots: &[usize],
+        outputs: &[usize],
+    ) -> Result<()> {
         let me = super::Writers::One(site as *const KernelSite as usize, self.time_loop);
         for (i, &slot) in slots.iter().enumerate() {
             let Some(a) = self.slots.get(slot).and_then(|a| a.as_ref()) else {
                 continue;
             };
-            if a.slabs.is_none() || !a.stale || (i == output && a.writers == me) {
+            if a.slabs.is_none() || !a.stale || (outputs.contains(&i) && a.writers == me) {
                 continue;
             }
             self.exchange(slot)?;

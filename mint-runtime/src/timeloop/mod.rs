@@ -23,8 +23,9 @@ use mint_translator::tune::Candidate;
 pub(crate) struct TimeLoop {
     /// Steps the current iteration asks for (0 or 1: one).
     request: usize,
-    /// The slots the loop's swap exchanges: the input and output of a fused launch.
-    swap: (usize, usize),
+    /// The slots each of the loop's swaps exchanges: the input and output of a fused
+    /// launch, and the pairs it carries at its point.
+    swaps: Vec<(usize, usize)>,
     /// Steps the iteration's launch ran.
     done: usize,
     /// Per kernel site and depth, decided at the loop's first launch of it.
@@ -50,6 +51,14 @@ impl Fused {
     pub(crate) fn input(&self) -> usize {
         usize::from(self.c.options.time_input)
     }
+
+    /// The kernel's arrays that trade places at every step, `(read, written)`: the input
+    /// and output first, then the pairs the step carries at its point.
+    pub(crate) fn pairs(&self) -> Vec<(usize, usize)> {
+        let mut p = vec![(self.input(), self.output)];
+        p.extend(self.c.options.carried());
+        p
+    }
 }
 
 /// How a kernel site's loop runs at one depth.
@@ -68,13 +77,15 @@ struct Decided {
 impl TimeLoop {
     /// Before an iteration with `left` steps to go: ask for `depth` steps, if more than
     /// `depth` remain (the last step runs alone).
-    pub(crate) fn begin(&mut self, depth: usize, left: usize, swap: (usize, usize)) {
+    pub(crate) fn begin(&mut self, depth: usize, left: usize, swaps: &[(usize, usize)]) {
         if self.last_left == 0 || left >= self.last_left {
             self.execution += 1;
         }
         self.last_left = left;
         self.request = if depth > 1 && left > depth { depth } else { 1 };
-        self.swap = swap;
+        if self.swaps != swaps {
+            self.swaps = swaps.to_vec();
+        }
         self.done = 1;
     }
 
@@ -146,23 +157,52 @@ impl TimeLoop {
         if depth.is_multiple_of(2) {
             return Err(format!("block = {depth} is even; the depth is odd"));
         }
-        let Some(input) = (0..slots.len()).find(|&i| {
-            !kernel.arrays[i].written && (slots[i] == self.swap.0 || slots[i] == self.swap.1)
-        }) else {
-            return Err("the kernel does not read either array of the loop's swap".into());
-        };
-        let (output, reach) = mint_translator::optimizer::temporal::check(kernel, input)?;
-        let pair = (slots[input], slots[output]);
-        if pair != self.swap && (pair.1, pair.0) != self.swap {
-            return Err(format!(
-                "the kernel writes `{}`, which the loop's swap does not exchange with `{}`",
-                kernel.arrays[output].name, kernel.arrays[input].name
-            ));
+        let pairs = self.pairs(kernel, slots)?;
+        let b = mint_translator::optimizer::temporal::check_pairs(kernel, &pairs)?;
+        let elem = kernel.arrays[b.input].elem.size_bytes();
+        let block = tile(kernel.nest.len(), depth as u32, b.reach, elem, shared_bytes)?;
+        let c =
+            Candidate::time_blocked(kernel, b.input, depth as u32, block)?.carrying(&b.carried)?;
+        Ok(Fused {
+            c,
+            output: b.output,
+            reach: b.reach,
+        })
+    }
+
+    /// The loop's swaps as the kernel's arrays, `(read, written)`, where `slots` are the
+    /// slots of its arrays: each swap must exchange an array the kernel reads and only
+    /// reads with one it writes.
+    fn pairs(&self, kernel: &Kernel, slots: &[usize]) -> Result<Vec<(usize, usize)>, String> {
+        let find = |slot: usize| (0..slots.len()).find(|&i| slots[i] == slot);
+        let mut pairs = Vec::new();
+        for &(a, b) in &self.swaps {
+            let pair = match (find(a), find(b)) {
+                (Some(i), Some(j)) => match (kernel.arrays[i].written, kernel.arrays[j].written) {
+                    (false, true) => (i, j),
+                    (true, false) => (j, i),
+                    (w, _) => {
+                        return Err(format!(
+                            "the kernel {} both `{}` and `{}`, which the loop swaps: a blocked step reads one array of each swap and writes the other",
+                            if w { "writes" } else { "only reads" },
+                            kernel.arrays[i].name,
+                            kernel.arrays[j].name
+                        ));
+                    }
+                },
+                (Some(i), None) | (None, Some(i)) => {
+                    return Err(format!(
+                        "the kernel uses `{}` but not the array the loop swaps it with",
+                        kernel.arrays[i].name
+                    ));
+                }
+                (None, None) => {
+                    return Err("the kernel uses neither array of one of the loop's swaps".into());
+                }
+            };
+            pairs.push(pair);
         }
-        let elem = kernel.arrays[input].elem.size_bytes();
-        let block = tile(kernel.nest.len(), depth as u32, reach, elem, shared_bytes)?;
-        let c = Candidate::time_blocked(kernel, input, depth as u32, block)?;
-        Ok(Fused { c, output, reach })
+        Ok(pairs)
     }
 
     /// What was decided for `site` at the requested depth, if it was.

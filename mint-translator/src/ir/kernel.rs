@@ -260,6 +260,26 @@ pub struct OptOptions {
     /// the ping-pong partner of the one it writes.
     #[serde(default)]
     pub time_input: u8,
+    /// With `time_block`: the other ping-pong pairs of the time loop's swaps that the step
+    /// carries at its point, `[input, output]` (indices in the kernel's arrays; `[0, 0]`
+    /// ends the list): state the step reads and writes only at its point, as the cardiac
+    /// model's recovery variable `R`.
+    #[serde(default)]
+    pub time_carried: [[u8; 2]; MAX_CARRIED],
+}
+
+/// The most pairs a blocked step carries at its point besides the one it reads at its
+/// neighbours ([`OptOptions::time_carried`]).
+pub const MAX_CARRIED: usize = 3;
+
+impl OptOptions {
+    /// The pairs of [`Self::time_carried`], `(input, output)`.
+    pub fn carried(&self) -> Vec<(usize, usize)> {
+        (self.time_carried.iter())
+            .take_while(|p| p != &&[0, 0])
+            .map(|p| (usize::from(p[0]), usize::from(p[1])))
+            .collect()
+    }
 }
 
 impl OptOptions {

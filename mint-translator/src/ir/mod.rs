@@ -11,8 +11,8 @@ mod types;
 pub use device::{DeviceFn, DeviceParam, DeviceParamKind};
 pub use expr::{BinOp, Expr, ExprKind, Lit, MathFn, SpanId, UnOp};
 pub use kernel::{
-    ArrayParam, ClauseValue, Clauses, Kernel, OptOptions, Origin, ParLoop, RedOp, Reduction,
-    ScalarParam,
+    ArrayParam, ClauseValue, Clauses, Kernel, MAX_CARRIED, OptOptions, Origin, ParLoop, RedOp,
+    Reduction, ScalarParam,
 };
 pub use stmt::{Block, Place, Stmt, StmtKind};
 pub use types::ScalarTy;

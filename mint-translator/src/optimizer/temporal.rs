@@ -87,6 +87,10 @@ pub struct TemporalPlan {
     /// The array each step reads (index in the kernel's arrays) and the one it writes.
     pub input: usize,
     pub output: usize,
+    /// The pairs the step carries at its point (`(read, written)`, [`check_with`]): each
+    /// step keeps its value in a register queue beside the output's, step 1 reads the
+    /// read array from device memory, the last step writes the written one.
+    pub carried: Vec<(usize, usize)>,
     /// The input's reach along the tile's columns, its rows and the walk: x, y, z of a
     /// 3-D step; x, none (0) and y of a 2-D one, whose walk streams along y. The largest
     /// |offset| of its references.
@@ -240,6 +244,7 @@ pub fn default_tile(
         depth,
         input: 0,
         output: 1,
+        carried: Vec::new(),
         reach,
         threads: [bx, 1024 / bx],
         rows: 1,
@@ -268,6 +273,72 @@ pub fn default_tile(
 /// # Errors
 /// The reason the step cannot be blocked.
 pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
+    check_with(k, input, &[])
+}
+
+/// What [`check_pairs`] found: the pair the step reads at its neighbours, the pairs it
+/// carries at its point, and the input's reach by role ([`TemporalPlan::reach`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blocked {
+    pub input: usize,
+    pub output: usize,
+    pub carried: Vec<(usize, usize)>,
+    pub reach: [u32; 3],
+}
+
+/// Whether `k`'s step can be fused over time, `pairs` the `(read, written)` arrays (indices
+/// in `k`'s arrays) of the time loop's swaps: one pair may be read at other points than
+/// the step's own (the stencil's input), every other pair only at the point (state the
+/// step carries, as an ODE's variables). With no pair read elsewhere the first is the
+/// input.
+///
+/// # Errors
+/// The reason the step cannot be blocked, in words.
+pub fn check_pairs(k: &Kernel, pairs: &[(usize, usize)]) -> Result<Blocked, String> {
+    let Some(&first) = pairs.first() else {
+        return Err("the time loop swaps no array this kernel reads and writes".into());
+    };
+    let name = |i: usize| k.arrays.get(i).map_or("?", |a| a.name.as_str());
+    let refs = references(k);
+    let elsewhere = |i: usize| {
+        refs.iter()
+            .any(|r| r.array == name(i) && r.offset != Some([0, 0, 0]))
+    };
+    let stencils: Vec<&(usize, usize)> = pairs.iter().filter(|p| elsewhere(p.0)).collect();
+    let (input, output) = match stencils[..] {
+        [] => first,
+        [&p] => p,
+        [a, b, ..] => {
+            return Err(format!(
+                "the step reads `{}` and `{}`, both arrays of the loop's swaps, at other points than its own: a blocked step keeps one array's neighbours on chip, and carries the others at its point only",
+                name(a.0),
+                name(b.0)
+            ));
+        }
+    };
+    let carried: Vec<(usize, usize)> = (pairs.iter().copied())
+        .filter(|&p| p != (input, output))
+        .collect();
+    let (_, reach) = check_with(k, input, &carried)?;
+    Ok(Blocked {
+        input,
+        output,
+        carried,
+        reach,
+    })
+}
+
+/// [`check`], the step also carrying the pairs `carried` (`(read, written)`, indices in
+/// `k`'s arrays) at its point: each read there only, its partner written there
+/// ([`check_outputs`]), both of the input's shape and element type.
+///
+/// # Errors
+/// The reason the step cannot be blocked, in words.
+pub fn check_with(
+    k: &Kernel,
+    input: usize,
+    carried: &[(usize, usize)],
+) -> Result<(usize, [u32; 3]), String> {
     if k.is_single() || !(2..=3).contains(&k.nest.len()) {
         return Err(
             "a blocked step streams along its outermost loop: it needs two or three parallel loops ([y, x] or [z, y, x])".into(),
@@ -280,12 +351,19 @@ pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
         .arrays
         .get(input)
         .ok_or("the time loop's swap does not name an array of this kernel")?;
+    if carried.len() > MAX_CARRIED {
+        return Err(format!(
+            "the step carries {} swapped pairs at its point; a blocked step carries at most {MAX_CARRIED}",
+            carried.len()
+        ));
+    }
+    let carried_out: Vec<usize> = carried.iter().map(|p| p.1).collect();
     let written: Vec<usize> = (0..k.arrays.len())
-        .filter(|&i| k.arrays[i].written)
+        .filter(|&i| k.arrays[i].written && !carried_out.contains(&i))
         .collect();
     let [output] = written[..] else {
         return Err(format!(
-            "the step writes {} arrays; a blocked step writes one, the swap partner of the one it reads",
+            "the step writes {} arrays besides those of the loop's other swaps; a blocked step writes one, the swap partner of the one it reads",
             written.len()
         ));
     };
@@ -293,34 +371,51 @@ pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
     if output == input || a.written {
         return Err(format!("the step writes `{}`, the array it reads", a.name));
     }
-    if b.read {
-        return Err(format!(
-            "the step reads `{}`, the array it writes (two time levels, as a leapfrog has)",
-            b.name
-        ));
-    }
     let n = k.nest.len();
-    if usize::from(a.ndim) != n || usize::from(b.ndim) != n || a.elem != b.elem {
+    let same = |x: &ArrayParam| usize::from(x.ndim) == n && x.elem == a.elem;
+    if !same(a) || !same(b) {
         return Err(format!(
             "`{}` and `{}` must be {n}-D arrays (one dimension per parallel loop) of one element type",
             a.name, b.name
         ));
     }
-    if has_top_level_continue(&k.body) || compound_write(&k.body, &b.name) {
-        return Err(format!(
-            "the step skips points (`continue`) or updates `{}` in place",
-            b.name
-        ));
+    if has_top_level_continue(&k.body) {
+        return Err("the step skips points (`continue`)".into());
     }
-    let mut writes = 0;
-    for r in references(k).iter().filter(|r| r.array == b.name) {
-        writes += 1;
-        if r.offset != Some([0, 0, 0]) || r.conditional {
+    let refs = references(k);
+    check_outputs(&refs, b)?;
+    for &(ci, co) in carried {
+        let (Some(x), Some(y)) = (k.arrays.get(ci), k.arrays.get(co)) else {
+            return Err("the time loop's swap does not name an array of this kernel".into());
+        };
+        if ci == co
+            || ci == input
+            || co == output
+            || x.written
+            || !y.written
+            || !same(x)
+            || !same(y)
+        {
             return Err(format!(
-                "`{}` must be written once per point, at the point, outside any `if` or loop",
-                b.name
+                "the step carries `{}` into `{}`: a carried pair is read and written by the step, one array each, {n}-D arrays of `{}`'s element type",
+                x.name, y.name, a.name
             ));
         }
+        if let Some(r) = refs
+            .iter()
+            .find(|r| r.array == x.name && (r.offset != Some([0, 0, 0]) || r.conditional))
+        {
+            return Err(format!(
+                "`{}` is read {}; a carried array is read only at the point, outside any `if` or loop",
+                x.name,
+                if r.conditional {
+                    "inside an `if` or loop"
+                } else {
+                    "at another point than its own"
+                }
+            ));
+        }
+        check_outputs(&refs, y)?;
     }
     let mut reach = [0u32; 3];
     for r in reaches(k).iter().filter(|r| r.array == a.name) {
@@ -338,10 +433,29 @@ pub fn check(k: &Kernel, input: usize) -> Result<(usize, [u32; 3]), String> {
             reach[role] = reach[role].max(lo.unsigned_abs().max(hi.unsigned_abs()) as u32);
         }
     }
-    if writes != 1 {
-        return Err(format!("`{}` must be written once per point", b.name));
-    }
     Ok((output, reach))
+}
+
+/// An array a blocked step writes (its output, or a carried pair's) is referenced only at
+/// the point, outside any `if` or loop, and written before it is read (`refs` in program
+/// order): a read then sees the step's own value, which the fused kernel keeps in a
+/// register, never the array's older one (two time levels, as a leapfrog has, are not
+/// blocked).
+fn check_outputs(refs: &[crate::analyzer::refs::Ref], b: &ArrayParam) -> Result<(), String> {
+    let mut refs = refs.iter().filter(|r| r.array == b.name).peekable();
+    if refs.peek().is_some_and(|r| !r.write) {
+        return Err(format!(
+            "the step reads `{}`, the array it writes, before writing it (two time levels, as a leapfrog has)",
+            b.name
+        ));
+    }
+    if refs.any(|r| r.offset != Some([0, 0, 0]) || r.conditional) {
+        return Err(format!(
+            "`{}` must be written and read at the point only, outside any `if` or loop",
+            b.name
+        ));
+    }
+    Ok(())
 }
 
 /// The kernel axis (0 = x, fastest) the walk streams along: the outermost parallel loop,
@@ -372,22 +486,6 @@ fn walk_var(k: &Kernel) -> &str {
 /// Whether a step's tile has rows of its own (3-D), not one row (2-D).
 fn has_rows(k: &Kernel) -> bool {
     k.nest.len() == 3
-}
-
-/// Whether the body updates `array` with a compound assignment (`+=`: a read).
-fn compound_write(b: &Block, array: &str) -> bool {
-    let mut found = false;
-    b.walk_stmts(&mut |s| {
-        if let StmtKind::Assign {
-            place: Place::Elem { array: a, .. },
-            op: Some(_),
-            ..
-        } = &s.kind
-        {
-            found |= a == array;
-        }
-    });
-    found
 }
 
 /// [`TemporalPlan::shared_dz`] of `k` reading `input` with reach `reach`: the planes of
@@ -428,7 +526,8 @@ pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Optio
     }
     let err = |m: String| Err(vec![Diag::new(k.clauses.span, m)]);
     let input = usize::from(k.options.time_input);
-    let (output, reach) = match check(k, input) {
+    let carried = k.options.carried();
+    let (output, reach) = match check_with(k, input, &carried) {
         Ok(r) => r,
         Err(why) => return err(format!("cannot block this time loop: {why}")),
     };
@@ -448,6 +547,7 @@ pub fn plan(k: &Kernel, cfg: &LaunchConfig, target: &Target) -> DiagResult<Optio
         depth,
         input,
         output,
+        carried,
         reach,
         threads,
         rows,
@@ -539,11 +639,26 @@ impl RefResolver for StepRefs<'_> {
                 v(0)
             );
         }
+        let top = i64::from(self.tp.queue()) - 1;
         if ai == self.tp.output && s < self.tp.depth {
-            return queue_ref(self.tp, s, i64::from(self.tp.queue()) - 1, self.walk.get());
+            return queue_ref(self.tp, s, top, self.walk.get());
         }
         if ai == self.tp.output && self.walk.get() != Walk::General {
             return "mint_out".into();
+        }
+        // a carried pair: the previous step's value at the point (device memory at step
+        // 1), this step's into its queue (device memory at the last step)
+        for (c, &(ci, co)) in self.tp.carried.iter().enumerate() {
+            if ai == ci && s > 1 {
+                let j = i64::from(self.tp.reach[2]);
+                return carried_ref(self.tp, c, s - 1, j, self.walk.get());
+            }
+            if ai == co && s < self.tp.depth {
+                return carried_ref(self.tp, c, s, top, self.walk.get());
+            }
+            if ai == co && self.walk.get() != Walk::General {
+                return format!("mint_out_c{c}");
+            }
         }
         flat_ref(p, &p.names.get(array), array, index)
     }
@@ -564,15 +679,26 @@ fn plus(d: i64) -> String {
 /// order by the register `(j + r + 1) mod queue`, which needs no move: after the group's
 /// last plane the registers are in order again.
 fn queue_ref(tp: &TemporalPlan, s: u32, j: i64, w: Walk) -> String {
+    register(tp, &format!("mint_q{s}"), j, w)
+}
+
+/// Register `j` of step `s`'s queue of carried pair `c` ([`TemporalPlan::carried`]), in
+/// the order of [`queue_ref`].
+fn carried_ref(tp: &TemporalPlan, c: usize, s: u32, j: i64, w: Walk) -> String {
+    register(tp, &format!("mint_c{c}q{s}"), j, w)
+}
+
+/// Register `j` of the queue `queue` in the thread's current row ([`queue_ref`]).
+fn register(tp: &TemporalPlan, queue: &str, j: i64, w: Walk) -> String {
     let q = i64::from(tp.queue());
     let j = match w {
         Walk::Interior(Some(r)) => (j + i64::from(r) + 1).rem_euclid(q),
         _ => j,
     };
     if tp.rows == 1 {
-        format!("mint_q{s}[{j}]")
+        format!("{queue}[{j}]")
     } else {
-        format!("mint_q{s}[mint_r * {q} + {j}]")
+        format!("{queue}[mint_r * {q} + {j}]")
     }
 }
 
@@ -583,11 +709,17 @@ fn shift(b: &mut Builder, tp: &TemporalPlan, s: u32, w: Walk) {
     if let Walk::Interior(Some(_)) = w {
         return;
     }
-    for j in 0..i64::from(tp.queue()) - 1 {
-        b.push(Stmt::assign(
-            queue_ref(tp, s, j, w),
-            queue_ref(tp, s, j + 1, w),
-        ));
+    let carried = (0..tp.carried.len()).filter(|_| s > 0);
+    let queues: Vec<String> = std::iter::once(format!("mint_q{s}"))
+        .chain(carried.map(|c| format!("mint_c{c}q{s}")))
+        .collect();
+    for q in &queues {
+        for j in 0..i64::from(tp.queue()) - 1 {
+            b.push(Stmt::assign(
+                register(tp, q, j, w),
+                register(tp, q, j + 1, w),
+            ));
+        }
     }
 }
 
@@ -595,15 +727,19 @@ fn shift(b: &mut Builder, tp: &TemporalPlan, s: u32, w: Walk) {
 fn queues(b: &mut Builder, k: &Kernel, tp: &TemporalPlan) {
     let ty = k.arrays[tp.input].elem.cuda_name();
     b.comment("each step's own column, the planes the next step reads there");
+    let carried = |s: u32| (0..tp.carried.len()).map(move |c| format!("mint_c{c}q{s}"));
     for s in 0..tp.depth {
-        b.push(Stmt::vars(
-            ty,
-            vec![crate::kir::Var {
-                name: format!("mint_q{s}"),
-                len: Some(tp.rows * tp.queue()),
-                init: Some("{}".into()),
-            }],
-        ));
+        let names = std::iter::once(format!("mint_q{s}")).chain(carried(s).filter(|_| s > 0));
+        for name in names {
+            b.push(Stmt::vars(
+                ty,
+                vec![crate::kir::Var {
+                    name,
+                    len: Some(tp.rows * tp.queue()),
+                    init: Some("{}".into()),
+                }],
+            ));
+        }
     }
 }
 
@@ -809,7 +945,8 @@ fn interior(k: &Kernel, tp: &TemporalPlan, target: &Target) -> Interior {
 fn others_fixed(k: &Kernel, tp: &TemporalPlan) -> bool {
     let input = &k.arrays[tp.input].name;
     let output = &k.arrays[tp.output].name;
-    let other = |a: &String| a != input && a != output;
+    let carried_out = |a: &String| (tp.carried.iter()).any(|p| &k.arrays[p.1].name == a);
+    let other = |a: &String| a != input && a != output && !carried_out(a);
     let at_offsets = (references(k).iter())
         .filter(|r| other(&r.array))
         .all(|r| r.offset.is_some() && !r.conditional && !r.write);
@@ -1374,13 +1511,21 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
         let row = row_consts(p, k, tp, d);
         let out = &k.arrays[tp.output];
         let rows = (tp.reach[1] > 0).then(|| margin_rows(tp, d));
-        let store = Stmt::if_(
-            format!("mint_col{d}"),
-            vec![Stmt::assign(
-                flat_ref(p, &p.names.get(&out.name), &out.name, &axis_exprs(k)),
-                "mint_out",
-            )],
-        );
+        let outs: Vec<(&ArrayParam, String)> = std::iter::once((out, "mint_out".to_string()))
+            .chain(
+                (tp.carried.iter().enumerate())
+                    .map(|(c, p)| (&k.arrays[p.1], format!("mint_out_c{c}"))),
+            )
+            .collect();
+        let stores = (outs.iter())
+            .map(|(a, v)| {
+                Stmt::assign(
+                    flat_ref(p, &p.names.get(&a.name), &a.name, &axis_exprs(k)),
+                    v.clone(),
+                )
+            })
+            .collect();
+        let store = Stmt::if_(format!("mint_col{d}"), stores);
         per_row(b, tp, row, |b| match w {
             Walk::General => b.if_(
                 format!("{z} >= mint_z0 && mint_in_ranges && mint_col{d}"),
@@ -1392,7 +1537,7 @@ fn last_step(p: &mut CPrinter, b: &mut Builder, k: &Kernel, tp: &TemporalPlan, w
             Walk::Interior(_) => b.if_some(rows.as_deref(), |b| {
                 b.push(Stmt::vars(
                     out.elem.cuda_name(),
-                    vec![Var::plain("mint_out")],
+                    outs.iter().map(|(_, v)| Var::plain(v)).collect(),
                 ));
                 b.body(p, |p| p.block_body(&k.body));
                 b.push(store);
@@ -1438,10 +1583,7 @@ mod tests {
                 "v[z][y][x] = u[z][y][x]; c[z][y][x] = 1.0;",
                 "writes 2 arrays",
             ),
-            (
-                "v[z][y][x] = u[z][y][x+1]; v[z][y][x] = u[z][y][x];",
-                "once per point",
-            ),
+            ("v[z][y][x+1] = u[z][y][x];", "at the point only"),
             (
                 "v[z][y][x] = u[z][0][x];",
                 "within a fixed distance of the point",
@@ -1460,6 +1602,62 @@ mod tests {
                 .unwrap_err()
                 .contains("does not name an array")
         );
+    }
+
+    /// The cardiac model's step (Aliev-Panfilov, `examples/cardiac`): E read at its
+    /// mirrored neighbours, written, then read back at the point; R carried at the point.
+    const CARDIAC: &str = "arrays: e f32 2, ep f32 2, r f32 2, rn f32 2
+         nest: j 1..n+1, i 1..n+1
+         let jm = if j == 1 { j + 1 } else { j - 1 };
+         let jp = if j == n { j - 1 } else { j + 1 };
+         e[j][i] = ep[j][i] + 0.1 * (ep[j][i+1] + ep[j][i-1] - 4.0 * ep[j][i] + ep[jp][i] + ep[jm][i]);
+         e[j][i] = e[j][i] - 0.01 * (8.0 * e[j][i] * (e[j][i] - 0.1) + e[j][i] * r[j][i]);
+         rn[j][i] = r[j][i] + 0.01 * (-r[j][i] - 8.0 * e[j][i]);";
+
+    #[test]
+    fn a_step_carries_pairs_at_its_point() {
+        let k = kernel("cardiac_0", CARDIAC);
+        // the pair read at neighbours is the input, whatever the swaps' order
+        let b = check_pairs(&k, &[(2, 3), (1, 0)]).unwrap();
+        assert_eq!((b.input, b.output, b.carried), (1, 0, vec![(2, 3)]));
+        assert_eq!(b.reach, [1, 0, 1]);
+        // without the second swap, `rn` is a second array written
+        let e = check_pairs(&k, &[(1, 0)]).unwrap_err();
+        assert!(e.contains("writes 2 arrays"), "{e}");
+        let cases = [
+            // R at a neighbour: two arrays of the swaps read there
+            ("rn[j][i] = r[j][i+1];", "both arrays of the loop's swaps"),
+            ("if i > 3 { rn[j][i] = r[j][i]; }", "outside any `if`"),
+            ("rn[j][i] = rn[j][i] + r[j][i];", "before writing it"),
+        ];
+        for (line, why) in cases {
+            let body = CARDIAC.replace(
+                "rn[j][i] = r[j][i] + 0.01 * (-r[j][i] - 8.0 * e[j][i]);",
+                line,
+            );
+            let e = check_pairs(&kernel("cardiac_0", &body), &[(1, 0), (2, 3)]).unwrap_err();
+            assert!(e.contains(why), "{line}: {e}");
+        }
+        // E read before it is written: the older time level
+        let body = CARDIAC.replace("e[j][i] = ep[j][i] +", "e[j][i] = e[j][i] +");
+        let e = check_pairs(&kernel("cardiac_0", &body), &[(1, 0), (2, 3)]).unwrap_err();
+        assert!(e.contains("reads `e`, the array it writes, before"), "{e}");
+        let mut b = k.clone();
+        b.options.time_block = 3;
+        b.options.time_input = 1;
+        b.options.time_carried[0] = [2, 3];
+        b.clauses.tile = Some([256, 64, 1].map(ClauseValue::Const));
+        b.clauses.chunk = Some([1, 64, 1].map(ClauseValue::Const));
+        let s = crate::translate(&b, &Target::default()).unwrap().source;
+        // R of steps 1 and 2 in queues beside E's; step 1 reads R from device memory,
+        // step 2 from step 1's queue at the point, the last step writes `rn`
+        assert!(s.contains("float mint_c0q1[4] = {};"), "{s}");
+        assert!(s.contains("float mint_c0q2[4] = {};"), "{s}");
+        assert!(!s.contains("mint_c0q0") && !s.contains("mint_c0q3"), "{s}");
+        assert!(s.contains("mint_c0q1[1]"), "{s}");
+        assert!(s.contains("mint_c0q1[3] = "), "{s}");
+        // the last step of the general walk, and the interior walk's store
+        assert_eq!(s.matches("rn[").count(), 2, "{s}");
     }
 
     #[test]
