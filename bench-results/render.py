@@ -356,6 +356,35 @@ def gpu_page(files):
             if tt:
                 out += [d.get("temporal_2d_tiles_text", ""), "",
                         depth_table("MINT_TIME_TILE", tt, "tile", code=True), ""]
+        tc = d.get("temporal_cardiac", [])
+        if tc:
+            rows = [[f"`{r['kernel']}`", r["variant"], r["precision"], r["grid"], str(r["depth"]), r["threads"],
+                     f"{r['ms_per_step']:.3f}", f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"] for r in tc]
+            out += [f"### The cardiac model, blocked, {d['date']}", "", d.get("temporal_cardiac_text", ""), "",
+                    table(["kernel", "variant", "prec", "grid", "depth", "threads", "ms/step", "GPts/s", "of bound"],
+                          rows, right={4, 6, 7, 8}), ""]
+            ct = d.get("temporal_cardiac_tiles", [])
+            if ct:
+                cols = [("f32", 3), ("f32", 5), ("f64", 3), ("f64", 5)]
+                at = {(r["tile"], r["precision"], r["depth"]): r for r in ct}
+                labels = list(dict.fromkeys(r["tile"] for r in ct))
+                rows = [[f"`{t}`"] + [f"{at[(t, p, k)]['gpts']:.1f} ({at[(t, p, k)]['of_per_step_bound']:.2f}×)"
+                                      for p, k in cols] for t in labels]
+                out += ["The fused cardiac launch's block (`MINT_TIME_TILE=x,1,z`) and NVRTC's register cap "
+                        "(`MINT_NVRTC_OPTIONS`), GPts/s (multiple of the per-step bound), one call (run "
+                        "temporal-cardiac-tiles); every blocked run bitwise equal to depth 1 over 7 steps.", "",
+                        table(["MINT_TIME_TILE, NVRTC"] + [f"{p} depth {k}" for p, k in cols], rows,
+                              right={1, 2, 3, 4}), ""]
+            cp = d.get("temporal_cardiac_profile", [])
+            if cp:
+                rows = [[r["kernel"], r["precision"], f"{r['registers']}, {r['blocks_per_sm']}",
+                         f"{r['achieved_occupancy_pct']:.0f}%", f"{r['issue_active_pct']:.0f}%",
+                         f"{r['instructions_per_point_step']:.0f}", f"{r['us_per_step']:.1f}",
+                         f"{r['long_scoreboard']:.2f}, {r['barrier']:.2f}"] for r in cp]
+                out += [d.get("temporal_cardiac_profile_text", ""), "",
+                        table(["launch", "prec", "registers, blocks/SM", "occupancy", "issue active",
+                               "instructions per point-step", "µs per step", "stalls per issue (global load, barrier)"],
+                              rows, right={2, 3, 4, 5, 6, 7}), ""]
 
     # the kernel-IR redesign against the code before it
     for name, d in files:

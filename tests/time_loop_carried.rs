@@ -110,13 +110,15 @@ fn state<T: From<f32>, D: ndarray::Dimension>(
 }
 
 type Run<A> = fn(&mut A, &mut A, &mut A, &mut A, usize) -> mint::Result<()>;
+/// The blocked region and the plain one, over arrays `A`.
+type Pair<A> = (Run<A>, Run<A>);
 
 /// Blocked (`k` steps per launch, region `name`) against plain on `device` from the same
 /// state of `shape`, every array bitwise, at several step counts; on one GPU the blocked
 /// loop launches fewer times than it has steps, split it exchanges halos fewer times.
 fn same<T, D>(
     device: Device,
-    (blocked, plain): (Run<ndarray::Array<T, D>>, Run<ndarray::Array<T, D>>),
+    (blocked, plain): Pair<ndarray::Array<T, D>>,
     (name, k): (&str, usize),
     shape: impl ndarray::ShapeBuilder<Dim = D> + Clone + std::fmt::Debug,
 ) where

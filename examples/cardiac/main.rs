@@ -153,8 +153,11 @@ macro_rules! run_precision {
         if args.verify {
             let (mut want, mut r_want) = model::initial::<$t>(n);
             let iters = model::serial::<$t>(&mut want, &mut r_want, args.t);
+            // the interior: the blocked model leaves the ghost ring that the mirror writes
+            let inner = ndarray::s![1..n + 1, 1..n + 1];
+            let (got, want) = (e_prev.slice(inner), want.slice(inner));
             let scale = want.iter().fold(0.0f64, |m, &v| m.max((v as f64).abs()));
-            let err = e_prev
+            let err = got
                 .iter()
                 .zip(want.iter())
                 .fold(0.0f64, |m, (&a, &b)| m.max(((a - b) as f64).abs()))

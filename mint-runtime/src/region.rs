@@ -491,7 +491,7 @@ impl Region {
         &mut self,
         site: &'static KernelSite,
         slots: &[usize],
-    ) -> Option<((usize, usize), Vec<(usize, usize)>)> {
+    ) -> Option<(DepthReach, Vec<(usize, usize)>)> {
         let depth = self.time.requested()?;
         let split = self.split.as_ref()?;
         let f = match self.time.decision(site) {
@@ -897,3 +897,7 @@ impl Drop for Region {
         }
     }
 }
+
+/// The steps a blocked launch runs between two halo exchanges and its reach along the
+/// slowest axis.
+type DepthReach = (usize, usize);
