@@ -57,12 +57,14 @@
 //! columns, its rows and the walk as roles ([`role_of_axis`]), so that one lowering serves
 //! both.
 //!
-//! What can be blocked ([`check`]): two or three parallel loops, no reduction; the step writes
-//! one array, once, at its point, unconditionally, and does not read it; it reads the
-//! other within a distance of its point that the reach analysis bounds (the textbook
-//! `u[[z + c, y, x]]`, and clamped or mirrored faces written as the code's original
-//! writes them: a subscript `b` of `let b = if z == 0 { z } else { z - 1 };` reads the
-//! ring at the plane `b` names); other arrays are read only.
+//! What can be blocked ([`check_pairs`]): two or three parallel loops, no reduction; the
+//! step writes one array at its point, unconditionally, and reads it only there after
+//! writing it; it reads the other within a distance of its point that the reach analysis
+//! bounds (the textbook `u[[z + c, y, x]]`, and clamped or mirrored faces written as the
+//! code's original writes them: a subscript `b` of `let b = if z == 0 { z } else { z - 1
+//! };` reads the ring at the plane `b` names); other pairs of the loop's swaps it may carry
+//! at its point (read and written there only, [`TemporalPlan::carried`]: a register queue
+//! per step, no ring); other arrays are read only.
 
 use crate::analyzer::reach::reaches;
 use crate::analyzer::refs::{references, stencil_offset};
