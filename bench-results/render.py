@@ -383,7 +383,7 @@ def gpu_page(files):
                          f"{r['long_scoreboard']:.2f}, {r['barrier']:.2f}"] for r in cp]
                 out += [d.get("temporal_cardiac_profile_text", ""), "",
                         table(["launch", "prec", "registers, blocks/SM", "occupancy", "issue active",
-                               "instructions per point-step", "µs per step", "stalls per issue (global load, barrier)"],
+                               "instructions per point-step", "µs per step", "stalls per issue (long scoreboard, barrier)"],
                               rows, right={2, 3, 4, 5, 6, 7}), ""]
 
     # the kernel-IR redesign against the code before it

@@ -7,8 +7,9 @@
 //! The same loop with and without the directive gives the same arrays bit for bit, all
 //! four of them, on the GPU (where the steps are fused: fewer launches than steps), on
 //! one GPU split in two (`cuda:0,0`), and on the CPU backend, whole and split (`cpu:2`,
-//! `cpu:3`): the example's cardiac step in f32 and f64 at depths 3 and 5, and a 3-D heat step that
-//! carries a dose (`d' = d + c·u'`), whose tiles have two rows per thread. The blocked
+//! `cpu:3`): the example's cardiac step in f32 at depths 3 and 5 and f64 at depth 3, and a
+//! 3-D heat step that carries a dose (`d' = d + c·u'`), in f32 at depth 3 (two tile rows per
+//! thread) and f64 at depth 5. The blocked
 //! cardiac model of the example is also checked against the example's serial loops,
 //! and on the GPU against the example's own region (a mirror kernel and R in place).
 

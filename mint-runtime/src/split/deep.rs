@@ -21,8 +21,8 @@
 //!   ([`crate::exec::LaunchCtx::whole`]), and computes the widened planes of steps
 //!   `1..k` itself, as it computes the ghost cells of its tiles.
 //! - On emulated devices (`MINT_DEVICE=cpu:N`) the CPU runs the `k` steps one after the
-//!   other on each device's storage, the two arrays of the swap trading places at every
-//!   step, each step on its widened planes.
+//!   other on each device's storage, the two arrays of each of the loop's swaps trading
+//!   places at every step, each step on its widened planes.
 //!
 //! Where this cannot hold the loop runs step by step: a ring of slabs, `MINT_CHECK=1` on
 //! GPUs, slabs with fewer ghost planes than needed, a streamed region (`MINT_REPORT=1`

@@ -301,6 +301,15 @@ pub fn check_pairs(k: &Kernel, pairs: &[(usize, usize)]) -> Result<Blocked, Stri
         return Err("the time loop swaps no array this kernel reads and writes".into());
     };
     let name = |i: usize| k.arrays.get(i).map_or("?", |a| a.name.as_str());
+    // each array in one swap only: swaps that share an array rotate three buffers (or,
+    // the same swap twice, none), which a fused launch's one queue per pair cannot follow
+    let all: Vec<usize> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    if let Some((_, &a)) = all.iter().enumerate().find(|(i, a)| all[..*i].contains(a)) {
+        return Err(format!(
+            "the loop swaps `{}` more than once (its swaps rotate three buffers, or undo each other): a blocked step's swaps exchange pairs of distinct arrays",
+            name(a)
+        ));
+    }
     let refs = references(k);
     let elsewhere = |i: usize| {
         refs.iter()
@@ -1639,6 +1648,15 @@ mod tests {
             );
             let e = check_pairs(&kernel("cardiac_0", &body), &[(1, 0), (2, 3)]).unwrap_err();
             assert!(e.contains(why), "{line}: {e}");
+        }
+        // swaps that share an array, or repeat: refused
+        for pairs in [
+            &[(1, 0), (2, 3), (2, 3)][..],
+            &[(1, 0), (2, 3), (3, 2)][..],
+            &[(1, 0), (2, 3), (1, 3)][..],
+        ] {
+            let e = check_pairs(&k, pairs).unwrap_err();
+            assert!(e.contains("more than once"), "{pairs:?}: {e}");
         }
         // E read before it is written: the older time level
         let body = CARDIAC.replace("e[j][i] = ep[j][i] +", "e[j][i] = e[j][i] +");
