@@ -347,22 +347,15 @@ def gpu_page(files):
 
         t2 = d.get("temporal_2d", [])
         if t2:
-            rows = [[f"`{r['kernel']}`", r["variant"], r["precision"], r["grid"], str(r["depth"]), r["threads"],
-                     f"{r['ms_per_step']:.3f}", f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"] for r in t2]
-            out += [f"### 2-D steps, {d['date']}", "", d.get("temporal_2d_text", ""), "",
-                    table(["kernel", "variant", "prec", "grid", "depth", "threads", "ms/step", "GPts/s", "of bound"],
-                          rows, right={4, 6, 7, 8}), ""]
+            out += [f"### 2-D steps, {d['date']}", "", d.get("temporal_2d_text", ""), "", variant_table(t2), ""]
             tt = d.get("temporal_2d_tiles", [])
             if tt:
                 out += [d.get("temporal_2d_tiles_text", ""), "",
                         depth_table("MINT_TIME_TILE", tt, "tile", code=True), ""]
         tc = d.get("temporal_cardiac", [])
         if tc:
-            rows = [[f"`{r['kernel']}`", r["variant"], r["precision"], r["grid"], str(r["depth"]), r["threads"],
-                     f"{r['ms_per_step']:.3f}", f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"] for r in tc]
             out += [f"### The cardiac model, blocked, {d['date']}", "", d.get("temporal_cardiac_text", ""), "",
-                    table(["kernel", "variant", "prec", "grid", "depth", "threads", "ms/step", "GPts/s", "of bound"],
-                          rows, right={4, 6, 7, 8}), ""]
+                    variant_table(tc), ""]
             ct = d.get("temporal_cardiac_tiles", [])
             if ct:
                 cols = [("f32", 3), ("f32", 5), ("f64", 3), ("f64", 5)]
@@ -511,6 +504,14 @@ def svg_convergence(title, series):
         s.append(f'<text x="{w - right + 38}" y="{ly + 4}">{label}</text>')
     s.append("</svg>")
     return "\n".join(s) + "\n"
+
+
+def variant_table(rs):
+    """A table of a kernel's variants (step by step, blocked at each depth), a row per run of `rs`."""
+    rows = [[f"`{r['kernel']}`", r["variant"], r["precision"], r["grid"], str(r["depth"]), r["threads"],
+             f"{r['ms_per_step']:.3f}", f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×"] for r in rs]
+    return table(["kernel", "variant", "prec", "grid", "depth", "threads", "ms/step", "GPts/s", "of bound"],
+                 rows, right={4, 6, 7, 8})
 
 
 def depth_table(head, rs, key, code):
