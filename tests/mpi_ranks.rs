@@ -36,6 +36,7 @@ mod solver;
 mod stencil;
 
 #[allow(dead_code)]
+#[macro_use]
 #[path = "../examples/cardiac/model.rs"]
 mod cardiac;
 
@@ -137,6 +138,16 @@ const CASES: &[Case] = &[
     Case {
         name: "leapfrog_time_loop",
         run: leapfrog_case,
+        reference: Reference::OneDevice,
+    },
+    Case {
+        name: "blocked_cardiac_f32",
+        run: blocked_cardiac_case::<f32>,
+        reference: Reference::OneDevice,
+    },
+    Case {
+        name: "blocked_cardiac_f64",
+        run: blocked_cardiac_case::<f64>,
         reference: Reference::OneDevice,
     },
     Case {
@@ -370,6 +381,28 @@ fn cardiac_case<T: mint::Real + From<f32> + Into<f64>>() -> Vec<u64> {
     out.extend(bits(e_prev.iter().copied()));
     out.extend(bits(r.iter().copied()));
     out
+}
+
+/// The cardiac model written to be blocked (`examples/cardiac/model.rs`), its loop 3 steps
+/// deep: E read at neighbours and R carried at the point (a second swapped pair), split
+/// over the ranks with 3 ghost rows exchanged once per 3 steps.
+mod blocked_cardiac {
+    use super::cardiac::*;
+    use mint::Real;
+    use ndarray::Array2;
+    blocked_model!(depth3, [#[mint::time_loop(block = 3)]]);
+}
+
+/// 11 steps of [`blocked_cardiac::depth3`] on 61 × 61 points from the model's initial
+/// state (three blocks of 3 steps and 2 left over): the bits of E, E's previous value, R
+/// and R's next buffer.
+fn blocked_cardiac_case<T: mint::Real + From<f32> + Into<f64>>() -> Vec<u64> {
+    let (mut e_prev, mut r) = cardiac::initial::<T>(61);
+    let mut e = e_prev.clone();
+    let mut r_next = r.clone();
+    blocked_cardiac::depth3::<T>(&mut e, &mut e_prev, &mut r, &mut r_next, 11).unwrap();
+    let all = [&e, &e_prev, &r, &r_next];
+    bits(all.into_iter().flat_map(|a| a.iter().copied()))
 }
 
 /// The seismic solver on `file`'s coarse set-up ([`seismic_case::setup`]): seismograms
