@@ -347,7 +347,7 @@ fn leapfrog(v: &mut Array3<f64>, p: &mut Array3<f64>, steps: usize) -> mint::Res
         for z in 0..nz - 1 {
             for y in 0..ny {
                 for x in 0..nx {
-                    v[[z, y, x]] = v[[z, y, x]] + 0.3 * (p[[z + 1, y, x]] - p[[z, y, x]]);
+                    v[[z, y, x]] += 0.3 * (p[[z + 1, y, x]] - p[[z, y, x]]);
                 }
             }
         }
@@ -355,7 +355,7 @@ fn leapfrog(v: &mut Array3<f64>, p: &mut Array3<f64>, steps: usize) -> mint::Res
         for z in 1..nz {
             for y in 0..ny {
                 for x in 0..nx {
-                    p[[z, y, x]] = p[[z, y, x]] + 0.3 * (v[[z, y, x]] - v[[z - 1, y, x]]);
+                    p[[z, y, x]] += 0.3 * (v[[z, y, x]] - v[[z - 1, y, x]]);
                 }
             }
         }
