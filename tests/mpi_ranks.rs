@@ -401,6 +401,9 @@ fn blocked_cardiac_case<T: mint::Real + From<f32> + Into<f64>>() -> Vec<u64> {
     let mut e = e_prev.clone();
     let mut r_next = r.clone();
     blocked_cardiac::depth3::<T>(&mut e, &mut e_prev, &mut r, &mut r_next, 11).unwrap();
+    // the slabs carry the block's 3 × 1 ghost rows, not one step's: the loop ran blocked
+    let d = mint::decomposition("depth3").unwrap();
+    assert_eq!(d.ghost, 3, "depth3: ghost rows of a loop blocked 3 deep");
     let all = [&e, &e_prev, &r, &r_next];
     bits(all.into_iter().flat_map(|a| a.iter().copied()))
 }
