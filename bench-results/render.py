@@ -370,14 +370,11 @@ def gpu_page(files):
                               right={1, 2, 3, 4}), ""]
             cp = d.get("temporal_cardiac_profile", [])
             if cp:
-                rows = [[r["kernel"], r["precision"], f"{r['registers']}, {r['blocks_per_sm']}",
-                         f"{r['achieved_occupancy_pct']:.0f}%", f"{r['issue_active_pct']:.0f}%",
-                         f"{r['instructions_per_point_step']:.0f}", f"{r['us_per_step']:.1f}",
-                         f"{r['long_scoreboard']:.2f}, {r['barrier']:.2f}"] for r in cp]
-                out += [d.get("temporal_cardiac_profile_text", ""), "",
-                        table(["launch", "prec", "registers, blocks/SM", "occupancy", "issue active",
-                               "instructions per point-step", "µs per step", "stalls per issue (long scoreboard, barrier)"],
-                              rows, right={2, 3, 4, 5, 6, 7}), ""]
+                out += [d.get("temporal_cardiac_profile_text", ""), "", launch_profiles(cp), ""]
+        lp = d.get("temporal_launch_profiles", [])
+        if lp:
+            out += [f"### What limits the fused kernels, {d['date']}", "", d.get("temporal_launch_profiles_text", ""),
+                    "", launch_profiles(lp), ""]
 
     # the kernel-IR redesign against the code before it
     for name, d in files:
@@ -504,6 +501,17 @@ def svg_convergence(title, series):
         s.append(f'<text x="{w - right + 38}" y="{ly + 4}">{label}</text>')
     s.append("</svg>")
     return "\n".join(s) + "\n"
+
+
+def launch_profiles(rs):
+    """A table of `ncu` figures of single launches (`temporal_cardiac_profile`, `temporal_launch_profiles`)."""
+    rows = [[r["kernel"], r["precision"], f"{r['registers']}, {r['blocks_per_sm']}",
+             f"{r['achieved_occupancy_pct']:.0f}%", f"{r['issue_active_pct']:.0f}%",
+             f"{r['instructions_per_point_step']:.0f}", f"{r['us_per_step']:.1f}",
+             f"{r['long_scoreboard']:.2f}, {r['barrier']:.2f}"] for r in rs]
+    return table(["launch", "prec", "registers, blocks/SM", "occupancy", "issue active",
+                  "instructions per point-step", "µs per step", "stalls per issue (long scoreboard, barrier)"],
+                 rows, right={2, 3, 4, 5, 6, 7})
 
 
 def variant_table(rs):
