@@ -321,6 +321,81 @@ impl Lower<'_> {
         Block { stmts: out }
     }
 
+    /// An assignment's checks and guarded indices; a write to an element is kept only
+    /// where the running device owns it (owner-computes), and a poisoned write faults.
+    fn assign(
+        &self,
+        st: &Stmt,
+        (place, op, value): (&Place, Option<BinOp>, &Expr),
+        out: &mut Vec<Stmt>,
+    ) {
+        self.checks(value, out);
+        let (array, index) = match place {
+            Place::Var(_) => {
+                out.push(Stmt {
+                    kind: StmtKind::Assign {
+                        place: place.clone(),
+                        op,
+                        value: self.guard(value),
+                    },
+                    span: st.span,
+                });
+                return;
+            }
+            Place::Elem { array, index } => (array, index),
+        };
+        index.iter().for_each(|i| self.checks(i, out));
+        if self.check {
+            // a split kernel's writes land in owned planes (the loop is clipped)
+            out.push(Stmt {
+                kind: StmtKind::Assign {
+                    place: Place::Elem {
+                        array: array.clone(),
+                        index: index.iter().map(|i| self.guard(i)).collect(),
+                    },
+                    op,
+                    value: self.guard(value),
+                },
+                span: st.span,
+            });
+            return;
+        }
+        let write = Stmt {
+            kind: StmtKind::Assign {
+                place: Place::Elem {
+                    array: array.clone(),
+                    index: index.iter().map(|i| self.guard(i)).collect(),
+                },
+                op,
+                value: self.guard(value),
+            },
+            span: st.span,
+        };
+        if self.is_dist(array) && !index.is_empty() {
+            let z = i64_of(self.guard(&index[0]));
+            self.first(&z, out);
+            out.push(when(
+                within(&z, SCALARS[2], SCALARS[3]),
+                vec![when(
+                    var(POISONED),
+                    vec![self.fault(FAULT_OWNED_WRITE, array, index)],
+                    Some(vec![write]),
+                )],
+                None,
+            ));
+        } else {
+            out.push(when(
+                var(POISONED),
+                vec![when(
+                    bin(BinOp::Eq, var(FIRST), int(1, ScalarTy::I32)),
+                    vec![self.fault(FAULT_REPLICATED_WRITE, array, index)],
+                    None,
+                )],
+                Some(vec![write]),
+            ));
+        }
+    }
+
     fn stmt(&self, st: &Stmt, out: &mut Vec<Stmt>) {
         match &st.kind {
             StmtKind::Let {
@@ -342,73 +417,7 @@ impl Lower<'_> {
                     span: st.span,
                 });
             }
-            StmtKind::Assign { place, op, value } => {
-                self.checks(value, out);
-                let (array, index) = match place {
-                    Place::Var(_) => {
-                        out.push(Stmt {
-                            kind: StmtKind::Assign {
-                                place: place.clone(),
-                                op: *op,
-                                value: self.guard(value),
-                            },
-                            span: st.span,
-                        });
-                        return;
-                    }
-                    Place::Elem { array, index } => (array, index),
-                };
-                index.iter().for_each(|i| self.checks(i, out));
-                if self.check {
-                    // a split kernel's writes land in owned planes (the loop is clipped)
-                    out.push(Stmt {
-                        kind: StmtKind::Assign {
-                            place: Place::Elem {
-                                array: array.clone(),
-                                index: index.iter().map(|i| self.guard(i)).collect(),
-                            },
-                            op: *op,
-                            value: self.guard(value),
-                        },
-                        span: st.span,
-                    });
-                    return;
-                }
-                let write = Stmt {
-                    kind: StmtKind::Assign {
-                        place: Place::Elem {
-                            array: array.clone(),
-                            index: index.iter().map(|i| self.guard(i)).collect(),
-                        },
-                        op: *op,
-                        value: self.guard(value),
-                    },
-                    span: st.span,
-                };
-                if self.is_dist(array) && !index.is_empty() {
-                    let z = i64_of(self.guard(&index[0]));
-                    self.first(&z, out);
-                    out.push(when(
-                        within(&z, SCALARS[2], SCALARS[3]),
-                        vec![when(
-                            var(POISONED),
-                            vec![self.fault(FAULT_OWNED_WRITE, array, index)],
-                            Some(vec![write]),
-                        )],
-                        None,
-                    ));
-                } else {
-                    out.push(when(
-                        var(POISONED),
-                        vec![when(
-                            bin(BinOp::Eq, var(FIRST), int(1, ScalarTy::I32)),
-                            vec![self.fault(FAULT_REPLICATED_WRITE, array, index)],
-                            None,
-                        )],
-                        Some(vec![write]),
-                    ));
-                }
-            }
+            StmtKind::Assign { place, op, value } => self.assign(st, (place, *op, value), out),
             StmtKind::If { cond, then, els } => {
                 self.checks(cond, out);
                 out.push(Stmt {

@@ -56,17 +56,16 @@ impl Default for Target {
 /// minimum of `65536 / (64 · threads)` blocks per SM): at most 64 keeps at least half of
 /// the SM's warp slots usable. Without the cap the compiler spends registers on hoisting
 /// loads of later steps and occupancy falls to 20–40% (`ncu`, H100); with it the 13-point
-/// star in `f64` gains 1.2× (bench-results/h100-2026-11-21/vectorize-v2). High-order
-/// stencils need more (the radius-8 star's z queue alone holds 17 vectors, and it spills
-/// 200–600 bytes per thread under 64): the runtime translates a kernel that spills again
-/// with the cap raised to the next of [`REGISTER_STEPS`] ([`crate::Target::max_registers`]).
+/// star in `f64` gains 1.2× on an H100. High-order stencils need more (the radius-8 star's
+/// z queue alone holds 17 vectors, and it spills 200–600 bytes per thread under 64): the
+/// runtime translates a kernel that spills again with the cap raised to the next of
+/// [`REGISTER_STEPS`] ([`crate::Target::max_registers`]).
 pub const MAX_REGISTERS: u32 = 64;
 
 /// The caps a kernel that spills is raised through, one occupancy step at a time: 96,
 /// 128, 168 and 255 registers per thread leave about 21, 16, 12 and 8 warps per SM.
-/// Doubling (64, 128, 255) skipped 168, where the seismic velocity kernel at one row per
-/// thread fits without spilling and runs 4% faster on an H200 than at 255
-/// (bench-results/h200-2026-11-24g).
+/// Doubling (64, 128, 255) would skip 168, where the seismic velocity kernel at one row per
+/// thread fits without spilling and runs 4% faster on an H200 than at 255.
 pub const REGISTER_STEPS: [u32; 4] = [96, 128, 168, 255];
 
 /// The minimum blocks per SM that `__launch_bounds__` asks for to hold a block of

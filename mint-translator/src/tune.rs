@@ -7,14 +7,13 @@
 //! The space is the thesis's optimization levels (Sec. 6.2.2: baseline, opt-1 to opt-3,
 //! opt-3 with `prefer_l1`, opt-3 with 4 rows per thread along y), the `vectorize` levels,
 //! and other block shapes and sliding-window lengths that the benchmark harness found to
-//! win for some kernel of its suite on an H100 (2026-11-22): short z chunks for the
-//! register queue, y chunks, wider tiles in x for 16-byte loads; `pipeline` at five
-//! register tiles (2026-11-24); and `swizzle` (the blocks' order) with five of those
-//! tiles; `roll_z` (the z steps of a chunk as a loop) at ten `vectorize` tiles with z
-//! chunks of 4 and more (2026-11-25); and `vectorize` with `pipeline` (the x and y
-//! neighbours from shared-memory rings) at three tiles, and at one with two y rows per
-//! thread (2026-11-25). ImageCL (seed `000_3a52e492fab7fe1b.txt`) treats optimizations as
-//! tuning parameters in the same way;
+//! win for some kernel of its suite on an H100: short z chunks for the register queue, y
+//! chunks, wider tiles in x for 16-byte loads; `pipeline` at five register tiles; and
+//! `swizzle` (the blocks' order) with five of those tiles; `roll_z` (the z steps of a chunk
+//! as a loop) at ten `vectorize` tiles with z chunks of 4 and more; and `vectorize` with
+//! `pipeline` (the x and y neighbours from shared-memory rings) at three tiles, and at one
+//! with two y rows per thread. ImageCL (seed `000_3a52e492fab7fe1b.txt`) treats
+//! optimizations as tuning parameters in the same way;
 //! Farstad (seed `004_c4ec796f4eb5494f.txt`, Ch. 4) tunes block shapes.
 //!
 //! A second round ([`refinements`]) tries the two fastest with `swizzle` flipped.
@@ -211,179 +210,16 @@ impl Space {
 /// all (the thesis's baseline level) at two block shapes; `shared` keeps its plane count
 /// when `written` gave one (8 otherwise).
 pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
-    let w = written.options;
-    let planes = if w.shared > 0 { w.shared } else { 8 };
-    let opts = |register: bool, shared: bool, prefer_l1: bool, vectorize: bool| OptOptions {
-        register,
-        shared: if shared { planes } else { 0 },
-        prefer_l1,
-        unroll: w.unroll,
-        same_index: w.same_index,
-        vectorize,
-        tune: false,
-        pipeline: false,
-        swizzle: false,
-        roll_z: false,
-        time_block: 0,
-        time_input: 0,
-        time_carried: Default::default(),
-    };
-    let none = opts(false, false, false, false);
-    // the thesis's baseline level has no options at all: unrolling a long serial loop
-    // can cost more than it saves (the radius-8 star in f32 on an H100, 2026-11-23:
-    // 100 GPts/s without `unroll`, 89 with it)
-    let plain = OptOptions {
-        unroll: false,
-        same_index: false,
-        ..none
-    };
-    let reg = opts(true, false, false, false);
-    let sh = opts(false, true, false, false);
-    let sr = opts(true, true, false, false);
-    let srl1 = opts(true, true, true, false);
-    let vec = opts(false, false, false, true);
-    // `pipeline`: the planes copied with `cp.async`, two ahead (a prototype of it ran the
-    // radius-4 star at 87% of copy in f64 on an H100 where the register-staged kernels
-    // reached 75%, `bench-results/h100-2026-11-24d/async/`)
-    let srp = OptOptions {
-        pipeline: true,
-        ..sr
-    };
-    // `swizzle`: the blocks in bands of y tiles swept along z
-    let vec_sw = OptOptions {
-        swizzle: true,
-        ..vec
-    };
-    let none_sw = OptOptions {
-        swizzle: true,
-        ..none
-    };
-    // `roll_z`: the z steps of a chunk as a loop, not unrolled
-    let vec_roll = OptOptions {
-        roll_z: true,
-        ..vec
-    };
-    // `vectorize` with `pipeline`: the x and y neighbours from shared-memory rings
-    let vec_pipe = OptOptions {
-        pipeline: true,
-        ..vec
-    };
-    let c = |options, tile: [u32; 3], chunk: [u32; 3]| Candidate {
-        options,
-        tile,
-        chunk,
-    };
+    let l = Levels::of(written);
     let mut list = vec![*written];
     let all: Vec<Candidate> = match space.nest {
         1 => [64, 128, 256, 512, 1024]
             .into_iter()
-            .map(|t| c(none, [t, 1, 1], [1, 1, 1]))
-            .chain([c(plain, [256, 1, 1], [1, 1, 1])])
+            .map(|t| c(l.none, [t, 1, 1], [1, 1, 1]))
+            .chain([c(l.plain, [256, 1, 1], [1, 1, 1])])
             .collect(),
-        2 => vec![
-            // the levels (Sec. 6.2.2) in 2-D
-            c(none, [32, 8, 1], [1, 1, 1]),
-            c(none, [16, 16, 1], [1, 1, 1]),
-            c(sh, [32, 8, 1], [1, 1, 1]),
-            c(reg, [32, 8, 1], [1, 1, 1]),
-            c(sr, [32, 8, 1], [1, 1, 1]),
-            c(srl1, [32, 8, 1], [1, 1, 1]),
-            c(sr, [32, 16, 1], [1, 4, 1]),
-            // block shapes and y chunks
-            c(none, [64, 4, 1], [1, 1, 1]),
-            c(none, [128, 2, 1], [1, 1, 1]),
-            c(none, [32, 16, 1], [1, 4, 1]),
-            c(sr, [32, 32, 1], [1, 4, 1]),
-            c(sr, [64, 16, 1], [2, 4, 1]),
-            c(vec, [128, 4, 1], [1, 1, 1]),
-            c(vec, [128, 8, 1], [1, 1, 1]),
-            c(vec, [256, 2, 1], [1, 1, 1]),
-            c(vec, [128, 16, 1], [1, 4, 1]),
-            c(plain, [32, 8, 1], [1, 1, 1]),
-            c(plain, [64, 4, 1], [1, 1, 1]),
-        ],
-        _ => vec![
-            // the levels (Sec. 6.2.2)
-            c(none, [32, 8, 1], [1, 1, 1]),
-            c(none, [16, 16, 1], [1, 1, 1]),
-            c(sh, [32, 8, 1], [1, 1, 1]),
-            c(sh, [32, 8, 64], [1, 1, 64]),
-            c(sr, [32, 8, 64], [1, 1, 64]),
-            c(reg, [32, 8, 1], [1, 1, 1]),
-            c(srl1, [32, 8, 64], [1, 1, 64]),
-            c(sr, [32, 16, 64], [1, 4, 64]),
-            c(vec, [128, 4, 1], [1, 1, 1]),
-            c(vec, [128, 4, 4], [1, 1, 4]),
-            // block shapes and sliding-window lengths
-            c(none, [64, 4, 1], [1, 1, 1]),
-            c(none, [32, 4, 2], [1, 1, 2]),
-            c(reg, [32, 8, 16], [1, 1, 16]),
-            c(reg, [32, 4, 32], [1, 1, 32]),
-            c(sr, [32, 8, 16], [1, 1, 16]),
-            c(sr, [64, 4, 32], [1, 1, 32]),
-            c(sr, [32, 16, 32], [1, 2, 32]),
-            c(sr, [32, 32, 32], [1, 4, 32]),
-            c(srl1, [32, 8, 16], [1, 1, 16]),
-            c(srp, [32, 8, 64], [1, 1, 64]),
-            c(srp, [32, 16, 64], [1, 4, 64]),
-            c(srp, [32, 16, 32], [1, 2, 32]),
-            c(srp, [32, 32, 32], [1, 4, 32]),
-            c(srp, [64, 16, 64], [2, 4, 64]),
-            c(vec, [64, 4, 2], [1, 1, 2]),
-            c(vec, [64, 4, 4], [1, 1, 4]),
-            c(vec, [128, 4, 2], [1, 1, 2]),
-            c(vec, [128, 4, 8], [1, 1, 8]),
-            c(vec, [128, 4, 16], [1, 1, 16]),
-            // taller tiles: fewer y ghost rows per point for kernels whose z queues
-            // hold the y ± 1 rows too (the 27-point box)
-            c(vec, [128, 8, 8], [1, 1, 8]),
-            c(vec, [64, 8, 16], [1, 1, 16]),
-            // two y rows per thread, sharing their row vectors (the 27-point box: 88.6% of
-            // copy in f32 at 128x8x4 and 85% in f64 at 64x8x4 on an H100, where one row
-            // per thread reached 82% and 80%)
-            c(vec, [128, 8, 2], [1, 2, 2]),
-            c(vec, [128, 8, 4], [1, 2, 4]),
-            c(vec, [64, 8, 4], [1, 2, 4]),
-            c(vec, [128, 8, 8], [1, 2, 8]),
-            c(plain, [32, 8, 1], [1, 1, 1]),
-            c(plain, [64, 4, 1], [1, 1, 1]),
-            // `swizzle`: the same blocks in bands of y tiles swept along z, for kernels
-            // whose z neighbours are read by other blocks (one plane per block) or whose
-            // many arrays crowd L2 (the seismic kernels read 12 and 15 arrays)
-            c(vec_sw, [128, 4, 1], [1, 1, 1]),
-            c(vec_sw, [128, 4, 2], [1, 1, 2]),
-            c(vec_sw, [128, 4, 4], [1, 1, 4]),
-            c(vec_sw, [128, 4, 16], [1, 1, 16]),
-            c(none_sw, [32, 8, 1], [1, 1, 1]),
-            // `roll_z`: the z chunks of 4 and more with their steps rolled, for kernels
-            // that spill when the steps are unrolled (the seismic kernels on an H200,
-            // 2026-11-25: 90.8% of copy with the steps rolled, 85.0% unrolled)
-            c(vec_roll, [128, 4, 4], [1, 1, 4]),
-            c(vec_roll, [64, 4, 4], [1, 1, 4]),
-            c(vec_roll, [128, 4, 8], [1, 1, 8]),
-            c(vec_roll, [128, 4, 16], [1, 1, 16]),
-            c(vec_roll, [128, 8, 8], [1, 1, 8]),
-            c(vec_roll, [64, 8, 16], [1, 1, 16]),
-            c(vec_roll, [128, 8, 4], [1, 2, 4]),
-            c(vec_roll, [64, 8, 4], [1, 2, 4]),
-            c(vec_roll, [128, 8, 8], [1, 2, 8]),
-            // blocks of 128 threads in f64 at a long chunk: three per SM at 168 registers
-            // (the radius-8 star in f64 on an H100, 2026-11-25: 43.1% of copy, against
-            // 41.9% for the best candidate before, bench-results/h100-2026-11-25b/tall/)
-            c(vec_roll, [64, 4, 16], [1, 1, 16]),
-            // the x and y neighbours from shared-memory rings, one block of 64 or 128
-            // threads per tile (the radius-8 star on an H100, 2026-11-25: 63% of copy in
-            // f32 at 32x16x32 and 61% at 64x8x32, 57.7% in f64 at 16x16x64, against
-            // 52% and 43% reading device memory, bench-results/h100-2026-11-25c/ring/)
-            c(vec_pipe, [32, 16, 32], [1, 1, 32]),
-            c(vec_pipe, [64, 8, 32], [1, 1, 32]),
-            c(vec_pipe, [16, 16, 64], [1, 1, 64]),
-            // two y rows per thread sharing their ring vectors, 4 planes ahead (the
-            // radius-8 star in f64 on an H100, 2026-11-25: 60.1% of copy in the
-            // prototype, against 56.5% with one row, bench-results/h100-2026-11-25d/rows/;
-            // translated, `tune` chose it at 61.6%)
-            c(vec_pipe, [16, 16, 64], [1, 2, 64]),
-        ],
+        2 => table_2d(&l),
+        _ => table_3d(&l),
     };
     for cand in all {
         if cand.options.vectorize && !space.vector {
@@ -394,6 +230,221 @@ pub fn candidates(space: Space, written: &Candidate) -> Vec<Candidate> {
         }
     }
     list
+}
+
+/// The option sets the candidates combine, from the kernel as written (`written`'s
+/// `unroll`, `same_index` and plane count).
+struct Levels {
+    none: OptOptions,
+    plain: OptOptions,
+    reg: OptOptions,
+    sh: OptOptions,
+    sr: OptOptions,
+    srl1: OptOptions,
+    vec: OptOptions,
+    srp: OptOptions,
+    vec_sw: OptOptions,
+    none_sw: OptOptions,
+    vec_roll: OptOptions,
+    vec_pipe: OptOptions,
+}
+
+impl Levels {
+    fn of(written: &Candidate) -> Levels {
+        let w = written.options;
+        let planes = if w.shared > 0 { w.shared } else { 8 };
+        let opts = |register: bool, shared: bool, prefer_l1: bool, vectorize: bool| OptOptions {
+            register,
+            shared: if shared { planes } else { 0 },
+            prefer_l1,
+            unroll: w.unroll,
+            same_index: w.same_index,
+            vectorize,
+            tune: false,
+            pipeline: false,
+            swizzle: false,
+            roll_z: false,
+            time_block: 0,
+            time_input: 0,
+            time_carried: Default::default(),
+        };
+        let none = opts(false, false, false, false);
+        // the thesis's baseline level has no options at all: unrolling a long serial loop
+        // can cost more than it saves (the radius-8 star in f32 on an H100:
+        // 100 GPts/s without `unroll`, 89 with it)
+        let plain = OptOptions {
+            unroll: false,
+            same_index: false,
+            ..none
+        };
+        let reg = opts(true, false, false, false);
+        let sh = opts(false, true, false, false);
+        let sr = opts(true, true, false, false);
+        let srl1 = opts(true, true, true, false);
+        let vec = opts(false, false, false, true);
+        // `pipeline`: the planes copied with `cp.async`, two ahead (a prototype of it ran the
+        // radius-4 star at 87% of copy in f64 on an H100 where the register-staged kernels
+        // reached 75%)
+        let srp = OptOptions {
+            pipeline: true,
+            ..sr
+        };
+        // `swizzle`: the blocks in bands of y tiles swept along z
+        let vec_sw = OptOptions {
+            swizzle: true,
+            ..vec
+        };
+        let none_sw = OptOptions {
+            swizzle: true,
+            ..none
+        };
+        // `roll_z`: the z steps of a chunk as a loop, not unrolled
+        let vec_roll = OptOptions {
+            roll_z: true,
+            ..vec
+        };
+        // `vectorize` with `pipeline`: the x and y neighbours from shared-memory rings
+        let vec_pipe = OptOptions {
+            pipeline: true,
+            ..vec
+        };
+        Levels {
+            none,
+            plain,
+            reg,
+            sh,
+            sr,
+            srl1,
+            vec,
+            srp,
+            vec_sw,
+            none_sw,
+            vec_roll,
+            vec_pipe,
+        }
+    }
+}
+
+/// A candidate of `options` at `tile` threads and `chunk` points per thread.
+fn c(options: OptOptions, tile: [u32; 3], chunk: [u32; 3]) -> Candidate {
+    Candidate {
+        options,
+        tile,
+        chunk,
+    }
+}
+
+/// The 2-D candidates: the thesis's levels (Sec. 6.2.2), then block shapes, y chunks and
+/// `vectorize`.
+fn table_2d(l: &Levels) -> Vec<Candidate> {
+    vec![
+        // the levels (Sec. 6.2.2) in 2-D
+        c(l.none, [32, 8, 1], [1, 1, 1]),
+        c(l.none, [16, 16, 1], [1, 1, 1]),
+        c(l.sh, [32, 8, 1], [1, 1, 1]),
+        c(l.reg, [32, 8, 1], [1, 1, 1]),
+        c(l.sr, [32, 8, 1], [1, 1, 1]),
+        c(l.srl1, [32, 8, 1], [1, 1, 1]),
+        c(l.sr, [32, 16, 1], [1, 4, 1]),
+        // block shapes and y chunks
+        c(l.none, [64, 4, 1], [1, 1, 1]),
+        c(l.none, [128, 2, 1], [1, 1, 1]),
+        c(l.none, [32, 16, 1], [1, 4, 1]),
+        c(l.sr, [32, 32, 1], [1, 4, 1]),
+        c(l.sr, [64, 16, 1], [2, 4, 1]),
+        c(l.vec, [128, 4, 1], [1, 1, 1]),
+        c(l.vec, [128, 8, 1], [1, 1, 1]),
+        c(l.vec, [256, 2, 1], [1, 1, 1]),
+        c(l.vec, [128, 16, 1], [1, 4, 1]),
+        c(l.plain, [32, 8, 1], [1, 1, 1]),
+        c(l.plain, [64, 4, 1], [1, 1, 1]),
+    ]
+}
+
+/// The 3-D candidates: the thesis's levels (Sec. 6.2.2), block shapes and sliding-window
+/// lengths, `vectorize` with its row and z-chunk shapes, `swizzle`, `roll_z` and `pipeline`.
+fn table_3d(l: &Levels) -> Vec<Candidate> {
+    vec![
+        // the levels (Sec. 6.2.2)
+        c(l.none, [32, 8, 1], [1, 1, 1]),
+        c(l.none, [16, 16, 1], [1, 1, 1]),
+        c(l.sh, [32, 8, 1], [1, 1, 1]),
+        c(l.sh, [32, 8, 64], [1, 1, 64]),
+        c(l.sr, [32, 8, 64], [1, 1, 64]),
+        c(l.reg, [32, 8, 1], [1, 1, 1]),
+        c(l.srl1, [32, 8, 64], [1, 1, 64]),
+        c(l.sr, [32, 16, 64], [1, 4, 64]),
+        c(l.vec, [128, 4, 1], [1, 1, 1]),
+        c(l.vec, [128, 4, 4], [1, 1, 4]),
+        // block shapes and sliding-window lengths
+        c(l.none, [64, 4, 1], [1, 1, 1]),
+        c(l.none, [32, 4, 2], [1, 1, 2]),
+        c(l.reg, [32, 8, 16], [1, 1, 16]),
+        c(l.reg, [32, 4, 32], [1, 1, 32]),
+        c(l.sr, [32, 8, 16], [1, 1, 16]),
+        c(l.sr, [64, 4, 32], [1, 1, 32]),
+        c(l.sr, [32, 16, 32], [1, 2, 32]),
+        c(l.sr, [32, 32, 32], [1, 4, 32]),
+        c(l.srl1, [32, 8, 16], [1, 1, 16]),
+        c(l.srp, [32, 8, 64], [1, 1, 64]),
+        c(l.srp, [32, 16, 64], [1, 4, 64]),
+        c(l.srp, [32, 16, 32], [1, 2, 32]),
+        c(l.srp, [32, 32, 32], [1, 4, 32]),
+        c(l.srp, [64, 16, 64], [2, 4, 64]),
+        c(l.vec, [64, 4, 2], [1, 1, 2]),
+        c(l.vec, [64, 4, 4], [1, 1, 4]),
+        c(l.vec, [128, 4, 2], [1, 1, 2]),
+        c(l.vec, [128, 4, 8], [1, 1, 8]),
+        c(l.vec, [128, 4, 16], [1, 1, 16]),
+        // taller tiles: fewer y ghost rows per point for kernels whose z queues
+        // hold the y ± 1 rows too (the 27-point box)
+        c(l.vec, [128, 8, 8], [1, 1, 8]),
+        c(l.vec, [64, 8, 16], [1, 1, 16]),
+        // two y rows per thread, sharing their row vectors (the 27-point box: 88.6% of
+        // copy in f32 at 128x8x4 and 85% in f64 at 64x8x4 on an H100, where one row
+        // per thread reached 82% and 80%)
+        c(l.vec, [128, 8, 2], [1, 2, 2]),
+        c(l.vec, [128, 8, 4], [1, 2, 4]),
+        c(l.vec, [64, 8, 4], [1, 2, 4]),
+        c(l.vec, [128, 8, 8], [1, 2, 8]),
+        c(l.plain, [32, 8, 1], [1, 1, 1]),
+        c(l.plain, [64, 4, 1], [1, 1, 1]),
+        // `swizzle`: the same blocks in bands of y tiles swept along z, for kernels
+        // whose z neighbours are read by other blocks (one plane per block) or whose
+        // many arrays crowd L2 (the seismic kernels read 12 and 15 arrays)
+        c(l.vec_sw, [128, 4, 1], [1, 1, 1]),
+        c(l.vec_sw, [128, 4, 2], [1, 1, 2]),
+        c(l.vec_sw, [128, 4, 4], [1, 1, 4]),
+        c(l.vec_sw, [128, 4, 16], [1, 1, 16]),
+        c(l.none_sw, [32, 8, 1], [1, 1, 1]),
+        // `roll_z`: the z chunks of 4 and more with their steps rolled, for kernels
+        // that spill when the steps are unrolled (the seismic kernels on an H200:
+        // 90.8% of copy with the steps rolled, 85.0% unrolled)
+        c(l.vec_roll, [128, 4, 4], [1, 1, 4]),
+        c(l.vec_roll, [64, 4, 4], [1, 1, 4]),
+        c(l.vec_roll, [128, 4, 8], [1, 1, 8]),
+        c(l.vec_roll, [128, 4, 16], [1, 1, 16]),
+        c(l.vec_roll, [128, 8, 8], [1, 1, 8]),
+        c(l.vec_roll, [64, 8, 16], [1, 1, 16]),
+        c(l.vec_roll, [128, 8, 4], [1, 2, 4]),
+        c(l.vec_roll, [64, 8, 4], [1, 2, 4]),
+        c(l.vec_roll, [128, 8, 8], [1, 2, 8]),
+        // blocks of 128 threads in f64 at a long chunk: three per SM at 168 registers
+        // (the radius-8 star in f64 on an H100: 43.1% of copy, against 41.9% for the
+        // best candidate without it)
+        c(l.vec_roll, [64, 4, 16], [1, 1, 16]),
+        // the x and y neighbours from shared-memory rings, one block of 64 or 128
+        // threads per tile (the radius-8 star on an H100: 63% of copy in f32 at
+        // 32x16x32 and 61% at 64x8x32, 57.7% in f64 at 16x16x64, against 52% and 43%
+        // reading device memory)
+        c(l.vec_pipe, [32, 16, 32], [1, 1, 32]),
+        c(l.vec_pipe, [64, 8, 32], [1, 1, 32]),
+        c(l.vec_pipe, [16, 16, 64], [1, 1, 64]),
+        // two y rows per thread sharing their ring vectors, 4 planes ahead (the
+        // radius-8 star in f64 on an H100: 60.1% of copy in the prototype, against
+        // 56.5% with one row; translated, `tune` chose it at 61.6%)
+        c(l.vec_pipe, [16, 16, 64], [1, 2, 64]),
+    ]
 }
 
 /// The second round of a search: the candidates of a 3-D kernel that differ from the

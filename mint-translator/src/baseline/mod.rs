@@ -6,10 +6,11 @@
 pub mod config;
 pub mod outline;
 
-use crate::emit::cexpr::{CPrinter, helpers_source};
+use crate::emit::cexpr::CPrinter;
 use crate::emit::cuda::{self, GlobalRefs};
 use crate::ir::Kernel;
 use crate::kir::Builder;
+use crate::kir::print::helpers::helpers_source;
 use crate::target::Target;
 use crate::translation::KernelSource;
 use config::LaunchConfig;

@@ -23,9 +23,6 @@ use crate::emit::cexpr::CPrinter;
 /// One statement of a kernel skeleton.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stmt {
-    /// One line of C text, printed as it is at the current indentation (the escape hatch
-    /// for constructs that have no node of their own).
-    Raw(String),
     /// Loop-body text printed by `CPrinter` at indentation 0: each of its lines is
     /// indented to the place of the node (the stencil's statements at one point).
     Body(String),
@@ -486,11 +483,6 @@ impl Builder {
     /// Appends `stmts`.
     pub fn extend(&mut self, stmts: impl IntoIterator<Item = Stmt>) {
         self.stack.last_mut().expect("an open level").extend(stmts);
-    }
-
-    /// Appends one line of text ([`Stmt::Raw`]).
-    pub fn raw(&mut self, line: impl Into<String>) {
-        self.push(Stmt::Raw(line.into()));
     }
 
     /// Appends a comment line.

@@ -2,6 +2,8 @@
 //! translator's conventions (four spaces per level, the body of a kernel one level in,
 //! `} else {` and `} else if (…) {` on the closing brace's line).
 
+pub mod helpers;
+
 use super::{
     AsyncCopy, Decl, Function, If, LaunchBounds, Loop, Module, Shared, Stmt, Unroll, VLoad,
     VSource, VStore,
@@ -203,7 +205,6 @@ fn note(n: &Option<String>) -> String {
 /// The text of a statement that fits one line.
 fn simple(s: &Stmt) -> String {
     match s {
-        Stmt::Raw(l) => l.clone(),
         Stmt::Decl(d) => decl(d),
         Stmt::Assign { lhs, rhs } => format!("{lhs} = {rhs};"),
         Stmt::Expr(e) => format!("{e};"),

@@ -46,7 +46,7 @@ pub fn lists_mut(stmts: &mut Vec<Stmt>, f: &mut impl FnMut(&mut Vec<Stmt>)) {
 /// comments, types and declared names.
 pub fn exprs_mut(s: &mut Stmt, f: &mut impl FnMut(&mut String)) {
     match s {
-        Stmt::Raw(e) | Stmt::Expr(e) => f(e),
+        Stmt::Expr(e) => f(e),
         Stmt::Decl(d) => d
             .vars
             .iter_mut()

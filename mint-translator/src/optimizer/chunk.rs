@@ -19,17 +19,18 @@
 //! computes. Prefetching through registers keeps about one plane per block in flight,
 //! which at one 256-thread block per SM (the register tiles of the radius-4 star) is too
 //! little to cover the memory latency; the ring holds more without registers
-//! (`bench-results/h100-2026-11-24d/async/`).
+//! (measured with a CuPy prototype on an H100; see [`PIPELINE_DEPTH`]).
 
 use super::register::{RegPlan, qname};
 use super::shared::SharedPlan;
 use super::{PIPELINE_DEPTH, Plan, skeleton};
 use crate::analyzer::refs::stencil_offset;
 use crate::baseline::config::LaunchConfig;
-use crate::emit::cexpr::{CPrinter, Helper, RefResolver, helpers_source};
+use crate::emit::cexpr::{CPrinter, Helper, RefResolver};
 use crate::emit::cuda::{self, extent_name, hi_name, lo_name, pitch_name, point_body, slice_name};
 use crate::emit::names::c_ident;
 use crate::ir::*;
+use crate::kir::print::helpers::helpers_source;
 use crate::kir::{AsyncCopy, Builder, Loop, LoopRole, Stmt, Unroll, Var};
 use crate::target::Target;
 use crate::translation::KernelSource;
@@ -291,8 +292,7 @@ struct Group {
 /// kernels do: the ring's cells are numbered (the north rows, the south rows, then the
 /// west and east columns row by row), and thread `t` of `n` loads cells `t`, `t + n`, …,
 /// so every thread loads at most ⌈cells / n⌉ ghost cells and the rows are read
-/// coalesced. A CuPy prototype on an H100 (2026-11-24,
-/// `bench-results/h100-2026-11-24c/star25/`) ran the radius-4 star in f64 at 69% of copy
+/// coalesced. A CuPy prototype on an H100 ran the radius-4 star in f64 at 69% of copy
 /// this way against 60% with the side-by-side loads, in the same tile.
 fn plane_groups(g: &Gen, ai: usize, s: &SharedPlan) -> Vec<Group> {
     let a = c_ident(&g.k.arrays[ai].name);
@@ -588,13 +588,13 @@ pub(crate) struct PlaneCopy<'a> {
 /// round keeps the thread's column and moves it `n / row` rows down, so its row and
 /// column are computed once. The rounds print about 40% fewer instructions per z step
 /// (SASS of the radius-8 star), but on an H100, the same GPU alternating the two forms,
-/// they ran slower in four of six kernels (`bench-results/h100-2026-11-25d/ab/`): opt-3 +
-/// `pipeline` of the 27-point box in `f32` at 231 against 261 GPts/s (it spilled), the
-/// radius-4 star in `f64` at 146 against 151, the ring path of the radius-8 star (one y
-/// row per thread) in `f64` at 98.7 against 101.2; they won for the ring path with two y
-/// rows per thread, whose 64 threads make 8 copies each per step: the radius-8 star in
-/// `f64` at 61.6% of copy against 59.0% (two runs on two H100s; the kernel as written,
-/// timed in each, 1% apart), so the ring path asks for them there (`vector::ring::fill`).
+/// they ran slower in four of six kernels: opt-3 + `pipeline` of the 27-point box in `f32`
+/// at 231 against 261 GPts/s (it spilled), the radius-4 star in `f64` at 146 against 151,
+/// the ring path of the radius-8 star (one y row per thread) in `f64` at 98.7 against
+/// 101.2; they won for the ring path with two y rows per thread, whose 64 threads make 8
+/// copies each per step: the radius-8 star in `f64` at 61.6% of copy against 59.0% (two
+/// runs on two H100s; the kernel as written, timed in each, 1% apart), so the ring path
+/// asks for them there (`vector::ring::fill`).
 pub(crate) fn async_plane_copy(b: &mut Builder, c: &PlaneCopy) {
     let per_row = if c.chunk > 1 {
         c.cols / c.chunk

@@ -41,10 +41,9 @@ pub struct ArrayPlan {
 
 /// Planes in flight ahead of the newest plane a step reads, with `pipeline`.
 ///
-/// A CuPy prototype on an H100 (2026-11-24, `bench-results/h100-2026-11-24d/async/`)
-/// timed 1, 2 and 3 for the radius-4 and radius-8 stars in both precisions: 2 was the
-/// best in all four; 1 was 0.1–10 points of copy slower (radius 4 in `f64`: 77.5% against
-/// 87.5%), 3 was 1.5–6.4 points slower.
+/// A CuPy prototype on an H100 timed 1, 2 and 3 for the radius-4 and radius-8 stars in
+/// both precisions: 2 was the best in all four; 1 was 0.1–10 points of copy slower
+/// (radius 4 in `f64`: 77.5% against 87.5%), 3 was 1.5–6.4 points slower.
 pub const PIPELINE_DEPTH: i64 = 2;
 
 /// The columns of a `pipeline` ring's planes for a tile `tx` points wide of `es`-byte

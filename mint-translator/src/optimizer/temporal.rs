@@ -70,12 +70,13 @@ use crate::analyzer::reach::reaches;
 use crate::analyzer::refs::{references, stencil_offset};
 use crate::baseline::config::LaunchConfig;
 use crate::diag::{Diag, DiagResult};
-use crate::emit::cexpr::{CPrinter, RefResolver, helpers_source};
+use crate::emit::cexpr::{CPrinter, RefResolver};
 use crate::emit::cuda::{
     self, Param, ParamKind, extent_name, flat_ref, has_top_level_continue, hi_name, lo_name,
     whole_hi_name, whole_lo_name,
 };
 use crate::ir::*;
+use crate::kir::print::helpers::helpers_source;
 use crate::kir::{Builder, Loop, LoopRole, Stmt, Unroll, Var};
 use crate::target::Target;
 use crate::translation::KernelSource;
@@ -871,7 +872,7 @@ pub(crate) fn lower(
             }
             // the loop's increment adds the group's last plane
             if group > 1 {
-                b.raw(format!("mint_p += {};", group - 1));
+                b.push(Stmt::Expr(format!("mint_p += {}", group - 1)));
             }
         });
         b.push(Stmt::if_else(

@@ -53,12 +53,13 @@ use super::skeleton;
 use crate::analyzer::refs::{references, stencil_offset};
 use crate::baseline::config::{LaunchConfig, vector_width};
 use crate::emit::Param;
-use crate::emit::cexpr::{CPrinter, RING_HELPERS, RefResolver, helpers_source, vector_helpers};
+use crate::emit::cexpr::{CPrinter, RefResolver};
 use crate::emit::cuda::{
     self, extent_name, flat_ref, hi_name, lo_name, pitch_name, point_body, slice_name,
 };
 use crate::emit::names::{Names, c_ident};
 use crate::ir::*;
+use crate::kir::print::helpers::{RING_HELPERS, helpers_source, vector_helpers};
 use crate::kir::{Builder, If, Loop, LoopRole, Stmt, Unroll, VLoad, VSource, VStore, Var};
 use crate::report::Report;
 use crate::target::{GUARD_BYTES, Target};
@@ -654,7 +655,7 @@ fn stores(
 /// (all, without one), a prefetched plane only if the chunk has a next step. `step` loads
 /// them first; the ring path loads them before its step's wait and barrier, so that their
 /// latency overlaps the wait (the radius-8 star in `f32`: 60.5% of copy against 58.4%
-/// loaded after the barrier, `bench-results/h100-2026-11-25c/fill/`).
+/// loaded after the barrier, on an H100).
 fn lead_loads(
     p: &mut CPrinter,
     b: &mut Builder,
@@ -826,16 +827,16 @@ fn loads_per_step(av: &ArrayVec) -> i64 {
 
 /// Registers the z queues' values may hold at once, above which the leading plane is no
 /// longer prefetched one step ahead but loaded in the step that first reads it (one
-/// plane fewer in registers). Measured on an H100, 512³ (`bench-results/h100-2026-11-24e/
-/// boxq/tiles-yrows.log`): the box in `f64` with two y rows per thread holds 128 with the
-/// prefetch and spills under the runtime's second cap (72% of copy at t64x8x4), 96
-/// without (85%); in `f32` it holds 96 and the prefetch is worth 1% (88.6% / 87.4%).
+/// plane fewer in registers). Measured on an H100 at 512³: the box in `f64` with two y rows
+/// per thread holds 128 with the prefetch and spills under the runtime's second cap (72% of
+/// copy at t64x8x4), 96 without (85%); in `f32` it holds 96 and the prefetch is worth 1%
+/// (88.6% / 87.4%).
 pub const QUEUE_REGISTERS: usize = 96;
 
 /// [`QUEUE_REGISTERS`] for the ring path (`pipeline`), whose steps hold no row vectors in
 /// registers while they wait for device memory: the radius-8 star in `f64` with two y rows
 /// per thread holds 144 with the prefetch, as the prototype that ran it at 60.1% of copy
-/// on an H100 (`bench-results/h100-2026-11-25d/rows/`).
+/// on an H100.
 pub const RING_QUEUE_REGISTERS: usize = 160;
 
 /// Registers that the z queues of `arrays` hold with `slots` planes each beyond their

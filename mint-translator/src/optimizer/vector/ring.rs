@@ -21,22 +21,20 @@
 //! zero-filled; no point that the loop computes reads it.
 //!
 //! The sum is the kernel's own, term by term: only where each vector comes from changes.
-//! A CUDA prototype that does the same (`bench-results/h100-2026-11-25c/ring/`, every
-//! variant bitwise equal to the vector path's kernel) ran the radius-8 star at 63% of
-//! copy in `f32` (tile 32×16, z chunk 32, 3 planes ahead, z steps unrolled by 4, 128
-//! registers) and 57% in `f64` (16×16, chunk 64). Translated by this module, with `tune`
-//! choosing those tiles: 62.0% and 57.5% (README, "The radius-8 star: shared-memory rings
-//! for the vector path").
+//! A CUDA prototype that does the same (every variant bitwise equal to the vector path's
+//! kernel) ran the radius-8 star on an H100 at 63% of copy in `f32` (tile 32×16, z chunk
+//! 32, 3 planes ahead, z steps unrolled by 4, 128 registers) and 57% in `f64` (16×16,
+//! chunk 64). Translated by this module, with `tune` choosing those tiles: 62.0% and
+//! 57.5% (README, "The radius-8 star: shared-memory rings for the vector path").
 //!
 //! With `chunksize` y above 1 a thread computes that many y rows, and its rows share the
 //! ring's vectors as the vector path's share their loads: the radius-8 star in `f64` with
 //! two rows per thread reads 8 vectors per point from the ring instead of 12, holds two z
 //! queues (224 registers, 8 warps per SM) and keeps 4 planes in flight; a prototype of it
-//! ran at 60.1% of copy where one row per thread ran at 56.5%
-//! (`bench-results/h100-2026-11-25d/rows/`), translated 61.6% (`tune`). Such a block
-//! takes the ring path only if all its rows are inside the loop, and its plane copies run
-//! in known rounds (`chunk::async_plane_copy`): its 64 threads make 8 copies each per
-//! step.
+//! ran on an H100 at 60.1% of copy where one row per thread ran at 56.5%, translated
+//! 61.6% (`tune`). Such a block takes the ring path only if all its rows are inside the
+//! loop, and its plane copies run in known rounds (`chunk::async_plane_copy`): its 64
+//! threads make 8 copies each per step.
 //!
 //! It applies to read-only arrays whose row vectors off the z queues are read at the
 //! step's own plane (`dz = 0`) and whose only z queues are the center vectors' of the
@@ -64,8 +62,8 @@ pub const DEPTH: i64 = 3;
 
 /// Planes in flight for threads of two or more y rows ([`Ring::depth`]): such a thread holds a
 /// z queue per row, so at most 8 warps fit an SM, and each must keep more planes in
-/// flight. The prototype (`bench-results/h100-2026-11-25d/rows/`) ran the radius-8 star
-/// in `f64` with two rows per thread at 60.1% of copy 4 planes ahead and 55.9% 3 ahead.
+/// flight. The prototype ran the radius-8 star in `f64` with two rows per thread on an
+/// H100 at 60.1% of copy 4 planes ahead and 55.9% 3 ahead.
 pub const DEPTH_ROWS: i64 = 4;
 
 /// The z steps of the ring path are unrolled by this many (without `roll_z`), so the z
@@ -395,7 +393,7 @@ fn ring_step(p: &mut CPrinter, b: &mut Builder, x: &Lowering, lead: &[Lead], ahe
     });
     // every thread moves its queue, so the moves stay register renaming: under the
     // condition the compiler keeps both the moved and the unmoved queue (the radius-8
-    // star in f32: 202 registers instead of 158, bench-results/h100-2026-11-25c/lanes/)
+    // star in f32: 202 registers instead of 158)
     queue_moves(b, k, x.arrays, ahead);
 }
 
