@@ -3,8 +3,9 @@
 
     python3 bench-results/render.py            # writes docs/src/performance/{gpu,cpu}.md and
                                                # docs/src/figures/{suite-h100,multigrid-convergence}.svg
-    python3 bench-results/render.py --readme   # prints the README's tables (paste them there)
-    python3 bench-results/render.py --check    # exit status 1 if a written file is out of date
+    python3 bench-results/render.py --readme   # prints the README's one results table (paste it there)
+    python3 bench-results/render.py --check    # exit status 1 if a written file or the README's table
+                                               # is out of date (writes nothing)
 
 Python 3 standard library only. The input format is described in bench-results/README.md.
 """
@@ -90,8 +91,9 @@ def reference(files, gpu_prefix, impl):
     return out
 
 
-def summary(files):
-    """The README's table: Mint `tune` on the H100 against Hand-CUDA and the fastest GPU peer."""
+def summary_table(files):
+    """The README's one results table, with its caption (the only line of the README with dates): Mint
+    `tune` on the H100 against Hand-CUDA and the fastest GPU peer."""
     tune = latest_tune(files, "h100")
     hand = reference(files, "h100", "hand-cuda")
     peer = reference(files, "h100", "peer")
@@ -115,8 +117,13 @@ def summary(files):
             "fastest peer", "Mint / peer"]
     caption = (f"{gpu}; Mint measured {', '.join(sorted(dates))}; Hand-CUDA and the peers (CuPy, PyTorch, "
                f"Numba) on the same GPU model, {', '.join(sorted(ref_dates))}.")
+    return caption + "\n\n" + table(head, rows, right={2, 3, 5, 7})
+
+
+def summary(files):
+    """The GPU page's summary: the README's table ([`summary_table`]) and a dated sentence per CPU host."""
     cpu = cpu_summary(files)
-    return caption + "\n\n" + table(head, rows, right={2, 3, 5, 7}) + ("\n\n" + cpu if cpu else "")
+    return summary_table(files) + ("\n\n" + cpu if cpu else "")
 
 
 def cpu_summary(files):
@@ -533,22 +540,8 @@ def depth_table(head, rs, key, code):
     return table([head] + [f"{p} depth {k}" for p, k in cols], rows, right={1, 2, 3, 4, 5})
 
 
-def readme_temporal(files):
-    """The README's table of blocked heat: the newest `temporal_summary` rows, fewer columns, EBISU's grid
-    left out and a row whose EBISU ran in another call marked ¹ (the README says so below the table)."""
-    summ = next((d["temporal_summary"] for _, d in sorted(files, key=lambda f: f[1].get("date", ""), reverse=True)
-                 if d.get("temporal_summary")), [])
-    rows = [[r["precision"], r["grid"], str(r["depth"]), str(r["registers"]), f"{r['shared_kib']:.1f} KiB",
-             f"{r['blocks_per_sm']} ({r['occupancy_pct']}%)", f"{r['gpts']:.1f}", f"{r['of_per_step_bound']:.2f}×",
-             f"{r['step_gpts']:.1f}", f"{r['ebisu_gpts']:.1f}" + ("" if r["ebisu_same_call"] else " ¹"),
-             f"{r['gpts'] / r['ebisu_gpts']:.2f}×"] for r in summ]
-    return table(["prec", "grid", "depth", "registers", "shared/block", "blocks/SM (occupancy)", "GPts/s",
-                  "of the per-step bound", "step by step", "EBISU", "Mint/EBISU"], rows,
-                 right={2, 3, 6, 7, 8, 9, 10})
-
-
 def temporal_summary(rs):
-    """The table of the temporal section's `temporal_summary` rows ([`readme_temporal`] is the README's)."""
+    """The table of the temporal section's `temporal_summary` rows (heat at its best depth against EBISU)."""
     rows = [[r["precision"], r["grid"], str(r["depth"]), r["threads"], str(r["registers"]),
              f"{r['shared_kib']:.1f} KiB", f"{r['blocks_per_sm']} ({r['occupancy_pct']}%)", f"{r['gpts']:.1f}",
              f"{r['of_per_step_bound']:.2f}×", f"{r['step_gpts']:.1f}", r["auto"],
@@ -650,12 +643,12 @@ def outputs(files):
 def main(argv):
     files = load()
     if "--readme" in argv:
-        print(summary(files) + "\n\n" + readme_temporal(files))
+        print(summary_table(files))
         return 0
     stale = []
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    if readme_temporal(files) not in readme:
-        print("out of date: README.md's blocked-heat table (paste it from python3 bench-results/render.py --readme)")
+    if summary_table(files) not in readme:
+        print("out of date: README.md's results table (paste it from python3 bench-results/render.py --readme)")
         if "--check" in argv:
             return 1
     for path, text in outputs(files).items():

@@ -1,8 +1,11 @@
 //! The user guide (`docs/`, an mdBook) and the README against the code: every relative
-//! link resolves, the book names every `MINT_*` variable the library reads, every variant
-//! of `mint::Error` and every option and clause the macros accept, every chapter is in
-//! the book's summary, every chapter with Rust code is compiled by `cargo test --doc`
-//! (`src/guide.rs`), and the README stays a front door of at most 300 lines.
+//! link resolves, the book names every `MINT_*` variable the library, the tests, the
+//! benchmarks and the examples read, every variant of `mint::Error` and every option and
+//! clause the macros accept (`#[mint::time_loop(block = ..)]` included), every chapter is
+//! in the book's summary, every chapter with Rust code is compiled by `cargo test --doc`
+//! (`src/guide.rs`), the README stays a front door of at most 300 lines with no date but
+//! on its one results table's caption, and the comments of the sources carry no dates and
+//! no `bench-results/` paths (results live in the book, reasons in the comments).
 //!
 //! The lists are parsed from the sources when the test runs, so a new variable, variant
 //! or option that the book does not mention fails here. Each parser is also tested on a
@@ -179,13 +182,62 @@ fn tokens(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The code (blocks and inline spans) of the whole book, chapter after chapter.
+fn book_code() -> String {
+    book_chapters()
+        .iter()
+        .map(|f| split_code(&read(f)).1)
+        .collect()
+}
+
 /// The tokens inside the code (blocks and inline spans) of the whole book.
 fn book_code_tokens() -> BTreeSet<String> {
-    let mut all = BTreeSet::new();
-    for f in book_chapters() {
-        all.extend(tokens(&split_code(&read(&f)).1));
+    tokens(&book_code())
+}
+
+/// The dates (`YYYY-MM-DD` with a month 01–12 and a day 01–31, not part of a longer run
+/// of digits) in `text`, in order.
+fn dates(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    let two = |s: &[u8]| (s[0] - b'0') * 10 + (s[1] - b'0');
+    let mut out = Vec::new();
+    for i in 0..b.len().saturating_sub(9) {
+        let w = &b[i..i + 10];
+        if digits(&w[0..4])
+            && w[4] == b'-'
+            && digits(&w[5..7])
+            && w[7] == b'-'
+            && digits(&w[8..10])
+            && (i == 0 || !b[i - 1].is_ascii_digit())
+            && b.get(i + 10).is_none_or(|c| !c.is_ascii_digit())
+            && (1..=12).contains(&two(&w[5..7]))
+            && (1..=31).contains(&two(&w[8..10]))
+        {
+            out.push(String::from_utf8_lossy(w).into_owned());
+        }
     }
-    all
+    out
+}
+
+/// The numbers (1-based) of the lines of `md` that hold a date and are not a table's
+/// caption, and how many captions hold one. A caption is a line whose next non-blank line
+/// starts a markdown table (`|`).
+fn dates_outside_captions(md: &str) -> (Vec<usize>, usize) {
+    let lines: Vec<&str> = md.lines().collect();
+    let (mut stray, mut captions) = (Vec::new(), 0);
+    for (i, l) in lines.iter().enumerate() {
+        if dates(l).is_empty() {
+            continue;
+        }
+        let next = lines[i + 1..].iter().find(|n| !n.trim().is_empty());
+        if next.is_some_and(|n| n.trim_start().starts_with('|')) {
+            captions += 1;
+        } else {
+            stray.push(i + 1);
+        }
+    }
+    (stray, captions)
 }
 
 /// Whether `md` has a code block rustdoc would compile: ```` ```rust ````, or an opening
@@ -330,6 +382,124 @@ fn accepted_options(src: &str) -> BTreeSet<String> {
     out
 }
 
+/// The comments of Rust source `src` (`//`, `///` and `//!` to the end of the line; `/* */`,
+/// nested), each with the number of the line it starts on. String, raw string and char
+/// literals are skipped, so that a `//` inside a string is not taken for a comment.
+fn comments(src: &str) -> Vec<(usize, String)> {
+    let c: Vec<char> = src.chars().collect();
+    let ident = |k: usize| c[k].is_alphanumeric() || c[k] == '_';
+    let mut out = Vec::new();
+    let (mut i, mut line) = (0, 1);
+    while i < c.len() {
+        match c[i] {
+            '\n' => {
+                line += 1;
+                i += 1;
+            }
+            '/' if c.get(i + 1) == Some(&'/') => {
+                let start = i;
+                while i < c.len() && c[i] != '\n' {
+                    i += 1;
+                }
+                out.push((line, c[start..i].iter().collect()));
+            }
+            '/' if c.get(i + 1) == Some(&'*') => {
+                let (start, first, mut depth) = (i, line, 0usize);
+                while i < c.len() {
+                    if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        line += usize::from(c[i] == '\n');
+                        i += 1;
+                    }
+                }
+                out.push((first, c[start..i.min(c.len())].iter().collect()));
+            }
+            '"' => {
+                i += 1;
+                while i < c.len() && c[i] != '"' {
+                    line += usize::from(c[i] == '\n');
+                    if c[i] == '\\' && c.get(i + 1) == Some(&'\n') {
+                        line += 1;
+                    }
+                    i += if c[i] == '\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            // a raw string: r"..", r#".."#, br#".."#, cr".." (not the end of an identifier)
+            'r' | 'b' | 'c' if i == 0 || !ident(i - 1) => {
+                let r = if c[i] == 'r' { i } else { i + 1 };
+                if c.get(r) != Some(&'r') {
+                    i += 1;
+                    continue;
+                }
+                let hashes = c[r + 1..].iter().take_while(|&&h| h == '#').count();
+                if c.get(r + 1 + hashes) != Some(&'"') {
+                    // `r#for`, a raw identifier, or an identifier that starts with r
+                    i += 1;
+                    continue;
+                }
+                i = r + 2 + hashes;
+                while i < c.len()
+                    && !(c[i] == '"' && c[i + 1..].iter().take(hashes).all(|&h| h == '#'))
+                {
+                    line += usize::from(c[i] == '\n');
+                    i += 1;
+                }
+                i += 1 + hashes;
+            }
+            // a char literal ('a', '"', '\'', '\u{..}'); otherwise a lifetime or a label
+            '\'' if c.get(i + 1) == Some(&'\\') => {
+                i += 3;
+                while i < c.len() && c[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            '\'' if c.get(i + 2) == Some(&'\'') => i += 3,
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// The names `#[mint::time_loop]` accepts: the `is_ident("..")` tests of
+/// `mint-macros/src/timeloop.rs` (the option `block` and its value `auto`).
+fn time_loop_names(src: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = src;
+    while let Some(i) = rest.find("is_ident(\"") {
+        rest = &rest[i + "is_ident(\"".len()..];
+        if let Some(end) = rest.find('"') {
+            out.insert(rest[..end].to_string());
+        }
+    }
+    out
+}
+
+/// Whether `path` lies in a build directory (`target/`) of the repository, whose files are
+/// not sources.
+fn in_target(path: &Path) -> bool {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .components()
+        .any(|c| c.as_os_str() == "target")
+}
+
+fn rel(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
 // ------------------------------------------------------------------------- the parsers
 
 #[test]
@@ -396,6 +566,37 @@ fn the_parsers_find_what_they_should() {
     assert!(has_rust_block("text\n```rust,no_run\nfn f() {}\n```\n"));
     assert!(has_rust_block("```\nlet x = 1;\n```\n"));
     assert!(!has_rust_block("```text\nout\n```\n```sh\nls\n```\n"));
+
+    assert_eq!(
+        dates("on 2026-11-28, not 12026-11-288 nor 2026-13-01 nor 2026-11-2; (2026-12-06)."),
+        ["2026-11-28", "2026-12-06"]
+    );
+    let md =
+        "Caption, 2026-11-24.\n\n| a |\n| --- |\n| 1 |\n\nText, 2026-11-25.\nLast 2026-11-26\n";
+    assert_eq!(dates_outside_captions(md), (vec![7, 8], 1));
+
+    let rs = r##"let s = "// not a comment 2026-01-01"; // a comment
+let r = r#"raw // "quoted" bench-results/x"#; let c = '"'; let l: &'static str = "\"//";
+/// doc 2026-11-28
+/* block /* nested */
+   bench-results/y */ fn f() { let e = '\''; } //! inner
+"##;
+    let cs = comments(rs);
+    assert_eq!(
+        cs.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+        [1, 3, 4, 5],
+        "{cs:?}"
+    );
+    assert_eq!(cs[0].1, "// a comment");
+    assert!(cs[1].1.contains("2026-11-28") && cs[2].1.contains("bench-results/y"));
+    assert_eq!(cs[3].1, "//! inner");
+
+    assert_eq!(
+        time_loop_names(r#"if !nv.path.is_ident("block") {} if p.path.is_ident("auto") {}"#)
+            .into_iter()
+            .collect::<Vec<_>>(),
+        ["auto", "block"]
+    );
 }
 
 // ------------------------------------------------------------------------- the checks
@@ -418,20 +619,41 @@ fn every_relative_link_resolves() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// Catches a `MINT_*` variable that the library, a test, a benchmark (its Rust, shell and
+/// Python files) or an example reads and the book does not name.
 #[test]
-fn the_book_names_every_mint_variable_of_the_library() {
+fn the_book_names_every_mint_variable() {
     let mut vars = BTreeSet::new();
     for dir in [
         "mint-runtime/src",
         "mint-translator/src",
         "mint-macros/src",
+        "mint-testing/src",
+        "kernels/src",
         "src",
+        "tests",
+        "benches",
+        "examples",
     ] {
-        for f in files(&root().join(dir), ".rs") {
-            vars.extend(mint_variables(&read(&f)));
+        for ext in [".rs", ".sh", ".py"] {
+            for f in files(&root().join(dir), ext) {
+                // not this file, whose names are examples and checks
+                if !in_target(&f) && !f.ends_with("tests/docs.rs") {
+                    vars.extend(mint_variables(&read(&f)));
+                }
+            }
         }
     }
-    for v in ["MINT_DEVICE", "MINT_TUNE", "MINT_CACHE_DIR", "MINT_REPORT"] {
+    // from each kind of source: the library, a test (`tests/golden_kernels.rs`), a
+    // benchmark script (`benches/run_all.sh`)
+    for v in [
+        "MINT_DEVICE",
+        "MINT_TUNE",
+        "MINT_CACHE_DIR",
+        "MINT_REPORT",
+        "MINT_BLESS",
+        "MINT_BENCH_SIZE",
+    ] {
         assert!(
             vars.contains(v),
             "the source scan did not find {v}: {vars:?}"
@@ -441,7 +663,8 @@ fn the_book_names_every_mint_variable_of_the_library() {
     let missing: Vec<_> = vars.iter().filter(|v| !book.contains(*v)).collect();
     assert!(
         missing.is_empty(),
-        "variables the sources use and the book does not name (docs/src/guide/configuration.md): {missing:?}"
+        "variables the sources read and the book does not name in code \
+         (docs/src/guide/configuration.md): {missing:?}"
     );
 }
 
@@ -484,6 +707,27 @@ fn the_book_names_every_option_and_clause() {
         missing.is_empty(),
         "options or clauses the macros accept and the book does not name in code \
          (docs/src/guide/options.md, directives.md): {missing:?}"
+    );
+}
+
+/// Catches a name `#[mint::time_loop]` accepts (the option `block`, its value `auto`) that
+/// no code of the book shows in use: `time_loop(block = ..` or `= auto)`.
+#[test]
+fn the_book_shows_every_time_loop_option() {
+    let names = time_loop_names(&read(&root().join("mint-macros/src/timeloop.rs")));
+    assert!(
+        names.contains("block") && names.contains("auto"),
+        "the parser missed `block` or `auto`: {names:?}"
+    );
+    let code: String = book_code().split_whitespace().collect();
+    let missing: Vec<_> = names
+        .iter()
+        .filter(|n| !code.contains(&format!("time_loop({n}=")) && !code.contains(&format!("={n})")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "names `#[mint::time_loop]` accepts that no code of the book shows \
+         (docs/src/guide/time-loops.md): {missing:?}"
     );
 }
 
@@ -561,4 +805,57 @@ fn the_readme_is_a_front_door() {
     ] {
         assert!(readme.contains(must), "README.md does not mention {must}");
     }
+    // Catches a dated note in the README: a date may stand only on the caption of its one
+    // results table (the line right above the table, blank lines aside).
+    let (stray, captions) = dates_outside_captions(&readme);
+    assert!(
+        stray.is_empty(),
+        "README.md has dates outside its results table's caption, on lines {stray:?}: \
+         dated results go to docs/src/performance/ (bench-results/render.py)"
+    );
+    assert!(
+        captions <= 1,
+        "README.md has {captions} dated tables; it keeps one current results table"
+    );
+}
+
+/// Catches a date or a `bench-results/` path in a comment of the sources: a comment keeps
+/// its reason, and the measurement behind it lives in the book and `bench-results/`.
+#[test]
+fn source_comments_carry_no_dates_nor_result_paths() {
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    for dir in [
+        "mint-translator/src",
+        "mint-runtime/src",
+        "mint-macros/src",
+        "mint-testing/src",
+        "kernels/src",
+        "src",
+        "examples",
+        "benches",
+    ] {
+        for f in files(&root().join(dir), ".rs") {
+            if in_target(&f) {
+                continue;
+            }
+            scanned += 1;
+            for (line, text) in comments(&read(&f)) {
+                let mut what = dates(&text);
+                if text.contains("bench-results/") {
+                    what.push("bench-results/".to_string());
+                }
+                if !what.is_empty() {
+                    found.push(format!("{}:{line}: {}", rel(&f), what.join(", ")));
+                }
+            }
+        }
+    }
+    assert!(scanned > 50, "only {scanned} Rust files found");
+    assert!(
+        found.is_empty(),
+        "comments with dates or bench-results/ paths (keep the reason, drop the date and \
+         the path):\n{}",
+        found.join("\n")
+    );
 }

@@ -406,7 +406,7 @@ fn time(
         // A warm-up region of one step first: it compiles or loads the kernel and, for
         // `tune`, runs the autotuner's search. In the region that ran a search, the
         // radius-4 star's pipelined kernel ran 3-25% slower than the same kernel in any
-        // later region (H100, bench-results/h100-2026-11-24f/); the timed region is a
+        // later region (on an H100); the timed region is a
         // later one, as in a program's second run, which reads the stored choice.
         inst.run(opts, tile, chunk, 1)?;
         // Then one timed region, whose first launch is dropped too.

@@ -23,7 +23,7 @@ pub struct Ring {
 impl Ring {
     /// What Mint uses unless [`set_ring`] says otherwise.
     ///
-    /// Chosen on an H100 host (16 cores) on 2026-11-23 by two runs of `cargo bench
+    /// Chosen on an H100 host (16 cores) by two runs of `cargo bench
     /// --bench transfer -- --sweep`: streaming stores gave 10–40% over plain copies,
     /// slots of 8 MiB or less lost to the cost of waking the cores per slot, 1 MiB
     /// pieces beat larger ones, and 4 slots of 16 MiB were the steadiest device to host

@@ -1,7 +1,7 @@
 //! Host↔device copies at the link's speed.
 //!
 //! A copy from or to pageable memory (what an `ndarray` holds) is slow in the driver:
-//! measured on an H100 on 2026-11-22, a pitched `cuMemcpy2D` from pageable memory moved
+//! measured on an H100, a pitched `cuMemcpy2D` from pageable memory moved
 //! 8.5 GB/s host to device and 1.2 GB/s back, against 54 GB/s either way from page-locked
 //! memory. So a large copy goes through a ring of page-locked staging buffers (the
 //! [`Ring`]: [`Ring::DEFAULT`] unless [`set_ring`] changed it), owned by the device

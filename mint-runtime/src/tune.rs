@@ -47,12 +47,12 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The version of stored choices; a record of another version is tuned again. 2: the
-/// search tries `swizzle` (2026-11-24), so choices made without it are searched again.
-/// 3: register caps rise one occupancy step at a time (2026-11-25), which changes the
-/// fastest candidate of kernels that spill at 64 registers. 4: the search tries `roll_z`
-/// (2026-11-25). 5: and a rolled 64×4×16 (2026-11-25, the radius-8 star in f64). 6: and
-/// `vectorize` with `pipeline` at three tiles (2026-11-25, the radius-8 star). 7: and a
-/// fourth, with two y rows per thread (2026-11-25, the radius-8 star in f64).
+/// search tries `swizzle`, so choices made without it are searched again. 3: register caps
+/// rise one occupancy step at a time, which changes the fastest candidate of kernels that
+/// spill at 64 registers. 4: the search tries `roll_z`. 5: and a rolled 64×4×16 (for the
+/// radius-8 star in f64). 6: and `vectorize` with `pipeline` at three tiles (for the
+/// radius-8 star). 7: and a fourth, with two y rows per thread (for the radius-8 star in
+/// f64).
 pub const VERSION: u32 = 7;
 
 /// What `MINT_TUNE` asks for.

@@ -2,7 +2,7 @@
 //! kernel's rows three times: compiled for the target's baseline (SSE2 on x86-64), for
 //! AVX2 and FMA, and for AVX-512 (F, VL, BW, DQ). [`level`] says which this CPU runs.
 //! Where it runs both wide copies, neither wins everywhere: measured on a 2-core AMD EPYC
-//! (2026-11-27, f32, 2 threads), AVX-512 ran the cardiac model 1.6× faster and the
+//! (f32, 2 threads), AVX-512 ran the cardiac model 1.6× faster and the
 //! radius-4 star 1.2× slower than AVX2. So each kernel times both on its first planes
 //! ([`WideChoice`]) and keeps the faster. Results are the same bits whichever copy runs:
 //! Rust neither contracts `a * b + c` into a fused multiply-add nor reassociates, whatever
