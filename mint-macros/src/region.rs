@@ -898,181 +898,11 @@ impl RegionGen {
         let mut errs = Vec::new();
         let mut ir_arrays = Vec::new();
         for a in &arrays {
-            let sp = spans[a.span as usize];
-            let n = &a.name;
-            if a.ndims.len() > 1 {
-                errs.push(syn::Error::new(
-                    sp,
-                    format!("`{n}` is indexed with different numbers of indices in this kernel"),
-                ));
-                continue;
+            if let Some(p) = self.kernel_array(a, spans, &mut errs) {
+                ir_arrays.push(p);
             }
-            let (elem, ndim, writable, declared) = match self.env.get(n) {
-                Some(HostTy::Array {
-                    elem,
-                    ndim,
-                    writable,
-                    ..
-                }) => (*elem, *ndim, *writable, true),
-                Some(HostTy::Scalar(t)) => {
-                    errs.push(syn::Error::new(
-                        sp,
-                        format!("`{n}` is a scalar ({t}) and cannot be indexed"),
-                    ));
-                    continue;
-                }
-                _ => (None, None, true, false),
-            };
-            // A field path, or a variable whose type the region does not spell out: the
-            // runtime binds its element type at the first launch (rustc has checked the
-            // CPU version of the same body, so the types agree).
-            // So is an array of a type parameter `T: mint::Real`.
-            let generic_elem = declared && elem.is_none() && !self.generics.is_empty();
-            if declared
-                && elem.is_none()
-                && !self.other_generics.is_empty()
-                && self.generics.is_empty()
-            {
-                let (g, gs) = self.other_generics[0].clone();
-                errs.push(syn::Error::new(
-                    sp,
-                    format!("`{n}` holds elements of the type parameter `{g}`, which is not bounded by `mint::Real`: a region is generic over its precision as `fn f<{g}: mint::Real>(..)` (f32 or f64)"),
-                ));
-                errs.push(syn::Error::new(
-                    gs,
-                    format!("bound `{g}` by `mint::Real` here"),
-                ));
-                continue;
-            }
-            let elem_at_launch = !declared || generic_elem;
-            let elem = if elem_at_launch {
-                Some(ScalarTy::F64)
-            } else {
-                elem
-            };
-            let Some(elem) = elem else {
-                errs.push(syn::Error::new(
-                    sp,
-                    format!(
-                        "cannot tell the element type of array `{n}`; give it a concrete type where it is declared, e.g. `{n}: &mut Array3<f64>` in the signature or `let mut {n}: Array3<f32> = ..` (generic element types are not supported)"
-                    ),
-                ));
-                continue;
-            };
-            // Passed whole to device functions only: the number of dimensions is the
-            // declaration's, or the device array's at launch.
-            let andim = if a.ndim == 0 {
-                ndim.map_or(0, usize::from)
-            } else {
-                a.ndim
-            };
-            if let Some(d) = ndim
-                && a.ndim != 0
-                && d as usize != a.ndim
-            {
-                errs.push(syn::Error::new(
-                    sp,
-                    format!(
-                        "`{n}` has {d} dimension(s) but is indexed with {} index(es)",
-                        a.ndim
-                    ),
-                ));
-                continue;
-            }
-            if a.written && !writable {
-                errs.push(syn::Error::new(
-                    sp,
-                    format!("this kernel writes `{n}`, which is not mutable here; pass it as `&mut` or declare it `let mut {n}`"),
-                ));
-                continue;
-            }
-            if self.slot(n).is_none() {
-                errs.push(syn::Error::new(
-                    sp,
-                    format!("array `{n}` is used in this kernel but never copied to the device; add `copy!({n}, to_device);` in the region before the loop"),
-                ));
-                continue;
-            }
-            if a.read && a.ndim != 0 && self.undefined.contains(n) {
-                errs.push(syn::Error::new(
-                    sp,
-                    format!("this kernel reads `{n}`, which `copy!({n}, alloc)` left undefined and no kernel has written since; write it in an earlier kernel, or copy it with `copy!({n}, to_device)`"),
-                ));
-                continue;
-            }
-            if a.written {
-                self.undefined.remove(n);
-            }
-            ir_arrays.push(ir::ArrayParam {
-                name: n.clone(),
-                elem,
-                elem_at_launch,
-                ndim: andim as u8,
-                read: a.read,
-                written: a.written,
-                span: a.span,
-            });
         }
-        let red_name = c
-            .and_then(|c| c.reduction.as_ref())
-            .map(|r| r.1.to_string());
-        let mut ir_scalars = Vec::new();
-        for s in &scalars {
-            let sp = spans[s.span as usize];
-            let ty = if captures.iter().any(|c| c.name == s.name) {
-                None
-            } else {
-                match self.env.get(&s.name) {
-                    Some(HostTy::Scalar(t)) => Some(*t),
-                    Some(HostTy::Array { .. }) => {
-                        errs.push(syn::Error::new(
-                            sp,
-                            format!("array `{}` must be indexed in a kernel (`{}[[z, y, x]]`); whole arrays cannot be used as values", s.name, s.name),
-                        ));
-                        continue;
-                    }
-                    _ => None,
-                }
-            };
-            ir_scalars.push(ir::ScalarParam {
-                name: s.name.clone(),
-                ty,
-                span: s.span,
-            });
-        }
-        let mut reduction = None;
-        if let Some((op, var, sp)) = c.and_then(|c| c.reduction.clone()) {
-            let n = var.to_string();
-            let ty = match self.env.get(&n) {
-                Some(HostTy::Array { .. }) => {
-                    errs.push(syn::Error::new(
-                        sp,
-                        format!("the reduction variable `{n}` is an array; a reduction combines into a scalar variable (`let mut {n}_sum = 0.0;` and `reduction(+: {n}_sum)`)"),
-                    ));
-                    None
-                }
-                Some(HostTy::Scalar(t)) => Some(*t),
-                _ => None,
-            };
-            if !ir_scalars.iter().any(|s| s.name == n) {
-                let id = spans.len() as u32;
-                spans.push(sp);
-                ir_scalars.push(ir::ScalarParam {
-                    name: n.clone(),
-                    ty,
-                    span: id,
-                });
-            }
-            let id = spans.len() as u32;
-            spans.push(sp);
-            reduction = Some(ir::Reduction {
-                op,
-                var: n,
-                ty,
-                span: id,
-            });
-        }
-        let _ = red_name;
+        let (ir_scalars, reduction) = self.kernel_scalars(&scalars, captures, c, spans, &mut errs);
         if !errs.is_empty() {
             self.errors.extend(errs);
             return None;
@@ -1155,6 +985,200 @@ impl RegionGen {
             }
         }
         Some(k)
+    }
+
+    /// The kernel parameter of array `a`, or `None` with the errors pushed on `errs`: an
+    /// array indexed with several index counts, a scalar indexed, an element type the
+    /// region does not name (or a type parameter not bounded by `mint::Real`), a dimension
+    /// count other than the declaration's, a write to an immutable array, an array never
+    /// copied to the device, or a read of one `copy!(x, alloc)` left undefined.
+    fn kernel_array(
+        &mut self,
+        a: &outline::ArrayUse,
+        spans: &[Span],
+        errs: &mut Vec<syn::Error>,
+    ) -> Option<ir::ArrayParam> {
+        let sp = spans[a.span as usize];
+        let n = &a.name;
+        if a.ndims.len() > 1 {
+            errs.push(syn::Error::new(
+                sp,
+                format!("`{n}` is indexed with different numbers of indices in this kernel"),
+            ));
+            return None;
+        }
+        let (elem, ndim, writable, declared) = match self.env.get(n) {
+            Some(HostTy::Array {
+                elem,
+                ndim,
+                writable,
+                ..
+            }) => (*elem, *ndim, *writable, true),
+            Some(HostTy::Scalar(t)) => {
+                errs.push(syn::Error::new(
+                    sp,
+                    format!("`{n}` is a scalar ({t}) and cannot be indexed"),
+                ));
+                return None;
+            }
+            _ => (None, None, true, false),
+        };
+        // A field path, or a variable whose type the region does not spell out: the
+        // runtime binds its element type at the first launch (rustc has checked the
+        // CPU version of the same body, so the types agree).
+        // So is an array of a type parameter `T: mint::Real`.
+        let generic_elem = declared && elem.is_none() && !self.generics.is_empty();
+        if declared && elem.is_none() && !self.other_generics.is_empty() && self.generics.is_empty()
+        {
+            let (g, gs) = self.other_generics[0].clone();
+            errs.push(syn::Error::new(
+                sp,
+                format!("`{n}` holds elements of the type parameter `{g}`, which is not bounded by `mint::Real`: a region is generic over its precision as `fn f<{g}: mint::Real>(..)` (f32 or f64)"),
+            ));
+            errs.push(syn::Error::new(
+                gs,
+                format!("bound `{g}` by `mint::Real` here"),
+            ));
+            return None;
+        }
+        let elem_at_launch = !declared || generic_elem;
+        let elem = if elem_at_launch {
+            Some(ScalarTy::F64)
+        } else {
+            elem
+        };
+        let Some(elem) = elem else {
+            errs.push(syn::Error::new(
+                sp,
+                format!(
+                    "cannot tell the element type of array `{n}`; give it a concrete type where it is declared, e.g. `{n}: &mut Array3<f64>` in the signature or `let mut {n}: Array3<f32> = ..` (generic element types are not supported)"
+                ),
+            ));
+            return None;
+        };
+        // Passed whole to device functions only: the number of dimensions is the
+        // declaration's, or the device array's at launch.
+        let andim = if a.ndim == 0 {
+            ndim.map_or(0, usize::from)
+        } else {
+            a.ndim
+        };
+        if let Some(d) = ndim
+            && a.ndim != 0
+            && d as usize != a.ndim
+        {
+            errs.push(syn::Error::new(
+                sp,
+                format!(
+                    "`{n}` has {d} dimension(s) but is indexed with {} index(es)",
+                    a.ndim
+                ),
+            ));
+            return None;
+        }
+        if a.written && !writable {
+            errs.push(syn::Error::new(
+                sp,
+                format!("this kernel writes `{n}`, which is not mutable here; pass it as `&mut` or declare it `let mut {n}`"),
+            ));
+            return None;
+        }
+        if self.slot(n).is_none() {
+            errs.push(syn::Error::new(
+                sp,
+                format!("array `{n}` is used in this kernel but never copied to the device; add `copy!({n}, to_device);` in the region before the loop"),
+            ));
+            return None;
+        }
+        if a.read && a.ndim != 0 && self.undefined.contains(n) {
+            errs.push(syn::Error::new(
+                sp,
+                format!("this kernel reads `{n}`, which `copy!({n}, alloc)` left undefined and no kernel has written since; write it in an earlier kernel, or copy it with `copy!({n}, to_device)`"),
+            ));
+            return None;
+        }
+        if a.written {
+            self.undefined.remove(n);
+        }
+        Some(ir::ArrayParam {
+            name: n.clone(),
+            elem,
+            elem_at_launch,
+            ndim: andim as u8,
+            read: a.read,
+            written: a.written,
+            span: a.span,
+        })
+    }
+
+    /// The kernel's scalar parameters (a capture's type is bound at launch) and its
+    /// reduction, from the `reduction(op: var)` clause of `c`; an array used as a value or
+    /// as the reduction variable is an error pushed on `errs`.
+    fn kernel_scalars(
+        &mut self,
+        scalars: &[outline::ScalarUse],
+        captures: &[Capture],
+        c: Option<&ForClauses>,
+        spans: &mut Vec<Span>,
+        errs: &mut Vec<syn::Error>,
+    ) -> (Vec<ir::ScalarParam>, Option<ir::Reduction>) {
+        let mut ir_scalars = Vec::new();
+        for s in scalars {
+            let sp = spans[s.span as usize];
+            let ty = if captures.iter().any(|c| c.name == s.name) {
+                None
+            } else {
+                match self.env.get(&s.name) {
+                    Some(HostTy::Scalar(t)) => Some(*t),
+                    Some(HostTy::Array { .. }) => {
+                        errs.push(syn::Error::new(
+                            sp,
+                            format!("array `{}` must be indexed in a kernel (`{}[[z, y, x]]`); whole arrays cannot be used as values", s.name, s.name),
+                        ));
+                        continue;
+                    }
+                    _ => None,
+                }
+            };
+            ir_scalars.push(ir::ScalarParam {
+                name: s.name.clone(),
+                ty,
+                span: s.span,
+            });
+        }
+        let mut reduction = None;
+        if let Some((op, var, sp)) = c.and_then(|c| c.reduction.clone()) {
+            let n = var.to_string();
+            let ty = match self.env.get(&n) {
+                Some(HostTy::Array { .. }) => {
+                    errs.push(syn::Error::new(
+                        sp,
+                        format!("the reduction variable `{n}` is an array; a reduction combines into a scalar variable (`let mut {n}_sum = 0.0;` and `reduction(+: {n}_sum)`)"),
+                    ));
+                    None
+                }
+                Some(HostTy::Scalar(t)) => Some(*t),
+                _ => None,
+            };
+            if !ir_scalars.iter().any(|s| s.name == n) {
+                let id = spans.len() as u32;
+                spans.push(sp);
+                ir_scalars.push(ir::ScalarParam {
+                    name: n.clone(),
+                    ty,
+                    span: id,
+                });
+            }
+            let id = spans.len() as u32;
+            spans.push(sp);
+            reduction = Some(ir::Reduction {
+                op,
+                var: n,
+                ty,
+                span: id,
+            });
+        }
+        (ir_scalars, reduction)
     }
 
     /// Zero and non-dividing literal `tile`/`chunksize` entries, blamed on the entry.
