@@ -23,7 +23,7 @@ CRATES = ["mint-translator", "mint-runtime", "mint-macros", "mint-testing", "."]
 def library_text(f: Path) -> str:
     """`f`'s text up to its `#[cfg(test)] mod …` (unit tests), which stays in test builds."""
     text = f.read_text()
-    m = re.search(r"^#\[cfg\(test\)\]\s*\n\s*mod\s", text, re.M)
+    m = re.search(r"^#\[cfg\(test\)\]\s*\n\s*mod\s+\w+\s*\{", text, re.M)
     return text[: m.start()] if m else text
 
 
