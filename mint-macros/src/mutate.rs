@@ -8,7 +8,8 @@
 //! or duplicate a comma-separated clause; put in odd literals (huge, negative, empty,
 //! suffixed, string, char); replace identifiers with keywords and Mint's clause names; wrap
 //! a token in up to 200 nested groups; make a tile huge. `MINT_MUTATIONS` sets the count
-//! (default 20,000) and `MINT_MUTATION_SEED` the first seed.
+//! (default 2,000 in `cargo test`; `.ci/run` runs 20,000, issue #14's count per CI run) and
+//! `MINT_MUTATION_SEED` the first seed.
 
 use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -409,7 +410,7 @@ fn the_corpus_expands_without_errors() {
 
 #[test]
 fn mutated_regions_expand_or_give_a_compile_error_and_never_panic() {
-    let n = env_u64("MINT_MUTATIONS", 20_000);
+    let n = env_u64("MINT_MUTATIONS", 2_000);
     let first = env_u64("MINT_MUTATION_SEED", 1);
     // deep nesting recurses in syn: give the expansion the stack rustc gives macros
     let failures = std::thread::Builder::new()
