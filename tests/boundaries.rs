@@ -460,7 +460,7 @@ fn a_subscript_no_ghost_width_bounds_is_refused_not_split() {
 /// are the kernel's scalars.
 /// Returns the written array.
 fn interpret(name: &str, inputs: &[(&str, Vec<f64>)], shape: &[usize]) -> Vec<u64> {
-    use mint_testing::interp::{self, Array, Launch, Value};
+    use mint_testing::interp::{Array, Value};
     use mint_translator::ir::ScalarTy;
     let site = mint::kernel_sites()
         .find(|s| s.name == format!("{name}_0"))
@@ -496,25 +496,7 @@ fn interpret(name: &str, inputs: &[(&str, Vec<f64>)], shape: &[usize]) -> Vec<u6
             }
         })
         .collect();
-    let bounds: Vec<(i64, i64)> = kernel
-        .nest
-        .iter()
-        .map(|l| {
-            let b = |e: &Option<mint_translator::ir::Expr>| {
-                interp::eval(e.as_ref().expect("a bound"), &env)
-                    .unwrap_or_else(|e| panic!("{name}: bound: {e}"))
-                    .as_f64() as i64
-            };
-            (b(&l.lo), b(&l.hi) + l.inclusive as i64)
-        })
-        .collect();
-    let launch = Launch {
-        arrays: &mut arrays,
-        scalars: &scalars,
-        bounds: &bounds,
-        reduction: None,
-    };
-    interp::run(kernel, launch).unwrap_or_else(|e| panic!("{name}: {e}"));
+    common::interpret_once(kernel, &mut arrays, &scalars, &env, name);
     let (i, _) = kernel
         .arrays
         .iter()

@@ -5,8 +5,10 @@
 //! to the bit. This is what makes the interpreter a trustworthy reference for generated
 //! kernels (issue #14).
 
+mod common;
+
 use mint_kernels::{Kernel, Opts, Precision};
-use mint_testing::interp::{self, Array, Launch, Value};
+use mint_testing::interp::{Array, Value};
 use mint_translator::ir::ScalarTy;
 use std::collections::HashMap;
 
@@ -100,28 +102,7 @@ fn the_interpreter_equals_the_cpu_backend_on_every_suite_kernel() {
             for (n, v) in kernel.scalars.iter().zip(&scalars) {
                 env.insert(n.name.clone(), *v);
             }
-            let bounds: Vec<(i64, i64)> = kernel
-                .nest
-                .iter()
-                .map(|l| {
-                    let b = |e: &Option<mint_translator::ir::Expr>| {
-                        interp::eval(e.as_ref().expect("a bound"), &env)
-                            .unwrap_or_else(|e| panic!("{site_name}: bound: {e}"))
-                            .as_f64() as i64
-                    };
-                    (b(&l.lo), b(&l.hi) + l.inclusive as i64)
-                })
-                .collect();
-            interp::run(
-                kernel,
-                Launch {
-                    arrays: &mut arrays,
-                    scalars: &scalars,
-                    bounds: &bounds,
-                    reduction: None,
-                },
-            )
-            .unwrap();
+            common::interpret_once(kernel, &mut arrays, &scalars, &env, &site_name);
             let written: Vec<&Array> = kernel
                 .arrays
                 .iter()

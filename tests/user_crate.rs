@@ -15,21 +15,12 @@ fn a_crate_outside_the_workspace_builds_and_runs() {
         eprintln!("skipped: no cargo or no source tree here");
         return;
     }
-    let target = root.join("target/user-crate");
-    let out = std::process::Command::new(&cargo)
-        .args(["run", "--quiet", "--manifest-path"])
-        .arg(&manifest)
-        .env("CARGO_TARGET_DIR", &target)
-        .env("MINT_DEVICE", "cpu")
-        .output()
-        .expect("cargo runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the user crate failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_user_crate(
+        &cargo,
+        &manifest,
+        &root.join("target/user-crate"),
+        "the source tree",
     );
-    assert!(stdout.contains("user crate: last change"), "{stdout}");
 }
 
 /// The four published crates as `cargo package` makes them, verified (each packaged crate
@@ -98,17 +89,33 @@ fn the_packaged_crates_build_a_user_crate_by_version() {
     );
     let manifest = manifest.replace(by_path, r#"version = "0.1.0""#) + "\n" + &patch;
     std::fs::write(user.join("Cargo.toml"), manifest).unwrap();
-    let out = Command::new(&cargo)
+    run_user_crate(
+        &cargo,
+        &user.join("Cargo.toml"),
+        &target.join("user-target"),
+        "the packaged crates",
+    );
+}
+
+/// Builds and runs the user crate of `manifest` on the CPU backend (`target` its build
+/// directory) and checks that it ran to its last line; `against` says what it depends on.
+fn run_user_crate(
+    cargo: &str,
+    manifest: &std::path::Path,
+    target: &std::path::Path,
+    against: &str,
+) {
+    let out = std::process::Command::new(cargo)
         .args(["run", "--quiet", "--manifest-path"])
-        .arg(user.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", target.join("user-target"))
+        .arg(manifest)
+        .env("CARGO_TARGET_DIR", target)
         .env("MINT_DEVICE", "cpu")
         .output()
         .expect("cargo runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "the user crate failed against the packaged crates:\n{stdout}\n{}",
+        "the user crate failed against {against}:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("user crate: last change"), "{stdout}");

@@ -345,21 +345,6 @@ impl Lower<'_> {
             Place::Elem { array, index } => (array, index),
         };
         index.iter().for_each(|i| self.checks(i, out));
-        if self.check {
-            // a split kernel's writes land in owned planes (the loop is clipped)
-            out.push(Stmt {
-                kind: StmtKind::Assign {
-                    place: Place::Elem {
-                        array: array.clone(),
-                        index: index.iter().map(|i| self.guard(i)).collect(),
-                    },
-                    op,
-                    value: self.guard(value),
-                },
-                span: st.span,
-            });
-            return;
-        }
         let write = Stmt {
             kind: StmtKind::Assign {
                 place: Place::Elem {
@@ -371,6 +356,11 @@ impl Lower<'_> {
             },
             span: st.span,
         };
+        if self.check {
+            // a split kernel's writes land in owned planes (the loop is clipped)
+            out.push(write);
+            return;
+        }
         if self.is_dist(array) && !index.is_empty() {
             let z = i64_of(self.guard(&index[0]));
             self.first(&z, out);

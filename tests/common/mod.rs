@@ -162,3 +162,35 @@ pub fn launches(region: &str, run: impl FnOnce()) -> u64 {
 pub fn fused_launches(steps: usize, k: usize) -> usize {
     (steps - 1) / k + (steps - 1) % k + 1
 }
+
+/// One launch of `kernel` in the IR interpreter (`mint_testing::interp`) over its parallel
+/// loops, their bounds evaluated in `env` (the kernel's scalars by name), on `arrays` and
+/// `scalars` in the kernel's parameter order. `what` names the kernel in a failure.
+pub fn interpret_once(
+    kernel: &mint_translator::ir::Kernel,
+    arrays: &mut [mint_testing::interp::Array],
+    scalars: &[mint_testing::interp::Value],
+    env: &std::collections::HashMap<String, mint_testing::interp::Value>,
+    what: &str,
+) {
+    use mint_testing::interp;
+    let bounds: Vec<(i64, i64)> = kernel
+        .nest
+        .iter()
+        .map(|l| {
+            let b = |e: &Option<mint_translator::ir::Expr>| {
+                interp::eval(e.as_ref().expect("a bound"), env)
+                    .unwrap_or_else(|e| panic!("{what}: bound: {e}"))
+                    .as_f64() as i64
+            };
+            (b(&l.lo), b(&l.hi) + l.inclusive as i64)
+        })
+        .collect();
+    let launch = interp::Launch {
+        arrays,
+        scalars,
+        bounds: &bounds,
+        reduction: None,
+    };
+    interp::run(kernel, launch).unwrap_or_else(|e| panic!("{what}: {e}"));
+}
